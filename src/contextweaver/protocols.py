@@ -1,0 +1,70 @@
+"""The seams between components. Each strategy behind a seam lives in its own file and is registered by name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from contextweaver.types import Message, Node, Parent, Step, WovenContext
+
+if TYPE_CHECKING:
+    from contextweaver.graph import DependencyGraph
+
+
+class Analyzer(Protocol):
+    """Logical Dependency Analyzer: which earlier nodes does the new node rely on (top m)."""
+
+    name: str
+
+    def select_parents(
+        self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
+    ) -> list[Parent]: ...
+
+
+class Summarizer(Protocol):
+    """Node summaries and incremental dependency summaries (never put into the agent's context)."""
+
+    name: str
+
+    def summarize(self, node: Node, task: str) -> str: ...
+
+    def dependency_summary(self, node: Node, parents: Sequence[Node]) -> str: ...
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One model reply with the usage the provider reported (or the fake counted)."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+
+
+class Model(Protocol):
+    """A chat model: the only component that talks to the network."""
+
+    name: str
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Completion: ...
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """A context manager: fed the root messages and each step, returns the context for the next call."""
+
+    name: str
+
+    def begin(self, messages: Sequence[Message]) -> None: ...
+
+    def add_step(self, step: Step) -> Node: ...
+
+    def context(self, max_tokens: int | None = None) -> WovenContext: ...

