@@ -1,0 +1,36 @@
+"""The `contextweaver` command: a thin layer; each subcommand lives in its own module, imported lazily."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import click
+
+COMMANDS = {
+    "replay": "contextweaver.cli.replay",
+    "tests": "contextweaver.cli.tests",
+    "graph": "contextweaver.cli.graph",
+    "eval": "contextweaver.cli.eval",
+    "serve": "contextweaver.cli.serve",
+    "sessions": "contextweaver.cli.sessions",
+}
+
+
+class LazyGroup(click.Group):
+    """Imports a subcommand's module only when that subcommand runs (keeps `--help` fast)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name in COMMANDS if importlib.util.find_spec(COMMANDS[name]) is not None)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS or importlib.util.find_spec(COMMANDS[cmd_name]) is None:
+            return None
+        command: click.Command = importlib.import_module(COMMANDS[cmd_name]).command
+        return command
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="contextweaver")
+def main() -> None:
+    """ContextWeaver: dependency-structured context for tool-using LLM agents."""

@@ -1,0 +1,75 @@
+"""Validated configuration, checked once: YAML-loadable and overridable with `-c key=value`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ModelConfig(BaseModel):
+    """Which LLM does memory work (analyzer, summaries): a registered backend plus its settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: str = "fake"
+    model: str = "fake-memory"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """Name of the environment variable holding the API key (the key itself is never stored)."""
+    timeout: float = 60.0
+    max_retries: int = 2
+    temperature: float = 0.0
+    max_tokens: int = 512
+
+
+class WeaverConfig(BaseModel):
+    """ContextWeaver's settings. Defaults follow the paper (W=5) and SPEC (m=3, heuristic analyzer)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    window: int = Field(5, ge=1, description="W: ancestors kept in full; also the warmup length")
+    max_parents: int = Field(3, ge=1, description="m: parents per node (1 gives the tree variant)")
+    analyzer: str = "heuristic"
+    summarizer: str = "extractive"
+    selector: str = "ancestry"
+    llm_mode: Literal["three_call", "fused"] = "three_call"
+    hybrid_top_c: int = Field(12, ge=1, description="C: candidates the LLM judges in hybrid mode")
+    memory_model: ModelConfig = Field(default_factory=ModelConfig)
+    budget: int | None = Field(None, ge=1, description="hard token budget for every woven context")
+    token_safety_factor: float = Field(1.0, ge=1.0, description="scale counts for models whose tokenizer differs")
+    min_trim_tokens: int = Field(128, ge=16, description="smallest head/tail-trimmed observation worth keeping")
+    status_line_chars: int = Field(600, ge=80, description="cap of the prepended TEST STATUS line")
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply `key=value` (dotted keys for nesting; values parsed as YAML scalars)."""
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise ValueError(f"override {item!r} must look like key=value")
+        target = data
+        *parents, leaf = key.strip().split(".")
+        for part in parents:
+            target = target.setdefault(part, {})
+        target[leaf] = yaml.safe_load(raw)
+    return data
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> WeaverConfig:
+    """Read a YAML config (optional), apply overrides, validate; errors name the file and the field."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        text = Path(path).read_text(encoding="utf-8")
+        loaded = yaml.safe_load(text) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path}: expected a mapping of settings, got {type(loaded).__name__}")
+        data = loaded.get("contextweaver", loaded)
+    data = apply_overrides(dict(data), overrides or [])
+    try:
+        return WeaverConfig.model_validate(data)
+    except ValidationError as exc:
+        where = f"{path}: " if path else ""
+        raise ValueError(f"{where}invalid configuration:\n{exc}") from None
