@@ -1,0 +1,36 @@
+"""What every trajectory reader returns, and the error it raises on input it cannot read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from contextweaver.tokens import content_text
+from contextweaver.types import Message, Step
+
+
+class TrajectoryError(ValueError):
+    """A trajectory file that cannot be read: the message names the file, the place and the fix."""
+
+
+@dataclass
+class Trajectory:
+    """A recorded run: the root messages (system + task, verbatim) and the agent's steps in order."""
+
+    root: list[Message]
+    steps: list[Step]
+    source: str = ""
+    format: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        """The first user message: the task Q."""
+        for message in self.root:
+            if message.get("role") == "user":
+                return content_text(message.get("content"))
+        return ""
+
+    @property
+    def system(self) -> str:
+        return "\n".join(content_text(m.get("content")) for m in self.root if m.get("role") == "system")
