@@ -1,0 +1,86 @@
+"""ValidationDetector: a node's label from parsed results, anchored to the runners' own formats."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from contextweaver.types import ValidationStatus
+from contextweaver.validation.report import TestReport
+from contextweaver.validation.text import CleanText
+
+_PYTHON_SCRIPT = re.compile(r"(?:^|[\s;&|(])python[\d.]*\s+(?!-m\s)(?:-[^\s]+\s+)*(?:-c\s|\S+\.py\b)")
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):$", re.M)
+_EXCEPTION_LAST = re.compile(
+    r"^(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Exit|Interrupt))\b(?::.*)?$"
+)
+
+
+@dataclass(frozen=True)
+class Label:
+    """The detector's decision and a reason a person can read."""
+
+    status: ValidationStatus
+    reason: str
+
+
+def _names(tests: list[str], limit: int = 3) -> str:
+    shown = ", ".join(tests[:limit])
+    return shown + (f", +{len(tests) - limit} more" if len(tests) > limit else "")
+
+
+class ValidationDetector:
+    """Labels: failed on a parsed failure or the runner's failure signal; passed only on a complete,
+    all-passing run; unknown otherwise. Truncation without the closing totals is never a pass."""
+
+    def label(self, report: TestReport | None, clean: CleanText, command: str) -> Label:
+        if report is None:
+            return self._without_runner(clean, command)
+        failures = report.failures
+        totals = report.totals or {}
+        if failures or report.has_failure:
+            failed = totals.get("failed", 0)
+            errors = totals.get("error", 0)
+            parts = []
+            if failed or errors:
+                parts.append(f"{failed} failed" + (f", {errors} error" if errors else ""))
+            elif failures:
+                parts.append(f"{len(failures)} failed")
+            else:
+                parts.append("runner reported failure")
+            if failures:
+                parts[-1] += f" ({_names(failures)})"
+            if not report.complete:
+                parts.append("totals line missing")
+            return Label(ValidationStatus.FAILED, f"{report.runner}: {'; '.join(parts)}")
+        if not report.complete:
+            return Label(
+                ValidationStatus.UNKNOWN, f"{report.runner}: totals line missing (output truncated?)"
+            )
+        passed = sum(1 for s in report.tests.values() if s.value == "passed") or totals.get("passed", 0)
+        ran = passed or totals.get("total", 0) - totals.get("skipped", 0)
+        if ran <= 0:
+            return Label(ValidationStatus.UNKNOWN, f"{report.runner}: no test ran")
+        return Label(ValidationStatus.PASSED, f"{report.runner}: {passed or ran} passed")
+
+    def _without_runner(self, clean: CleanText, command: str) -> Label:
+        """A Python script that ends in an uncaught traceback with a nonzero exit code failed."""
+        exception = python_script_crash(clean, command)
+        if exception:
+            return Label(ValidationStatus.FAILED, f"python script raised {exception}")
+        return Label(ValidationStatus.UNKNOWN, "no test-runner output")
+
+
+def python_script_crash(clean: CleanText, command: str) -> str | None:
+    """The rule: the command runs `python <file>.py` or `python -c`, the exit code is known and nonzero,
+    and the output's last traceback ends the output with its exception line. Returns the exception name."""
+    if clean.returncode in (None, 0) or not _PYTHON_SCRIPT.search(command):
+        return None
+    tracebacks = list(_TRACEBACK.finditer(clean.text))
+    if not tracebacks:
+        return None
+    tail = clean.text[tracebacks[-1].end() :].rstrip().splitlines()
+    if not tail:
+        return None
+    match = _EXCEPTION_LAST.match(tail[-1])
+    return match.group(1) if match else None

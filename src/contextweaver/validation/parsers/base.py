@@ -1,0 +1,40 @@
+"""The shape every runner parser shares: a cheap detector, then a parser that runs only when it fires."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from contextweaver.validation.report import TestReport
+
+NEVER = re.compile(r"(?!)")
+
+
+class RunnerParser:
+    """Detect a runner from anchored output markers (or its command), then parse its lines."""
+
+    runner: ClassVar[str] = ""
+    family: ClassVar[str] = ""
+    """Parsers of one family read the same format; only the first that detects the output runs."""
+    command_pattern: ClassVar[re.Pattern[str]] = NEVER
+    marker_pattern: ClassVar[re.Pattern[str]] = NEVER
+
+    def detect(self, text: str, command: str = "") -> bool:
+        """Cheap: one anchored regex over the output. The command alone never suffices (it may not run)."""
+        return bool(self.marker_pattern.search(text))
+
+    def command_matches(self, command: str) -> bool:
+        return bool(command) and bool(self.command_pattern.search(command))
+
+    def parse(self, text: str, command: str = "") -> TestReport | None:
+        """Parse cleaned output (no ANSI, no envelope); None when nothing of this runner is there."""
+        raise NotImplementedError
+
+
+def counts_from(pairs: list[tuple[str, str]], names: dict[str, str]) -> dict[str, int]:
+    """Turn ("3", "failed") pairs into totals, naming keys the project's way and summing repeats."""
+    totals: dict[str, int] = {}
+    for number, word in pairs:
+        key = names.get(word.lower(), word.lower())
+        totals[key] = totals.get(key, 0) + int(number)
+    return totals

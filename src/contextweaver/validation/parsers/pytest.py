@@ -1,0 +1,152 @@
+"""pytest: -v / -rA / -q lines, the closing summary, collection errors, xfail/xpass, parametrized ids."""
+
+from __future__ import annotations
+
+import re
+
+from contextweaver.types import TestStatus
+from contextweaver.validation.parsers.base import RunnerParser, counts_from
+from contextweaver.validation.report import TestReport, merge_reports, record
+
+_WORD = r"(?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)"
+_SESSION_START = re.compile(r"^=+ test session starts =+$", re.M)
+_SUMMARY = re.compile(
+    rf"^(?:=+ )?((?:\d+ {_WORD}(?:, |\s))*\d+ {_WORD}|no tests ran)"
+    r",? in [\d.]+ ?s(?:econds)?(?: \([^)\n]*\))?(?: =+)?$",
+    re.M,
+)
+_COUNT = re.compile(rf"(\d+) ({_WORD})")
+_ID = r"(?P<id>[\w./\\-][^\s\[]*?(?:\[[^\n]*?\])?)"
+_STATUS = r"(?P<status>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)"
+_VERBOSE = re.compile(
+    rf"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?{_STATUS} {_ID}(?=$| )|{_ID.replace('id>', 'vid>')} "
+    rf"{_STATUS.replace('status>', 'vstatus>')}(?=$| ))",
+    re.M,
+)
+_SHORT = re.compile(rf"^{_STATUS} {_ID}(?: - [^\n]*)?$", re.M)
+_REPORT_SECTION = re.compile(r"^=+ (?:FAILURES|ERRORS) =+$", re.M)
+_COLLECT_ERROR = re.compile(r"^_+ ERROR collecting (\S+) _+$", re.M)
+_INTERRUPTED = re.compile(r"^(?:!+ )?Interrupted: \d+ errors? during collection", re.M)
+_PROGRESS = re.compile(r"^(\S+\.py) ([.FEsxXpP]+)(?:\s+\[\s*\d+%\])?$|^([.FEsxXpP]+)\s+\[\s*\d+%\]$", re.M)
+_FILTERS = re.compile(r"(?:^|\s)(?:-k|-m|--lf|--last-failed|--deselect)\b|::")
+_NAMES = {
+    "xfailed": "xfail",
+    "xpassed": "xpass",
+    "errors": "error",
+    "warning": "warnings",
+}
+_STATUSES = {
+    "PASSED": TestStatus.PASSED,
+    "FAILED": TestStatus.FAILED,
+    "ERROR": TestStatus.ERROR,
+    "SKIPPED": TestStatus.SKIPPED,
+    "XFAIL": TestStatus.XFAIL,
+    "XPASS": TestStatus.XPASS,
+}
+
+
+class PytestParser(RunnerParser):
+    """Reads pytest's own anchors: session header, per-test status words, short summary, closing line."""
+
+    runner = "pytest"
+    family = "pytest"
+    command_pattern = re.compile(r"\bpy\.?test\b")
+    marker_pattern = re.compile(
+        rf"^=+ test session starts =+$|{_SUMMARY.pattern}|^(?:FAILED|ERROR|XPASS) \S+::\S|"
+        r"^\S+::\S+ (?:PASSED|FAILED|ERROR)\b",
+        re.M,
+    )
+
+    def parse(self, text: str, command: str = "") -> TestReport | None:
+        runs = [self._parse_run(segment, complete, command) for segment, complete in split_runs(text)]
+        return merge_reports(run for run in runs if run is not None)
+
+    def _parse_run(self, text: str, complete: bool, command: str) -> TestReport | None:
+        start, end = 0, len(text)
+        tests: dict[str, TestStatus] = {}
+        for match in _VERBOSE.finditer(text, start, end):
+            test_id = match.group("id") or match.group("vid")
+            status = match.group("status") or match.group("vstatus")
+            if "::" in test_id:
+                record(tests, test_id, _STATUSES[status])
+        for match in _SHORT.finditer(text, start, end):
+            test_id = match.group("id")
+            if "::" in test_id or match.group("status") in ("ERROR", "FAILED"):
+                record(tests, test_id, _STATUSES[match.group("status")])
+        for match in _COLLECT_ERROR.finditer(text, start, end):
+            record(tests, match.group(1), TestStatus.ERROR)
+        summaries = list(_SUMMARY.finditer(text, start, end))
+        interrupted = bool(_INTERRUPTED.search(text, start, end))
+        header = bool(_SESSION_START.search(text))
+        if not tests and not summaries and not interrupted and not header:
+            return None
+        totals = counts_from(_COUNT.findall(summaries[-1].group(1)), _NAMES) if summaries else None
+        report = TestReport(
+            runner=self.runner,
+            tests=tests,
+            totals=totals,
+            complete=complete and bool(summaries),
+            failed_signal=interrupted or any(status.is_failure for status in tests.values()),
+        )
+        if totals is not None:
+            report.failed_signal |= totals.get("failed", 0) > 0 or totals.get("error", 0) > 0
+            if not totals.get("deselected") and not _FILTERS.search(command):
+                report.passed_scopes = _clean_files(text, start, end)
+        return report
+
+
+def split_runs(text: str) -> list[tuple[str, bool]]:
+    """Split the output into pytest runs; sessions printed inside a failure report (pytester) stay
+    nested in their outer run and are cut out of it. Returns (run text, closed by a summary line)."""
+    events = sorted(
+        [(m.start(), "start", m.end()) for m in _SESSION_START.finditer(text)]
+        + [(m.start(), "summary", m.end()) for m in _SUMMARY.finditer(text)]
+        + [(m.start(), "report", m.end()) for m in _REPORT_SECTION.finditer(text)]
+    )
+    runs: list[tuple[str, bool]] = []
+    run_start: int | None = None
+    pieces_from = 0
+    pieces: list[str] = []
+    in_report = False
+    depth = 0
+    last_end = 0
+    for position, kind, end in events:
+        if kind == "report":
+            in_report = in_report or (run_start is not None and depth == 0)
+        elif kind == "start":
+            if run_start is not None and in_report:
+                if depth == 0:
+                    pieces.append(text[pieces_from:position])
+                depth += 1
+                continue
+            if run_start is not None:
+                runs.append(("".join(pieces) + text[pieces_from:position], False))
+            run_start, pieces_from, pieces, in_report = position, position, [], False
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                pieces_from = end
+        else:
+            begin = run_start if run_start is not None else last_end
+            if run_start is None:
+                pieces_from, pieces = begin, []
+            runs.append(("".join(pieces) + text[pieces_from:end], True))
+            run_start, pieces, in_report, last_end = None, [], False, end
+    if run_start is not None:
+        runs.append(("".join(pieces) + (text[pieces_from:] if depth == 0 else ""), False))
+    elif not runs:
+        runs.append((text, False))
+    return runs
+
+
+def _clean_files(text: str, start: int, end: int) -> frozenset[str]:
+    """Files whose progress characters were all passes: each of their tests passed in this run."""
+    outcomes: dict[str, str] = {}
+    current = ""
+    for match in _PROGRESS.finditer(text, start, end):
+        if match.group(1):
+            current = match.group(1)
+            outcomes[current] = outcomes.get(current, "") + match.group(2)
+        elif current:
+            outcomes[current] += match.group(3)
+    return frozenset(path for path, chars in outcomes.items() if chars and set(chars) <= {".", "p"})

@@ -1,0 +1,85 @@
+"""sympy's bin/test: per-file progress lines, `___ file:test ___` failure blocks, `tests finished:` totals."""
+
+from __future__ import annotations
+
+import re
+
+from contextweaver.types import TestStatus
+from contextweaver.validation.parsers.base import RunnerParser, counts_from
+from contextweaver.validation.report import TestReport, merge_reports, record
+
+_START = re.compile(r"^=+ test process starts =+$", re.M)
+_FINISHED = re.compile(r"^=+ tests finished: (.*?),? in [\d.]+ seconds =+$", re.M)
+_COUNT = re.compile(r"(\d+) (passed|failed|skipped|expected to fail but passed|expected to fail|exceptions?)")
+_FILE = re.compile(r"^(\S+\.(?:py|rst|md|txt))\[\d+\] ?([.FEfXswTK]*)[^\S\n]*(?:\[(OK|FAIL)\])?$", re.M)
+_CONTINUATION = re.compile(r"^([.FEfXswTK]+)?\s*\[(OK|FAIL)\]$", re.M)
+_BLOCK = re.compile(r"^_{20,}\n[_ ]*?(\S+\.\w+):(\w+)[_ ]*$", re.M)
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?::|$)", re.M)
+_NAMES = {
+    "expected to fail": "xfail",
+    "expected to fail but passed": "xpass",
+    "exceptions": "error",
+    "exception": "error",
+}
+
+
+class SympyParser(RunnerParser):
+    """sympy counts an AssertionError as failed and any other exception as an exception (error)."""
+
+    runner = "sympy"
+    family = "sympy"
+    command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")
+    marker_pattern = re.compile(r"^=+ test process starts =+$|^=+ tests finished: ", re.M)
+
+    def parse(self, text: str, command: str = "") -> TestReport | None:
+        starts = [m.start() for m in _START.finditer(text)] or [0]
+        if starts[0] > 0 and _FINISHED.search(text, 0, starts[0]):
+            starts.insert(0, 0)
+        bounds = zip(starts, [*starts[1:], len(text)], strict=True)
+        return merge_reports(self._run(text, start, end) for start, end in bounds)
+
+    def _run(self, text: str, start: int, end: int) -> TestReport:
+        tests: dict[str, TestStatus] = {}
+        blocks = list(_BLOCK.finditer(text, start, end))
+        for index, block in enumerate(blocks):
+            body_end = blocks[index + 1].start() if index + 1 < len(blocks) else end
+            finished = _FINISHED.search(text, block.end(), body_end)
+            body = text[block.end() : finished.start() if finished else body_end]
+            record(tests, f"{block.group(1)}::{block.group(2)}", _status_of(body))
+        finished = _FINISHED.search(text, start, end)
+        totals = counts_from(_COUNT.findall(finished.group(1)), _NAMES) if finished else None
+        failed = bool(totals and (totals.get("failed", 0) or totals.get("error", 0)))
+        failed = failed or "[FAIL]" in text[start:end] or bool(tests)
+        return TestReport(
+            runner=self.runner,
+            tests=tests,
+            totals=totals,
+            complete=finished is not None,
+            failed_signal=failed,
+            passed_scopes=_clean_files(text, start, end) if finished else frozenset(),
+        )
+
+
+def _status_of(body: str) -> TestStatus:
+    """The last exception line of the block's traceback decides: AssertionError fails, others error."""
+    last = ""
+    for match in _EXCEPTION_LINE.finditer(body):
+        last = match.group(1)
+    return TestStatus.FAILED if last.endswith("AssertionError") or not last else TestStatus.ERROR
+
+
+def _clean_files(text: str, start: int, end: int) -> frozenset[str]:
+    """Files ending in [OK] whose progress shows only passes."""
+    clean: set[str] = set()
+    for match in _FILE.finditer(text, start, end):
+        chars = match.group(2)
+        if match.group(3) != "OK":
+            if match.group(3) == "FAIL":
+                continue
+            closing = _CONTINUATION.search(text, match.end(), min(end, match.end() + 20000))
+            if closing is None or closing.group(2) != "OK":
+                continue
+            chars += text[match.end() : closing.start()] + (closing.group(1) or "")
+        if set(chars.replace("\n", "").replace(" ", "")) <= {"."}:
+            clean.add(match.group(1))
+    return frozenset(clean)

@@ -1,0 +1,32 @@
+"""The registry of runner parsers, in detection order (more specific formats before general ones)."""
+
+from __future__ import annotations
+
+from contextweaver.registry import Registry
+
+_MODULE = "contextweaver.validation.parsers"
+
+PARSERS = Registry(
+    "test parser",
+    {
+        "pytest": f"{_MODULE}.pytest:PytestParser",
+        "sympy": f"{_MODULE}.sympy:SympyParser",
+        "django": f"{_MODULE}.django:DjangoParser",
+        "unittest": f"{_MODULE}.unittest:UnittestParser",
+    },
+)
+
+DETECTION_ORDER = (
+    "go-json",
+    "go",
+    "cargo",
+    "maven",
+    "junit-xml",
+    "dotnet-xml",
+    "jest",
+    "mocha",
+    "sympy",
+    "pytest",
+    "django",
+    "unittest",
+)

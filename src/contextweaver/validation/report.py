@@ -1,0 +1,101 @@
+"""What a parser returns: per-test statuses plus the runner's own totals, and how runs are merged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from contextweaver.types import TestStatus
+
+_SEVERITY = {
+    TestStatus.ERROR: 5,
+    TestStatus.FAILED: 4,
+    TestStatus.XPASS: 3,
+    TestStatus.XFAIL: 2,
+    TestStatus.SKIPPED: 1,
+    TestStatus.PASSED: 0,
+}
+
+
+@dataclass
+class TestReport:
+    """One runner's results in an observation; several runs of the output merged (later wins per test)."""
+
+    __test__ = False  # not a pytest test class
+
+    runner: str
+    tests: dict[str, TestStatus] = field(default_factory=dict)
+    totals: dict[str, int] | None = None
+    complete: bool = True
+    failed_signal: bool = False
+    passed_scopes: frozenset[str] = frozenset()
+    """Files or classes the runner showed as fully passing without naming each test (pytest -q, sympy)."""
+    runs: int = 1
+
+    @property
+    def failures(self) -> list[str]:
+        return [test for test, status in self.tests.items() if status.is_failure]
+
+    @property
+    def has_failure(self) -> bool:
+        totals = self.totals or {}
+        return (
+            self.failed_signal
+            or bool(self.failures)
+            or totals.get("failed", 0) > 0
+            or totals.get("error", 0) > 0
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Per-status counts of the parsed tests (not the runner's totals)."""
+        out: dict[str, int] = {}
+        for status in self.tests.values():
+            out[status.value] = out.get(status.value, 0) + 1
+        return out
+
+
+def record(tests: dict[str, TestStatus], test_id: str, status: TestStatus) -> None:
+    """Within one run a repeated id keeps its most severe status, so a failure is never hidden."""
+    previous = tests.get(test_id)
+    if previous is None or _SEVERITY[status] >= _SEVERITY[previous]:
+        tests[test_id] = status
+
+
+def add_totals(into: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
+    """Sum the totals of two runs (None means the runner printed none)."""
+    if more is None:
+        return into
+    if into is None:
+        return dict(more)
+    merged = dict(into)
+    for key, value in more.items():
+        merged[key] = merged.get(key, 0) + value
+    return merged
+
+
+def merge_reports(reports: Iterable[TestReport]) -> TestReport | None:
+    """Merge runs in output order: later runs win per test, totals add up, any failure signal sticks."""
+    merged: TestReport | None = None
+    for report in reports:
+        if merged is None:
+            merged = TestReport(
+                runner=report.runner,
+                tests=dict(report.tests),
+                totals=dict(report.totals) if report.totals is not None else None,
+                complete=report.complete,
+                failed_signal=report.failed_signal,
+                passed_scopes=report.passed_scopes,
+                runs=report.runs,
+            )
+            continue
+        if report.runner not in merged.runner.split("+"):
+            merged.runner = f"{merged.runner}+{report.runner}"
+        for test_id, status in report.tests.items():
+            merged.tests.pop(test_id, None)
+            merged.tests[test_id] = status
+        merged.totals = add_totals(merged.totals, report.totals)
+        merged.complete = merged.complete and report.complete
+        merged.failed_signal = merged.failed_signal or report.failed_signal
+        merged.passed_scopes = merged.passed_scopes | report.passed_scopes
+        merged.runs += report.runs
+    return merged

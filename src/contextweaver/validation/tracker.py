@@ -1,0 +1,128 @@
+"""TestTracker: the global test state across steps, node verdicts, and supersession at test level."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.validation.detector import ValidationDetector
+from contextweaver.validation.observation import parse_clean
+from contextweaver.validation.report import TestReport
+from contextweaver.validation.text import clean_observation
+
+_MARKS = {
+    TestStatus.PASSED: "✓",
+    TestStatus.FAILED: "✗",
+    TestStatus.ERROR: "✗",
+    TestStatus.SKIPPED: "○",
+    TestStatus.XFAIL: "✓",
+    TestStatus.XPASS: "!",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the validation layer decided for one new node."""
+
+    status: ValidationStatus
+    results: dict[str, TestStatus]
+    supersedes: tuple[int, ...]
+    report: TestReport | None
+    reason: str
+
+
+@dataclass
+class TestTracker:
+    """Replaying the same observations in order rebuilds the same state (no clocks, no randomness)."""
+
+    __test__ = False  # not a pytest test class
+
+    detector: ValidationDetector = field(default_factory=ValidationDetector)
+    latest: dict[str, tuple[TestStatus, int]] = field(default_factory=dict)
+    _open_failures: dict[int, set[str]] = field(default_factory=dict)
+    """Node index -> tests that failed there and have not passed since."""
+
+    def observe(self, index: int, command: str, observation: str) -> Verdict:
+        """Parse node `index`'s observation, update the global state, and say which nodes it supersedes."""
+        clean = clean_observation(observation)
+        report = parse_clean(clean, command)
+        label = self.detector.label(report, clean, command)
+        if report is None:
+            return Verdict(label.status, {}, (), None, label.reason)
+        results = dict(report.tests)
+        for test_id in self._inferred_passes(report):
+            results.setdefault(test_id, TestStatus.PASSED)
+        for test_id, status in results.items():
+            self.latest.pop(test_id, None)
+            self.latest[test_id] = (status, index)
+        supersedes = self._resolve(index, results)
+        failing = {test_id for test_id, status in report.tests.items() if status.is_failure}
+        if failing:
+            self._open_failures[index] = failing
+        return Verdict(label.status, dict(report.tests), supersedes, report, label.reason)
+
+    def _inferred_passes(self, report: TestReport) -> list[str]:
+        """Open failures inside a scope (file, class) the runner showed as wholly passing now pass."""
+        if not report.passed_scopes or not report.complete:
+            return []
+        open_tests = {test for tests in self._open_failures.values() for test in tests}
+        return sorted(
+            test
+            for test in open_tests
+            if test not in report.tests and _scope_of(test, report.passed_scopes) is not None
+        )
+
+    def _resolve(self, index: int, results: dict[str, TestStatus]) -> tuple[int, ...]:
+        """An earlier node is superseded once every test that failed there has passed since, and one did now."""
+        passed_now = {test for test, status in results.items() if status is TestStatus.PASSED}
+        superseded = []
+        for node in sorted(self._open_failures):
+            tests = self._open_failures[node]
+            fixed_now = tests & passed_now
+            if not fixed_now:
+                continue
+            tests -= fixed_now
+            if not tests:
+                superseded.append(node)
+        for node in superseded:
+            del self._open_failures[node]
+        return tuple(superseded)
+
+    def status_line(self, max_chars: int = 600) -> str | None:
+        """`TEST STATUS: ✓ a: PASSED, ✗ b: FAILED`, failures first; counts plus failing names when long."""
+        if not self.latest:
+            return None
+        ordered = sorted(self.latest.items(), key=lambda item: not item[1][0].is_failure)
+        full = "TEST STATUS: " + ", ".join(
+            f"{_MARKS[status]} {test}: {status.name}" for test, (status, _) in ordered
+        )
+        if len(full) <= max_chars:
+            return full
+        counts: dict[TestStatus, int] = {}
+        for status, _ in self.latest.values():
+            counts[status] = counts.get(status, 0) + 1
+        summary = ", ".join(f"{n} {s.value}" for s, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+        head = f"TEST STATUS: {len(self.latest)} tests ({summary})"
+        failing = [test for test, (status, _) in ordered if status.is_failure]
+        if not failing:
+            return head[:max_chars]
+        line = head + "; failing:"
+        for shown, test in enumerate(failing):
+            rest = len(failing) - shown
+            more = f" … +{rest} more"
+            candidate = f"{line} ✗ {test}" + ("," if rest > 1 else "")
+            if len(candidate) + len(more) > max_chars:
+                return (line.rstrip(",") + more)[:max_chars]
+            line = candidate
+        return line[:max_chars]
+
+
+def _scope_of(test: str, scopes: frozenset[str]) -> str | None:
+    """The scope (`path.py` for `path.py::test`, `pkg.Class` for `pkg.Class.test`) holding a test id."""
+    for separator in ("::", "."):
+        head = test
+        while separator in head:
+            head = head.rsplit(separator, 1)[0]
+            if head in scopes:
+                return head
+    return None
