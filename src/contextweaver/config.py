@@ -23,6 +23,13 @@ class ModelConfig(BaseModel):
     max_retries: int = 2
     temperature: float = 0.0
     max_tokens: int = 512
+    backoff: float = Field(default=0.5, ge=0.0, description="first retry delay in seconds; doubles per retry")
+    breaker_threshold: int = Field(default=5, ge=1, description="consecutive failed calls that open the circuit")
+    breaker_cooldown: float = Field(default=30.0, ge=0.0, description="seconds the open circuit refuses calls")
+    response_format: Literal["none", "json_object", "json_object_schema", "json_schema"] = "json_object"
+    """How JSON is requested: json_object_schema suits llama.cpp, json_schema suits OpenAI and vLLM."""
+    cache_path: str | None = None
+    """SQLite file for the response cache (table llm_cache); None disables caching."""
 
 
 class WeaverConfig(BaseModel):

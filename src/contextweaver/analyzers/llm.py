@@ -1,0 +1,91 @@
+"""The paper's Logical Dependency Analyzer: one listwise LLM call over the candidates, JSON back, top m.
+
+Unusable replies (malformed JSON, unknown ids, empty) get one corrective retry; then, like model
+errors and an open circuit, the heuristic analyzer answers. Every fallback is counted in `stats`,
+logged, and marked in the parents' reasons, so it is never silent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from contextweaver.analyzers.heuristic import HeuristicAnalyzer
+from contextweaver.analyzers.prompts import (
+    ReplyError,
+    ask_json,
+    bump,
+    new_stats,
+    parent_messages,
+    parents_schema,
+)
+from contextweaver.analyzers.prompts.parse import parse_parents
+from contextweaver.config import WeaverConfig
+from contextweaver.models import ModelError, at_step, build_model
+from contextweaver.protocols import Model
+from contextweaver.types import Node, Parent
+
+if TYPE_CHECKING:
+    from contextweaver.graph import DependencyGraph
+
+log = logging.getLogger("contextweaver.analyzers")
+
+
+class LLMAnalyzer:
+    """Sees every candidate (paper fidelity: the prompt grows with the history; see `hybrid` for bounded)."""
+
+    name = "llm"
+
+    def __init__(self, config: WeaverConfig, model: Model | None = None) -> None:
+        self.config = config
+        self.model = model if model is not None else build_model(self.config.memory_model)
+        self.heuristic = HeuristicAnalyzer(self.config)
+        self.stats: dict[str, int] = new_stats()
+        self.fallback_steps: list[int] = []
+        """Steps whose parents came from the heuristic, in order (for reports)."""
+
+    def shortlist(self, node: Node, candidates: Sequence[Node], graph: DependencyGraph) -> list[Node]:
+        """The candidates shown to the model: all of them here."""
+        return list(candidates)
+
+    def select_parents(
+        self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
+    ) -> list[Parent]:
+        if not candidates:
+            return []
+        if len(candidates) == 1:  # nothing to judge: no call
+            return [Parent(candidates[0].index, 1.0, "only candidate")]
+        shown = self.shortlist(node, candidates, graph)
+        valid = {n.index for n in shown}
+        at_step(self.model, node.index)
+        try:
+            return ask_json(
+                self.model,
+                parent_messages(node, shown, task, m),
+                parents_schema(m),
+                lambda obj: parse_parents(obj, valid, m, self.stats),
+                self.stats,
+                max_tokens=min(self.config.memory_model.max_tokens, 120 * m + 60),
+            )
+        except (ReplyError, ModelError) as exc:
+            return self.fall_back(node, candidates, graph, task, m, exc)
+
+    def fall_back(
+        self,
+        node: Node,
+        candidates: Sequence[Node],
+        graph: DependencyGraph,
+        task: str,
+        m: int,
+        exc: Exception,
+    ) -> list[Parent]:
+        """Heuristic parents, counted and labelled (SPEC 4: never silently become recency)."""
+        bump(self.stats, "fallbacks")
+        self.fallback_steps.append(node.index)
+        cause = type(exc).__name__ if isinstance(exc, ModelError) else getattr(exc, "kind", "reply")
+        log.warning("%s analyzer: step %d falls back to heuristic parents (%s)", self.name, node.index, cause)
+        parents = self.heuristic.select_parents(node, candidates, graph, task, m)
+        return [
+            Parent(p.index, p.confidence, f"fallback to heuristic ({cause}): {p.reason}") for p in parents
+        ]

@@ -1,0 +1,35 @@
+"""Prompts, reply schemas and tolerant reply parsing for the LLM analyzers, summarizer and fused annotator."""
+
+from contextweaver.analyzers.prompts.ask import STAT_KEYS, ask_json, bump, new_stats
+from contextweaver.analyzers.prompts.messages import (
+    annotation_messages,
+    dependency_messages,
+    parent_messages,
+    summary_messages,
+)
+from contextweaver.analyzers.prompts.parse import ReplyError, extract_json, parse_parents, parse_text
+from contextweaver.analyzers.prompts.schemas import (
+    annotation_schema,
+    dependency_schema,
+    parents_schema,
+    summary_schema,
+)
+
+__all__ = [
+    "STAT_KEYS",
+    "ReplyError",
+    "annotation_messages",
+    "annotation_schema",
+    "ask_json",
+    "bump",
+    "dependency_messages",
+    "dependency_schema",
+    "extract_json",
+    "new_stats",
+    "parent_messages",
+    "parents_schema",
+    "parse_parents",
+    "parse_text",
+    "summary_messages",
+    "summary_schema",
+]

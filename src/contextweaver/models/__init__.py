@@ -1,0 +1,59 @@
+"""Memory-model clients: the only network in ContextWeaver. Backends are registered by name, imported lazily.
+
+model = build_model(ModelConfig(backend="openai", model="gpt-4o-mini", api_key_env="OPENAI_API_KEY"))
+"""
+
+from __future__ import annotations
+
+from contextweaver.config import ModelConfig
+from contextweaver.models.base import ModelClient
+from contextweaver.models.cache import CachedModel
+from contextweaver.models.errors import (
+    CircuitOpen,
+    MissingAPIKey,
+    ModelError,
+    ModelRequestError,
+    ModelResponseError,
+    ModelTimeout,
+    ModelUnavailable,
+)
+from contextweaver.models.usage import Tally, Usage, at_step, usage_of
+from contextweaver.protocols import Model
+from contextweaver.registry import Registry
+
+MODELS = Registry(
+    "model backend",
+    {
+        "openai": "contextweaver.models.openai_compat:OpenAICompatibleModel",
+        "anthropic": "contextweaver.models.anthropic_model:AnthropicModel",
+        "fake": "contextweaver.models.fake:FakeModel",
+    },
+)
+
+
+def build_model(config: ModelConfig | None = None) -> Model:
+    """The client for `config.backend`, wrapped in the SQLite response cache when `cache_path` is set."""
+    config = config or ModelConfig()
+    model: Model = MODELS.get(config.backend)(config)
+    if config.cache_path:
+        model = CachedModel(model, config.cache_path)
+    return model
+
+
+__all__ = [
+    "MODELS",
+    "CachedModel",
+    "CircuitOpen",
+    "MissingAPIKey",
+    "ModelClient",
+    "ModelError",
+    "ModelRequestError",
+    "ModelResponseError",
+    "ModelTimeout",
+    "ModelUnavailable",
+    "Tally",
+    "Usage",
+    "at_step",
+    "build_model",
+    "usage_of",
+]

@@ -1,0 +1,225 @@
+"""A real local HTTP server that speaks the OpenAI chat API (and Anthropic's /v1/messages), for tests.
+
+Reusable by any test that needs an LLM endpoint: pass a `reply` function to script answers, errors
+(429, 500), slow replies or garbage bodies; by default it answers memory prompts like the fake model.
+
+    with FakeLLMServer() as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="x")
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from contextweaver.models.fake_rules import answer
+from contextweaver.tokens import content_text, count_message, count_text
+
+
+@dataclass
+class Reply:
+    """What the server sends. `body` (raw) overrides the chat completion built from `text`."""
+
+    text: str = ""
+    status: int = 200
+    body: bytes | str | dict[str, Any] | None = None
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Request:
+    """One request as received: path, headers (lower-case names) and the parsed JSON body."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """OpenAI-style messages; Anthropic's top-level `system` becomes the first message."""
+        messages = list(self.body.get("messages") or [])
+        system = self.body.get("system")
+        if system:
+            messages.insert(0, {"role": "system", "content": content_text(system)})
+        return messages
+
+    @property
+    def schema(self) -> dict[str, Any] | None:
+        fmt = self.body.get("response_format") or {}
+        found = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+        return found if isinstance(found, dict) else None
+
+
+ReplyFn = Callable[[Request], "Reply | str"]
+
+
+def default_reply(request: Request) -> Reply:
+    """Answer like the fake model: rule-based JSON for memory prompts, a short echo otherwise."""
+    prompt = "\n".join(content_text(m.get("content")) for m in request.messages if m.get("role") == "user")
+    return Reply(text=answer(prompt, request.schema))
+
+
+class FakeLLMServer:
+    """ThreadingHTTPServer on 127.0.0.1 with a free port; a context manager; records every request."""
+
+    def __init__(self, reply: ReplyFn | None = None, model: str = "fake-server") -> None:
+        self.reply = reply or default_reply
+        self.model = model
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-llm-server", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL (with /v1)."""
+        return f"{self.url}/v1"
+
+    def __enter__(self) -> FakeLLMServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _record(self, request: Request) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read `requests`
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except json.JSONDecodeError:
+                    self._send(400, {"error": {"message": "request body is not JSON"}})
+                    return
+                request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                server._record(request)
+                if not self.path.endswith(("/chat/completions", "/messages")):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                result = server.reply(request)
+                reply = Reply(text=result) if isinstance(result, str) else result
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.body is not None or reply.status != 200:
+                    default = {"error": {"message": f"HTTP {reply.status}", "type": "fake"}}
+                    self._send(reply.status, reply.body if reply.body is not None else default, reply.headers)
+                elif self.path.endswith("/messages"):
+                    self._send(200, server._anthropic_body(request, reply.text), reply.headers)
+                elif body.get("stream"):
+                    self._stream(request, reply.text)
+                else:
+                    self._send(200, server._openai_body(request, reply.text), reply.headers)
+
+            def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+                data = (
+                    payload
+                    if isinstance(payload, bytes)
+                    else (payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+                )
+                self.send_response(status)
+                kind = "application/json" if isinstance(payload, dict) else "text/plain"
+                self.send_header("content-type", (headers or {}).get("content-type", kind))
+                for name, value in (headers or {}).items():
+                    if name.lower() != "content-type":
+                        self.send_header(name, value)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, request: Request, text: str) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                pieces = [text[i : i + 16] for i in range(0, len(text), 16)] or [""]
+                for piece in pieces:
+                    self._event(server._chunk(request, {"content": piece}, None))
+                final = server._chunk(request, {}, "stop")
+                if (request.body.get("stream_options") or {}).get("include_usage"):
+                    final["usage"] = server._usage(request, text)
+                self._event(final)
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _event(self, payload: dict[str, Any]) -> None:
+                self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+                self.wfile.flush()
+
+        return Handler
+
+    def _usage(self, request: Request, text: str) -> dict[str, int]:
+        prompt = sum(count_message(m) for m in request.messages)
+        completion = count_text(text)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+    def _openai_body(self, request: Request, text: str) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.body.get("model", self.model),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ],
+            "usage": self._usage(request, text),
+        }
+
+    def _chunk(self, request: Request, delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": request.body.get("model", self.model),
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    def _anthropic_body(self, request: Request, text: str) -> dict[str, Any]:
+        usage = self._usage(request, text)
+        return {
+            "id": f"msg_{len(self.requests)}",
+            "type": "message",
+            "role": "assistant",
+            "model": request.body.get("model", self.model),
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]},
+        }
