@@ -13,6 +13,8 @@ PARSERS = Registry(
         "sympy": f"{_MODULE}.sympy:SympyParser",
         "django": f"{_MODULE}.django:DjangoParser",
         "unittest": f"{_MODULE}.unittest:UnittestParser",
+        "go-json": f"{_MODULE}.go_json:GoJsonParser",
+        "go": f"{_MODULE}.go_test:GoTestParser",
     },
 )
 

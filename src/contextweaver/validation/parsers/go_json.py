@@ -1,0 +1,78 @@
+"""go test -json (test2json events, as gotestsum reads them), with the non-JSON build-failure lines."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from contextweaver.types import TestStatus
+from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.go_test import package_failure_id
+from contextweaver.validation.report import TestReport, record
+
+_EVENT = re.compile(r'^\{[^\n]*?"Action":\s*"(?P<action>[\w-]+)"[^\n]*$', re.M)
+_PACKAGE = re.compile(r'"(?:Package|ImportPath)":\s*"(?P<pkg>[^"\\]*(?:\\.[^"\\]*)*)"')
+_TEST = re.compile(r'"Test":\s*"(?P<test>[^"\\]*(?:\\.[^"\\]*)*)"')
+_PLAIN_FAIL = re.compile(r"^FAIL\s+(\S+)\s+(\[(?:build|setup) failed\])", re.M)
+_STATUSES = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
+
+
+def _unquote(value: str) -> str:
+    return json.loads(f'"{value}"') if "\\" in value else value
+
+
+class GoJsonParser(RunnerParser):
+    """Reads only the fields it needs with anchored regexes (fast on megabytes of events)."""
+
+    runner = "go"
+    family = "go"
+    command_pattern = re.compile(r"\bgo\s+test\b[^\n|]*\s-json\b")
+    marker_pattern = re.compile(r'^\{"Time":"[^"]*","Action":"(?:run|pass|fail|skip|output|start)"', re.M)
+
+    def parse(self, text: str, command: str = "") -> TestReport | None:
+        tests: dict[str, TestStatus] = {}
+        running: dict[str, set[str]] = {}
+        failing: dict[str, bool] = {}
+        finished: set[str] = set()
+        seen: list[str] = []
+        for match in _EVENT.finditer(text):
+            line = match.group(0)
+            action = match.group("action")
+            package_match = _PACKAGE.search(line)
+            package = _unquote(package_match.group("pkg")) if package_match else ""
+            if package not in failing:
+                failing[package] = False
+                seen.append(package)
+            test_match = _TEST.search(line)
+            if test_match:
+                name = _unquote(test_match.group("test"))
+                if action == "run":
+                    running.setdefault(package, set()).add(name)
+                elif action in _STATUSES:
+                    running.get(package, set()).discard(name)
+                    record(tests, f"{package}.{name}", _STATUSES[action])
+                    failing[package] |= action == "fail"
+            elif action == "build-fail":
+                record(tests, f"{package}.[build failed]", TestStatus.ERROR)
+                finished.add(package)
+            elif action in ("pass", "fail", "skip"):
+                finished.add(package)
+                if action == "fail" and not failing[package]:
+                    still_running = sorted(running.get(package, ()))
+                    for name in still_running:
+                        record(tests, f"{package}.{name}", TestStatus.FAILED)
+                    if not still_running:
+                        record(tests, package_failure_id(package, None), TestStatus.ERROR)
+                    failing[package] = True
+        for plain in _PLAIN_FAIL.finditer(text):
+            record(tests, package_failure_id(plain.group(1), plain.group(2)), TestStatus.ERROR)
+            finished.add(plain.group(1))
+        if not seen and not tests:
+            return None
+        return TestReport(
+            runner=self.runner,
+            tests=tests,
+            totals=None,
+            complete=all(package in finished for package in seen),
+            failed_signal=any(status.is_failure for status in tests.values()),
+        )
