@@ -15,6 +15,12 @@ PARSERS = Registry(
         "unittest": f"{_MODULE}.unittest:UnittestParser",
         "go-json": f"{_MODULE}.go_json:GoJsonParser",
         "go": f"{_MODULE}.go_test:GoTestParser",
+        "jest": f"{_MODULE}.jest:JestParser",
+        "mocha": f"{_MODULE}.mocha:MochaParser",
+        "cargo": f"{_MODULE}.cargo:CargoParser",
+        "maven": f"{_MODULE}.maven:MavenParser",
+        "junit-xml": f"{_MODULE}.junit_xml:JunitXmlParser",
+        "dotnet-xml": f"{_MODULE}.dotnet_xml:DotnetXmlParser",
     },
 )
 

@@ -1,0 +1,94 @@
+"""jest: PASS/FAIL suite lines, verbose ✓ ✕ ○ ✎ test lines under describe blocks, ● failure headers, Tests: totals."""
+
+from __future__ import annotations
+
+import re
+
+from contextweaver.types import TestStatus
+from contextweaver.validation.parsers.base import RunnerParser, counts_from
+from contextweaver.validation.report import TestReport, record
+
+_JS_FILE = r"\S+\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
+_SUITE = re.compile(rf"^(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?$", re.M)
+_LINE = re.compile(
+    r"^(?P<indent> +)(?:(?P<mark>[✓✕○✎√×]) (?:(?P<kind>skipped|todo) )?(?P<title>.+?)"
+    r"(?: \(\d+(?:\.\d+)? ?m?s\))?|● (?P<header>.+)|(?P<other>\S.*))$",
+    re.M,
+)
+_TESTS = re.compile(r"^Tests:\s+(.*?)(\d+) total$", re.M)
+_SUITES = re.compile(r"^Test Suites:\s+(.*?)\d+ total$", re.M)
+_COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
+_MARKS = {
+    "✓": TestStatus.PASSED,
+    "√": TestStatus.PASSED,
+    "✕": TestStatus.FAILED,
+    "×": TestStatus.FAILED,
+    "○": TestStatus.SKIPPED,
+    "✎": TestStatus.SKIPPED,
+}
+_NOT_TESTS = ("Test suite failed to run", "Console")
+
+
+class JestParser(RunnerParser):
+    """Ids are `suite › describe › test`, the same shape jest prints in its ● failure headers."""
+
+    runner = "jest"
+    family = "jest"
+    command_pattern = re.compile(r"\bjest\b|\b(?:npm|yarn|pnpm)(?: run)? test\b")
+    marker_pattern = re.compile(
+        rf"^(?:PASS|FAIL)\s+(?:.*?\s)?{_JS_FILE}|^Tests:\s+(?:\d+ \w+, )*\d+ total$", re.M
+    )
+
+    def parse(self, text: str, command: str = "") -> TestReport | None:
+        tests: dict[str, TestStatus] = {}
+        suites = list(_SUITE.finditer(text))
+        failed = any(suite.group(1) == "FAIL" for suite in suites)
+        for index, suite in enumerate(suites):
+            end = suites[index + 1].start() if index + 1 < len(suites) else len(text)
+            failed |= self._suite(text, suite.group(2), suite.end(), end, tests)
+        if not suites:
+            failed |= self._suite(text, "", 0, len(text), tests)
+        totals = None
+        for line in _TESTS.finditer(text):
+            counts = counts_from(_COUNT.findall(line.group(1)), {"pending": "skipped"})
+            counts["total"] = int(line.group(2))
+            totals = {key: (totals or {}).get(key, 0) + value for key, value in counts.items()}
+        failed |= any("failed" in line.group(1) for line in _SUITES.finditer(text))
+        failed |= bool(totals and totals.get("failed"))
+        if not suites and not tests and totals is None:
+            return None
+        return TestReport(
+            runner=self.runner,
+            tests=tests,
+            totals=totals,
+            complete=totals is not None,
+            failed_signal=failed or any(status.is_failure for status in tests.values()),
+        )
+
+    def _suite(self, text: str, suite: str, start: int, end: int, tests: dict[str, TestStatus]) -> bool:
+        """Record one suite's tests; True when jest said the suite itself failed to run."""
+        describes: list[tuple[int, str]] = []
+        broken = False
+        prefix = f"{suite} › " if suite else ""
+        for match in _LINE.finditer(text, start, end):
+            indent = len(match.group("indent"))
+            if match.group("header"):
+                describes = []
+                header = match.group("header").strip()
+                if header.startswith(_NOT_TESTS[0]):
+                    broken = True
+                    record(tests, suite or "jest suite", TestStatus.ERROR)
+                elif not header.startswith(_NOT_TESTS[1]) and f"{prefix}{header}" not in tests:
+                    record(tests, f"{prefix}{header}", TestStatus.FAILED)
+                continue
+            while describes and describes[-1][0] >= indent:
+                describes.pop()
+            if match.group("other"):
+                if indent >= 2 and "|" not in match.group("other"):
+                    describes.append((indent, match.group("other").strip()))
+                continue
+            path = " › ".join(name for _, name in describes)
+            title = match.group("title").strip()
+            test_id = prefix + (f"{path} › {title}" if path else title)
+            record(tests, test_id, _MARKS[match.group("mark")])
+        return broken

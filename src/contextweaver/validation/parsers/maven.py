@@ -1,0 +1,78 @@
+"""Maven Surefire/Failsafe console: per-class `Tests run:` lines, `<<< FAILURE!` tests, Results totals."""
+
+from __future__ import annotations
+
+import re
+
+from contextweaver.types import TestStatus
+from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.report import TestReport, record
+
+_PREFIX = r"^(?:\[(?:INFO|ERROR|WARNING|WARN)\] )?"
+_CLASS_LINE = re.compile(
+    _PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), Time elapsed: [^\n]*?"
+    r"(?:-|<<< \w+! -) in (\S+)$",
+    re.M,
+)
+_TOTALS = re.compile(_PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\s*$", re.M)
+_TEST_FAILURE = re.compile(
+    _PREFIX + r"(\S+?)(?:\((\S+)\))?\s+Time elapsed: [\d.,]+ s(?:ec)?\s+<<< (FAILURE|ERROR)!", re.M
+)
+_RESULTS = re.compile(_PREFIX + r"Results ?:", re.M)
+_BUILD = re.compile(_PREFIX + r"BUILD (SUCCESS|FAILURE)$", re.M)
+_COMPILATION_ERROR = re.compile(_PREFIX + r"COMPILATION ERROR", re.M)
+
+
+class MavenParser(RunnerParser):
+    """Surefire names only failing tests; a class whose line shows no failure is a passed scope."""
+
+    runner = "maven"
+    family = "maven"
+    command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
+    marker_pattern = re.compile(
+        _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S$)", re.M
+    )
+
+    def detect(self, text: str, command: str = "") -> bool:
+        if super().detect(text, command):
+            return True
+        return self.command_matches(command) and bool(_COMPILATION_ERROR.search(text))
+
+    def parse(self, text: str, command: str = "") -> TestReport | None:
+        tests: dict[str, TestStatus] = {}
+        for match in _TEST_FAILURE.finditer(text):
+            name, owner, kind = match.group(1), match.group(2), match.group(3)
+            test_id = f"{owner}.{name}" if owner else name
+            record(tests, test_id, TestStatus.FAILED if kind == "FAILURE" else TestStatus.ERROR)
+        clean: set[str] = set()
+        failed = False
+        for match in _CLASS_LINE.finditer(text):
+            ran, failures, errors, _skipped = (int(g) for g in match.groups()[:4])
+            failed |= failures + errors > 0
+            if ran and not failures and not errors and not _skipped:
+                clean.add(match.group(5))
+        totals: dict[str, int] | None = None
+        results = _RESULTS.search(text)
+        if results:
+            for match in _TOTALS.finditer(text, results.end()):
+                run = dict(
+                    zip(
+                        ("total", "failed", "error", "skipped"), (int(g) for g in match.groups()), strict=True
+                    )
+                )
+                totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
+        builds = _BUILD.findall(text)
+        compile_error = bool(_COMPILATION_ERROR.search(text))
+        if compile_error:
+            record(tests, "[compilation error]", TestStatus.ERROR)
+        if not tests and totals is None and not clean and not _CLASS_LINE.search(text):
+            return None
+        failed |= bool(totals and (totals.get("failed") or totals.get("error"))) or compile_error
+        return TestReport(
+            runner=self.runner,
+            tests=tests,
+            totals=totals,
+            complete=totals is not None or bool(builds),
+            failed_signal=failed or any(status.is_failure for status in tests.values()),
+            passed_scopes=frozenset(clean),
+        )

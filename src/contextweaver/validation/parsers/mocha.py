@@ -1,0 +1,108 @@
+"""mocha: the spec reporter (✓ / N) / - lines under describe blocks, `N passing` totals) and the json reporter."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from contextweaver.types import TestStatus
+from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.report import TestReport, record
+
+_PASSING = re.compile(r"^ *(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)$", re.M)
+_FAILING = re.compile(r"^ *(\d+) failing$", re.M)
+_PENDING = re.compile(r"^ *(\d+) pending$", re.M)
+_LINE = re.compile(
+    r"^(?P<indent> +)(?:(?:[✓✔√]) (?P<passed>.+?)(?: \(\d+ ?ms\))?|(?P<number>\d+)\) (?P<failed>.+)|"
+    r"- (?P<pending>.+)|(?P<other>\S.*))$",
+    re.M,
+)
+_JSON_START = re.compile(r'^\{\s*"stats":\s*\{', re.M)
+
+
+class MochaParser(RunnerParser):
+    """Ids are mocha's full titles: describe titles and the test title joined by spaces."""
+
+    runner = "mocha"
+    family = "mocha"
+    command_pattern = re.compile(r"\bmocha\b")
+    marker_pattern = re.compile(r'^ *\d+ passing \(\d|^ *\d+ failing$|^\{\s*"stats":\s*\{', re.M)
+
+    def parse(self, text: str, command: str = "") -> TestReport | None:
+        start = _JSON_START.search(text)
+        if start:
+            report = self._json(text[start.start() :])
+            if report is not None:
+                return report
+        passing = _PASSING.search(text)
+        listing_end = passing.start() if passing else len(text)
+        tests: dict[str, TestStatus] = {}
+        describes: list[tuple[int, str]] = []
+        for match in _LINE.finditer(text, 0, listing_end):
+            indent = len(match.group("indent"))
+            while describes and describes[-1][0] >= indent:
+                describes.pop()
+            if match.group("other"):
+                describes.append((indent, match.group("other").strip()))
+                continue
+            title = match.group("passed") or match.group("failed") or match.group("pending")
+            status = (
+                TestStatus.PASSED
+                if match.group("passed")
+                else TestStatus.FAILED
+                if match.group("failed")
+                else TestStatus.SKIPPED
+            )
+            full_title = " ".join([name for _, name in describes] + [title.strip()])
+            record(tests, full_title, status)
+        failing = _FAILING.search(text, listing_end)
+        pending = _PENDING.search(text, listing_end)
+        if passing is None and failing is None and not tests:
+            return None
+        totals = None
+        if passing or failing:
+            totals = {"passed": int(passing.group(1)) if passing else 0}
+            if failing:
+                totals["failed"] = int(failing.group(1))
+            if pending:
+                totals["skipped"] = int(pending.group(1))
+        return TestReport(
+            runner=self.runner,
+            tests=tests,
+            totals=totals,
+            complete=passing is not None,
+            failed_signal=bool(failing) or any(status.is_failure for status in tests.values()),
+        )
+
+    def _json(self, text: str) -> TestReport | None:
+        """mocha --reporter json prints one object: stats plus passes / failures / pending lists."""
+        try:
+            data: Any = json.JSONDecoder().raw_decode(text)[0]
+        except ValueError:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("stats"), dict):
+            return None
+        tests: dict[str, TestStatus] = {}
+        groups = (
+            ("passes", TestStatus.PASSED),
+            ("pending", TestStatus.SKIPPED),
+            ("failures", TestStatus.FAILED),
+        )
+        for key, status in groups:
+            for test in data.get(key) or []:
+                if isinstance(test, dict) and isinstance(test.get("fullTitle"), str):
+                    record(tests, test["fullTitle"], status)
+        stats = data["stats"]
+        totals = {
+            name: int(stats[key])
+            for key, name in (("passes", "passed"), ("failures", "failed"), ("pending", "skipped"))
+            if isinstance(stats.get(key), int)
+        }
+        return TestReport(
+            runner=self.runner,
+            tests=tests,
+            totals=totals,
+            complete=True,
+            failed_signal=bool(totals.get("failed")) or any(s.is_failure for s in tests.values()),
+        )
