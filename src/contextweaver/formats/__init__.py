@@ -43,10 +43,21 @@ FORMATS = Registry(
     {
         "mini-swe-agent": "contextweaver.formats.minisweagent:READER",
         "jsonl": "contextweaver.formats.jsonl:READER",
+        "swe-agent": "contextweaver.formats.sweagent:READER",
+        "openhands-v0": "contextweaver.formats.openhands:READER",
+        "openhands-sdk": "contextweaver.formats.openhands_sdk:READER",
+        "openai": "contextweaver.formats.openai:READER",
     },
 )
 
-DETECT_ORDER: tuple[str, ...] = ("mini-swe-agent", "jsonl")
+DETECT_ORDER: tuple[str, ...] = (
+    "mini-swe-agent",
+    "swe-agent",
+    "openhands-sdk",
+    "openhands-v0",
+    "jsonl",
+    "openai",
+)
 """Detection order: formats with a distinctive marker before looser shapes."""
 
 
@@ -89,20 +100,59 @@ def _shape(source: Source) -> str:
     return f"a JSON {type(document).__name__}"
 
 
-def load_trajectory(path: str | Path, format: str | None = None) -> Trajectory:
-    """Read a recorded run into root messages + Steps; `format` (a FORMATS name) skips detection."""
+def load_trajectories(path: str | Path, format: str | None = None) -> list[Trajectory]:
+    """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line."""
     source = Source.read(path)
+    reader = _reader(source, format)
+    read_all = getattr(reader, "read_all", None)
+    runs: list[Trajectory] = read_all(source) if read_all is not None else [reader.read(source)]
+    for trajectory in runs:
+        trajectory.source = trajectory.source or str(source.path)
+        trajectory.format = trajectory.format or reader.name
+    return runs
+
+
+def load_trajectory(
+    path: str | Path, format: str | None = None, instance: str | int | None = None
+) -> Trajectory:
+    """Read one recorded run into root messages + Steps; `format` (a FORMATS name) skips detection.
+
+    A file holding several runs needs `instance`: a run's instance_id, or its 0-based position.
+    `path#instance` selects the same way when no file has that literal name.
+    """
+    path = Path(path)
+    if instance is None and not path.exists() and "#" in path.name:
+        name, _, instance = path.name.rpartition("#")
+        path = path.with_name(name)
+    runs = load_trajectories(path, format)
+    if instance is None:
+        if len(runs) > 1:
+            raise TrajectoryError(
+                f"{path}: holds {len(runs)} runs ({_ids(runs)}); pass instance=<id or 0-based index>, "
+                f"'{path}#<id>', or use load_trajectories()"
+            )
+        return runs[0]
+    for trajectory in runs:
+        if str(trajectory.meta.get("instance_id")) == str(instance):
+            return trajectory
+    if str(instance).isdigit() and int(instance) < len(runs):
+        return runs[int(instance)]
+    raise TrajectoryError(f"{path}: no run {instance!r}; runs: {_ids(runs)}")
+
+
+def _reader(source: Source, format: str | None) -> Reader:
     if format is None:
-        reader = _detect(source)
-    else:
-        try:
-            reader = FORMATS.get(format)
-        except ValueError as exc:
-            raise TrajectoryError(str(exc)) from None
-        problem = source.json_error()
-        if problem is not None:
-            raise source.error(f"{problem}; expected {reader.expected}")
-    trajectory = reader.read(source)
-    trajectory.source = trajectory.source or str(source.path)
-    trajectory.format = trajectory.format or reader.name
-    return trajectory
+        return _detect(source)
+    try:
+        reader: Reader = FORMATS.get(format)
+    except ValueError as exc:
+        raise TrajectoryError(str(exc)) from None
+    problem = source.json_error()
+    if problem is not None:
+        raise source.error(f"{problem}; expected {reader.expected}")
+    return reader
+
+
+def _ids(runs: list[Trajectory]) -> str:
+    ids = [str(t.meta.get("instance_id", i)) for i, t in enumerate(runs)]
+    return ", ".join(ids[:10]) + (", ..." if len(ids) > 10 else "")
