@@ -19,12 +19,13 @@ Scripted = str | BaseException
 
 class FakeModel(ModelClient):
     """Offline and repeatable. Scripted replies (strings, or exceptions to raise) are used first, in order;
-    then the rules in `fake_rules` answer. Every request is kept in `requests` for tests to inspect."""
+    then the rules in `fake_rules` answer. Every request is kept in `requests` for tests to inspect.
+    Built without a config it does not retry, so a scripted exception reaches the caller."""
 
     backend = "fake"
 
     def __init__(self, config: ModelConfig | None = None, replies: Iterable[Scripted] = ()) -> None:
-        super().__init__(config or ModelConfig(backend="fake", backoff=0.0))
+        super().__init__(config or ModelConfig(backend="fake", backoff=0.0, max_retries=0))
         self.script: deque[Scripted] = deque(replies)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()

@@ -1,6 +1,6 @@
 """The deterministic fake's answers: it reads the memory prompts' block format and replies with valid JSON.
 
-Parents: the candidates sharing the most salient words with the new step (paths and identifiers weigh
+Parents: up to m candidates sharing the most salient words with the new step (paths and identifiers weigh
 more; a candidate's own summary counts double its dependency summary), ties to the most recent; with
 no overlap, the most recent candidate. So a planted trace whose true parent shares a path or symbol
 with the new step gets that parent.
@@ -70,8 +70,19 @@ _STOP = frozenset(
         "superseded",
         "summary",
         "dependency",
+        "ran",
+        "saw",
+        "message",
+        "def",
+        "return",
+        "self",
+        "import",
     ]
 )
+
+
+KEEP_SHARE = 0.3
+"""A parent must score at least this share of the best candidate's score."""
 
 
 @dataclass
@@ -135,7 +146,8 @@ def choose_parents(new: Block, candidates: list[Block], m: int) -> list[dict[str
         score = sum(v * (1.0 if w in own else 0.5) for w, v in shared.items())
         scored.append((score, cand.index, sorted(shared, key=lambda w: -shared[w])[:3]))
     scored.sort(key=lambda s: (-s[0], -s[1]))
-    chosen = [s for s in scored if s[0] > 0][:m] or scored[:1]
+    best = scored[0][0] if scored else 0.0
+    chosen = [s for s in scored if s[0] > 0 and s[0] >= KEEP_SHARE * best][:m] or scored[:1]
     top = chosen[0][0] or 1.0
     return [
         {
