@@ -24,8 +24,12 @@ class ModelConfig(BaseModel):
     temperature: float = 0.0
     max_tokens: int = 512
     backoff: float = Field(default=0.5, ge=0.0, description="first retry delay in seconds; doubles per retry")
-    breaker_threshold: int = Field(default=5, ge=1, description="consecutive failed calls that open the circuit")
-    breaker_cooldown: float = Field(default=30.0, ge=0.0, description="seconds the open circuit refuses calls")
+    breaker_threshold: int = Field(
+        default=5, ge=1, description="consecutive failed calls that open the circuit"
+    )
+    breaker_cooldown: float = Field(
+        default=30.0, ge=0.0, description="seconds the open circuit refuses calls"
+    )
     response_format: Literal["none", "json_object", "json_object_schema", "json_schema"] = "json_object"
     """How JSON is requested: json_object_schema suits llama.cpp, json_schema suits OpenAI and vLLM."""
     cache_path: str | None = None
@@ -46,8 +50,12 @@ class WeaverConfig(BaseModel):
     hybrid_top_c: int = Field(12, ge=1, description="C: candidates the LLM judges in hybrid mode")
     memory_model: ModelConfig = Field(default_factory=ModelConfig)
     budget: int | None = Field(None, ge=1, description="hard token budget for every woven context")
-    token_safety_factor: float = Field(1.0, ge=1.0, description="scale counts for models whose tokenizer differs")
-    min_trim_tokens: int = Field(128, ge=16, description="smallest head/tail-trimmed observation worth keeping")
+    token_safety_factor: float = Field(
+        1.0, ge=1.0, description="scale counts for models whose tokenizer differs"
+    )
+    min_trim_tokens: int = Field(
+        128, ge=16, description="smallest head/tail-trimmed observation worth keeping"
+    )
     status_line_chars: int = Field(600, ge=80, description="cap of the prepended TEST STATUS line")
 
 

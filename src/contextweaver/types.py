@@ -82,6 +82,9 @@ class Facts:
 
     files: frozenset[str] = frozenset()
     symbols: frozenset[str] = frozenset()
+    """Code-like items the step's thought and action mention."""
+    observed: frozenset[str] = frozenset()
+    """Code-like items in the step's observation."""
     commands: tuple[str, ...] = ()
     errors: frozenset[str] = frozenset()
     tests: frozenset[str] = frozenset()

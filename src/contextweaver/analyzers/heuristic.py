@@ -1,0 +1,145 @@
+"""Zero-LLM parent selection from information flow: what the new step uses that an earlier step produced.
+
+Signals, strongest first: items the new thought/action takes from an earlier output (weighted by
+rarity), editing a file an earlier step viewed, running code after an edit, returning to an earlier
+step's files and symbols, re-running a command; recency is only a weak prior. Postings are
+indexed once per node, so the cost per step does not grow with the history.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from contextweaver.config import WeaverConfig
+from contextweaver.protocols import Model
+from contextweaver.types import Node, Parent
+
+if TYPE_CHECKING:
+    from contextweaver.graph import DependencyGraph
+
+USES_OUTPUT, RETURNS_TO, SEES_AGAIN = 2.0, 0.7, 0.25
+EDITS_VIEWED, EDITS_AGAIN, VIEWS_EDIT, RUNS_AFTER_EDIT, RERUNS = 3.0, 1.5, 2.0, 2.0, 1.0
+RECENCY = (0.6, 0.3, 0.15)
+MAX_POSTINGS = 8  # newest postings of an item that are scored
+MAX_OBSERVED = 300  # observed items of the new step used as weak signals
+KEEP_FRACTION = 0.3
+SIZE_EXPONENT = 0.5  # bigger outputs match more items by chance: divide by (output tokens / SIZE_UNIT) ** e
+SIZE_UNIT = 1000  # a parent must score at least this share of the best one
+_Add = Callable[[int, float, str], None]
+_RUNS = re.compile(
+    r"\b(?:python\d?|pytest|tox|nox|go test|cargo|npm|yarn|pnpm|jest|mocha|mvn|gradle|make|node|bin/test|runtests)\b"
+)
+
+
+class HeuristicAnalyzer:
+    """Scores candidates from shared evidence; returns the top m with a confidence and a reason."""
+
+    name = "heuristic"
+
+    def __init__(self, config: WeaverConfig | None = None, model: Model | None = None) -> None:
+        self.stats: dict[str, int] = {"calls": 0}
+        self._indexed = 0
+        self._observed: dict[str, list[int]] = defaultdict(list)
+        self._said: dict[str, list[int]] = defaultdict(list)
+        self._viewed: dict[str, list[int]] = defaultdict(list)
+        self._edited: dict[str, list[int]] = defaultdict(list)
+        self._commands: dict[str, int] = {}
+        self._last_edit: tuple[int, str] | None = None
+        self._last_run = -1
+
+    def select_parents(
+        self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
+    ) -> list[Parent]:
+        self.stats["calls"] += 1
+        ranked = self.rank(node, candidates, graph)
+        if not ranked:
+            previous = node.index - 1
+            allowed = self._allowed(candidates)
+            fallback = previous if previous in allowed else 0
+            return [Parent(fallback, 0.1, "no shared evidence: follows the previous step")]
+        best = ranked[0].confidence
+        return [p for p in ranked if p.confidence >= best * KEEP_FRACTION][:m]
+
+    def rank(self, node: Node, candidates: Sequence[Node], graph: DependencyGraph) -> list[Parent]:
+        """Every candidate with a positive score, best first."""
+        self._index_until(graph, node.index)
+        allowed = self._allowed(candidates)
+        scores: dict[int, float] = defaultdict(float)
+        why: dict[int, list[str]] = defaultdict(list)
+
+        def add(index: int, weight: float, reason: str) -> None:
+            if index in allowed and weight > 0:
+                scores[index] += weight
+                if len(why[index]) < 3 and reason not in why[index]:
+                    why[index].append(reason)
+
+        k, facts = node.index, node.facts
+        for item in sorted(facts.symbols):
+            for postings, weight, verb in (
+                (self._observed, USES_OUTPUT, "uses"),
+                (self._said, RETURNS_TO, "returns to"),
+            ):
+                hits = postings.get(item)
+                if hits and len(hits) <= max(2, k // 2):
+                    idf = math.log(1 + k / len(hits))
+                    for i in hits[-MAX_POSTINGS:]:
+                        add(i, weight * idf, f"{verb} `{item}`")
+        for item in sorted(facts.observed)[:MAX_OBSERVED]:
+            hits = self._observed.get(item)
+            if hits and len(hits) <= max(2, k // 4):
+                add(hits[-1], SEES_AGAIN * math.log(1 + k / len(hits)), f"output shows `{item}` again")
+        self._file_signals(node, add)
+        for distance, weight in enumerate(RECENCY, start=1):
+            add(k - distance, weight, "recent step")
+        for i in scores:
+            size = graph.node(i).full_tokens - graph.node(i).compressed_tokens
+            scores[i] /= max(1.0, size / SIZE_UNIT) ** SIZE_EXPONENT
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))
+        return [Parent(i, round(s / (s + 3.0), 3), "; ".join(why[i])) for i, s in ranked]
+
+    def _file_signals(self, node: Node, add: _Add) -> None:
+        facts = node.facts
+        for path in sorted(facts.edited_files):
+            if self._viewed.get(path):
+                add(self._viewed[path][-1], EDITS_VIEWED, f"edits {path}, viewed there")
+            if self._edited.get(path):
+                add(self._edited[path][-1], EDITS_AGAIN, f"edits {path} again")
+        for path in sorted(facts.viewed_files):
+            if self._edited.get(path):
+                add(self._edited[path][-1], VIEWS_EDIT, f"checks the edit of {path}")
+        command = facts.commands[0] if facts.commands else ""
+        if _RUNS.search(command):
+            if self._last_edit and self._last_edit[0] > self._last_run:
+                add(self._last_edit[0], RUNS_AFTER_EDIT, f"runs code after the edit of {self._last_edit[1]}")
+            if command in self._commands:
+                add(self._commands[command], RERUNS, "re-runs the same command")
+
+    @staticmethod
+    def _allowed(candidates: Sequence[Node]) -> Sequence[object]:
+        from contextweaver.graph import CandidateView
+
+        return candidates if isinstance(candidates, CandidateView) else {n.index for n in candidates}
+
+    def _index_until(self, graph: DependencyGraph, stop: int) -> None:
+        """Add postings for nodes not yet indexed (each node exactly once)."""
+        for i in range(self._indexed, stop):
+            facts = graph.node(i).facts
+            for item in facts.observed:
+                self._observed[item].append(i)
+            for item in facts.symbols:
+                self._said[item].append(i)
+            for path in facts.viewed_files:
+                self._viewed[path].append(i)
+            for path in facts.edited_files:
+                self._edited[path].append(i)
+                self._last_edit = (i, path)
+            command = facts.commands[0] if facts.commands else ""
+            if command:
+                self._commands[command] = i
+                if _RUNS.search(command):
+                    self._last_run = i
+        self._indexed = max(self._indexed, stop)

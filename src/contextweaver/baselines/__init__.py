@@ -1,0 +1,14 @@
+"""Baselines behind the same interface as ContextWeaver (begin / add_step / context)."""
+
+from __future__ import annotations
+
+from contextweaver.registry import Registry
+
+BASELINES = Registry(
+    "strategy",
+    {
+        "full": "contextweaver.baselines.full:FullHistory",
+        "sliding_window": "contextweaver.baselines.recent:SlidingWindow",
+        "masking": "contextweaver.baselines.recent:ObservationMasking",
+    },
+)

@@ -1,0 +1,38 @@
+"""What every baseline shares: the root, the nodes with their cached token counts, and weaving."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from contextweaver.extract import make_node, root_node
+from contextweaver.types import Message, Node, Step, WovenContext
+from contextweaver.weave import Plan, weave
+
+
+class HistoryStrategy:
+    """Keeps nodes (counted once) and weaves whatever `plan()` asks for; subclasses choose."""
+
+    name = "history"
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+
+    def begin(self, messages: Sequence[Message]) -> None:
+        if self.nodes:
+            raise RuntimeError("begin() was already called: use a new strategy object per conversation")
+        self.nodes.append(root_node(messages))
+
+    def add_step(self, step: Step) -> Node:
+        if not self.nodes:
+            raise RuntimeError("call begin(messages) with the system prompt and task before add_step()")
+        node = make_node(len(self.nodes), step)
+        self.nodes.append(node)
+        return node
+
+    def plan(self) -> Plan:
+        raise NotImplementedError
+
+    def context(self, max_tokens: int | None = None) -> WovenContext:
+        if not self.nodes:
+            raise RuntimeError("call begin(messages) before context()")
+        return weave(self.nodes[0], self.nodes[1:], self.plan(), strategy=self.name, budget=max_tokens)

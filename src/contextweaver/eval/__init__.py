@@ -1,0 +1,1 @@
+"""Offline evaluation: replay recorded trajectories through strategies and measure what they kept."""

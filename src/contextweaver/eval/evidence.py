@@ -1,0 +1,56 @@
+"""Next-step evidence recall (EVALUATION.md, metric 2): was what the next action used in the context?"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from contextweaver.facts import is_code_like
+from contextweaver.formats.base import Trajectory
+
+_WORD = re.compile(r"[A-Za-z0-9_./-]*[A-Za-z0-9_]")
+_NUMBER = re.compile(r"(?<![\w.])\d{2,}(?![\w])")
+_QUOTED = re.compile(r"""'([^'\n]{4,})'|"([^"\n]{4,})\"""")
+
+
+def evidence_items(text: str) -> set[str]:
+    """Code-like tokens, numbers of 2+ digits, quoted strings of 4+ characters."""
+    items = {w for w in (m.group().strip("./-") for m in _WORD.finditer(text)) if is_code_like(w)}
+    items.update(_NUMBER.findall(text))
+    items.update(a or b for a, b in _QUOTED.findall(text))
+    return items
+
+
+@dataclass(frozen=True)
+class StepEvidence:
+    """The items step `index` (the next action) needed from earlier observations."""
+
+    index: int
+    items: frozenset[str]
+
+
+def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
+    """For each step k+1 >= 2: items of its thought/action found in an earlier observation only.
+
+    Items also in the system prompt, the task or an earlier thought/action are dropped (those are
+    always in every context), and so are items found in more than half of the earlier observations.
+    """
+    always = f"{trajectory.system}\n{trajectory.task}"
+    steps = trajectory.steps
+    out = []
+    for nxt in range(1, len(steps)):
+        said_before = "\n".join(f"{s.thought}\n{s.action}" for s in steps[:nxt])
+        observations = [s.observation for s in steps[:nxt]]
+        kept = set()
+        for item in evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"):
+            if item in always or item in said_before:
+                continue
+            seen = sum(1 for o in observations if item in o)
+            if seen and seen <= len(observations) / 2:
+                kept.add(item)
+        out.append(StepEvidence(nxt + 1, frozenset(kept)))
+    return out
+
+
+def covered(items: frozenset[str], context_text: str) -> int:
+    return sum(1 for item in items if item in context_text)

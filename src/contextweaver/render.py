@@ -1,0 +1,88 @@
+"""How one node turns into chat messages: in full, compressed to the placeholder, or trimmed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from contextweaver.tokens import content_text, count_images, count_message, count_text, get_encoding
+from contextweaver.types import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step
+
+TRIM_MARKER = "\n... [{omitted} tokens of this output omitted] ...\n"
+
+
+def is_observation(step: Step, message: Message) -> bool:
+    """In an agent step every message but the assistant's is environment output."""
+    return step.kind == "agent" and message.get("role") != "assistant"
+
+
+def placeholder(content: object) -> str:
+    """SWE-agent's placeholder for an elided observation, with the image count when there were any."""
+    text = PLACEHOLDER.format(lines=len(content_text(content).splitlines()))
+    images = count_images(content)
+    return text + (IMAGES_SUFFIX.format(images=images) if images else "")
+
+
+def full_messages(node: Node) -> list[Message]:
+    return [dict(m) for m in node.step.chat_messages()]
+
+
+def compressed_messages(node: Node) -> list[Message]:
+    """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept)."""
+    step = node.step
+    return [
+        {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else dict(m)
+        for m in step.chat_messages()
+    ]
+
+
+def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
+    """Observations head/tail-trimmed so the step fits in `max_tokens`; returns messages and their tokens."""
+    step = node.step
+    messages = step.chat_messages()
+    observations = [m for m in messages if is_observation(step, m)]
+    fixed = sum(count_message(m) for m in messages if not is_observation(step, m))
+    share = max(0, (max_tokens - fixed) // max(1, len(observations))) - 8
+    out = [
+        {**m, "content": trim_text(content_text(m.get("content")), share)}
+        if is_observation(step, m)
+        else dict(m)
+        for m in messages
+    ]
+    return out, sum(count_message(m) for m in out)
+
+
+@lru_cache(maxsize=16)
+def _token_ids(text: str) -> tuple[int, ...]:
+    """Encoded once per distinct giant observation, so re-trimming at other sizes only decodes."""
+    return tuple(get_encoding().encode(text, disallowed_special=()))
+
+
+def trim_text(text: str, max_tokens: int) -> str:
+    """Keep the head and the tail of `text` within `max_tokens`, saying how much was cut."""
+    ids = _token_ids(text)
+    if len(ids) <= max_tokens:
+        return text
+    decode = get_encoding().decode
+    room = max(0, max_tokens - count_text(TRIM_MARKER.format(omitted=len(ids))) - 2)
+    head_len, tail_len = room - room // 3, room // 3
+    while True:
+        tail = ids[len(ids) - tail_len :] if tail_len else ()
+        out = (
+            decode(list(ids[:head_len]))
+            + TRIM_MARKER.format(omitted=len(ids) - head_len - tail_len)
+            + decode(list(tail))
+        )
+        if count_text(out) <= max_tokens or head_len + tail_len == 0:
+            return out
+        head_len, tail_len = head_len * 9 // 10, tail_len * 9 // 10
+
+
+def messages_to_text(messages: Sequence[Message]) -> str:
+    """Plain text of a conversation: each message's content and tool-call arguments, in order."""
+    parts = []
+    for message in messages:
+        text = content_text(message.get("content"))
+        calls = [str(c.get("function", {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
+        parts.append("\n".join(p for p in [text, *calls] if p))
+    return "\n\n".join(parts)

@@ -1,0 +1,26 @@
+"""Selectors decide, per step, which steps the context keeps in full (a Plan for weaving)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from contextweaver.registry import Registry
+
+if TYPE_CHECKING:
+    from contextweaver.config import WeaverConfig
+    from contextweaver.graph import DependencyGraph
+    from contextweaver.weave import Plan
+
+
+class Selector(Protocol):
+    name: str
+
+    def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan: ...
+
+
+SELECTORS = Registry("selector", {"ancestry": "contextweaver.selectors.ancestry:AncestrySelector"})
+
+
+def build_selector(config: WeaverConfig) -> Selector:
+    selector: Selector = SELECTORS.get(config.selector)()
+    return selector

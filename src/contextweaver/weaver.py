@@ -1,0 +1,103 @@
+"""ContextWeaver: the one orchestrator (the paper's Algorithm 1), read top to bottom.
+
+weaver = ContextWeaver()                  # heuristic analyzer, W=5, m=3: no LLM calls
+weaver.begin([system_message, task_message])
+weaver.add_step(Step(thought=..., action=..., observation=...))
+context = weaver.context(max_tokens=8000)  # messages for the next LLM call, with reasons
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from contextweaver.analyzers import build_analyzer
+from contextweaver.annotate import Annotator, ThreeCallAnnotator
+from contextweaver.config import WeaverConfig
+from contextweaver.extract import make_node, root_node
+from contextweaver.graph import DependencyGraph
+from contextweaver.protocols import Model
+from contextweaver.selectors import build_selector
+from contextweaver.summaries import build_summarizer
+from contextweaver.types import Message, Node, Step, ValidationStatus, WovenContext
+from contextweaver.validation import TestTracker
+from contextweaver.weave import weave
+
+
+class ContextWeaver:
+    """Builds the dependency graph step by step and weaves the context before each LLM call."""
+
+    name = "contextweaver"
+
+    def __init__(self, config: WeaverConfig | None = None, *, model: Model | None = None) -> None:
+        """`model` is the memory model; None builds it from `config.memory_model` when one is needed."""
+        self.config = config or WeaverConfig()
+        self.graph = DependencyGraph(self.config.max_parents)
+        self.tracker = TestTracker()
+        self.selector = build_selector(self.config)
+        self.annotator = self._build_annotator(model)
+        self.task = ""
+
+    def _build_annotator(self, model: Model | None) -> Annotator:
+        if self.config.llm_mode == "fused" and self.config.analyzer != "heuristic":
+            from contextweaver.analyzers.fused import FusedAnnotator
+
+            return FusedAnnotator(self.config, model)
+        return ThreeCallAnnotator(build_analyzer(self.config, model), build_summarizer(self.config, model))
+
+    def begin(self, messages: Sequence[Message]) -> None:
+        """Set the root N_0: the system prompt and the task, kept verbatim in every context."""
+        if len(self.graph):
+            raise RuntimeError("begin() was already called: use a new ContextWeaver per conversation")
+        root = root_node(messages)
+        self.task = root.step.observation
+        self.graph.add(root)
+
+    def add_step(self, step: Step) -> Node:
+        """Algorithm 1 for a new step k: extract, validate, select parents, summarize."""
+        if not len(self.graph):
+            raise RuntimeError("call begin(messages) with the system prompt and task before add_step()")
+        k = len(self.graph)
+        node = make_node(k, step)  # 1. node extraction: facts and token counts, once
+
+        verdict = self.tracker.observe(k, step.action, step.observation)  # 2. validation
+        node.test_results = dict(verdict.results)
+        node.validation_status = verdict.status
+        candidates = self.graph.candidates(k)  # 3. parents among earlier passed/unknown nodes
+        self.graph.add(node)
+        for earlier in verdict.supersedes:
+            self.graph.label(earlier, ValidationStatus.SUPERSEDED, k, verdict.reason)
+
+        annotation = self.annotator.annotate(node, candidates, self.graph, self.task, self.config.max_parents)
+        self.graph.set_parents(k, annotation.parents)
+        node.summary = annotation.summary  # 4. summaries feed the analyzer, never the context
+        node.dependency_summary = annotation.dependency_summary
+        return node
+
+    def context(self, max_tokens: int | None = None) -> WovenContext:
+        """Steps 5-7: warmup or ancestry, then weaving (placeholders, TEST STATUS, budget)."""
+        if not len(self.graph):
+            raise RuntimeError("call begin(messages) before context()")
+        plan = self.selector.plan(self.graph, self.config)
+        return weave(
+            self.graph.node(0),
+            self.graph.nodes[1:],
+            plan,
+            strategy=self.name,
+            budget=max_tokens if max_tokens is not None else self.config.budget,
+            status_line=self.tracker.status_line(self.config.status_line_chars),
+            min_trim_tokens=self.config.min_trim_tokens,
+            safety_factor=self.config.token_safety_factor,
+        )
+
+    def stats(self) -> dict[str, Any]:
+        """Counters of the memory's own work (analyzer calls, fallbacks, LLM usage)."""
+        out: dict[str, Any] = {"steps": len(self.graph) - 1 if len(self.graph) else 0}
+        for part in (
+            self.annotator,
+            getattr(self.annotator, "analyzer", None),
+            getattr(self.annotator, "summarizer", None),
+        ):
+            for key, value in (getattr(part, "stats", None) or {}).items():
+                out[f"{getattr(part, 'name', 'annotator')}.{key}"] = value
+        return out
