@@ -48,11 +48,12 @@ class JestParser(RunnerParser):
             failed |= self._suite(text, suite.group(2), suite.end(), end, tests)
         if not suites:
             failed |= self._suite(text, "", 0, len(text), tests)
-        totals = None
+        totals: dict[str, int] | None = None
         for line in _TESTS.finditer(text):
             counts = counts_from(_COUNT.findall(line.group(1)), {"pending": "skipped"})
             counts["total"] = int(line.group(2))
-            totals = {key: (totals or {}).get(key, 0) + value for key, value in counts.items()}
+            previous: dict[str, int] = totals or {}
+            totals = {key: previous.get(key, 0) + value for key, value in counts.items()}
         failed |= any("failed" in line.group(1) for line in _SUITES.finditer(text))
         failed |= bool(totals and totals.get("failed"))
         if not suites and not tests and totals is None:

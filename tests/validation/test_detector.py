@@ -1,0 +1,36 @@
+"""ValidationDetector: labels anchored to runner formats; the Python-traceback rule."""
+
+from contextweaver.types import ValidationStatus
+from contextweaver.validation import TestTracker
+
+CRASH = (
+    '<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "repro.py", line 3\n'
+)
+CRASH += "KeyError: 'id'\n</output>"
+
+
+def label(command: str, observation: str) -> ValidationStatus:
+    return TestTracker().observe(1, command, observation).status
+
+
+def test_bare_error_words_are_unknown() -> None:
+    text = "<returncode>0</returncode><output>grep: error handling docs\nERROR: nothing\n</output>"
+    assert label("grep -r error docs", text) is ValidationStatus.UNKNOWN
+
+
+def test_script_traceback_with_nonzero_exit_fails() -> None:
+    verdict = TestTracker().observe(1, "python repro.py", CRASH)
+    assert verdict.status is ValidationStatus.FAILED and "KeyError" in verdict.reason
+
+
+def test_traceback_rule_needs_python_command_exit_code_and_final_exception() -> None:
+    assert label("cat log.txt", CRASH) is ValidationStatus.UNKNOWN
+    assert label("python repro.py", CRASH.replace(">1<", ">0<")) is ValidationStatus.UNKNOWN
+    handled = CRASH.replace("KeyError: 'id'\n", "KeyError: 'id'\nretrying... done\n")
+    assert label("python repro.py", handled) is ValidationStatus.UNKNOWN
+
+
+def test_passed_needs_a_complete_run_with_a_pass() -> None:
+    assert label("pytest", "===== 3 passed in 0.1s =====\n") is ValidationStatus.PASSED
+    assert label("pytest", "===== no tests ran in 0.1s =====\n") is ValidationStatus.UNKNOWN
+    assert label("pytest", "===== 1 failed, 3 passed in 0.1s =====\n") is ValidationStatus.FAILED

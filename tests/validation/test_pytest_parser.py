@@ -1,0 +1,107 @@
+"""pytest output in its common shapes: -v, -rA, -q, xdist, collection errors, nested pytester runs."""
+
+from contextweaver.types import TestStatus
+from contextweaver.validation import parse_observation
+
+VERBOSE = """\
+============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-8.1.1, pluggy-1.4.0
+collected 5 items
+
+tests/test_cart.py::test_total PASSED                                   [ 20%]
+tests/test_cart.py::test_discount[10 - off] FAILED                      [ 40%]
+tests/test_cart.py::TestTax::test_rate SKIPPED (no network)             [ 60%]
+tests/test_cart.py::test_rounding XFAIL (float issue)                   [ 80%]
+tests/test_cart.py::test_legacy XPASS                                   [100%]
+
+=========================== short test summary info ============================
+FAILED tests/test_cart.py::test_discount[10 - off] - AssertionError: assert 9 == 10
+==== 1 failed, 1 passed, 1 skipped, 1 xfailed, 1 xpassed in 0.31s ====
+"""
+
+
+def test_verbose_lines_give_every_status_and_parametrized_ids_keep_spaces() -> None:
+    report = parse_observation(VERBOSE, "pytest -v")
+    assert report is not None and report.runner == "pytest"
+    assert report.tests == {
+        "tests/test_cart.py::test_total": TestStatus.PASSED,
+        "tests/test_cart.py::test_discount[10 - off]": TestStatus.FAILED,
+        "tests/test_cart.py::TestTax::test_rate": TestStatus.SKIPPED,
+        "tests/test_cart.py::test_rounding": TestStatus.XFAIL,
+        "tests/test_cart.py::test_legacy": TestStatus.XPASS,
+    }
+    assert report.totals == {"failed": 1, "passed": 1, "skipped": 1, "xfail": 1, "xpass": 1}
+    assert report.complete and report.failed_signal
+
+
+def test_ra_summary_lines_and_quiet_summary_without_header() -> None:
+    text = "..F.\nPASSED tests/test_io.py::test_read\nFAILED tests/test_io.py::test_write - OSError\n"
+    text += "1 failed, 3 passed in 0.05s\n"
+    report = parse_observation(text, "pytest -q -rA")
+    assert report is not None
+    assert report.tests["tests/test_io.py::test_write"] is TestStatus.FAILED
+    assert report.tests["tests/test_io.py::test_read"] is TestStatus.PASSED
+    assert report.totals == {"failed": 1, "passed": 3}
+
+
+def test_collection_error_is_an_error_and_interrupts() -> None:
+    text = """\
+============================= test session starts ==============================
+collected 0 items / 1 error
+
+==================================== ERRORS ====================================
+___________________ ERROR collecting tests/test_broken.py ______________________
+ImportError while importing test module '/repo/tests/test_broken.py'.
+=========================== short test summary info ============================
+ERROR tests/test_broken.py
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+=============================== 1 error in 0.12s ===============================
+"""
+    report = parse_observation(text, "pytest")
+    assert report is not None
+    assert report.tests == {"tests/test_broken.py": TestStatus.ERROR}
+    assert report.totals == {"error": 1} and report.failed_signal
+
+
+def test_xdist_verbose_lines() -> None:
+    text = "[gw0] [ 50%] PASSED tests/test_a.py::test_one \n[gw1] [100%] FAILED tests/test_a.py::test_two \n"
+    text += "========= 1 failed, 1 passed in 1.02s =========\n"
+    report = parse_observation(text, "pytest -n 2 -v")
+    assert report is not None
+    assert report.tests == {
+        "tests/test_a.py::test_one": TestStatus.PASSED,
+        "tests/test_a.py::test_two": TestStatus.FAILED,
+    }
+
+
+def test_sessions_printed_inside_a_failure_report_stay_nested() -> None:
+    inner = "============================= test session starts ==============================\n"
+    inner += "inner/test_x.py::test_inner PASSED\n======= 1 passed in 0.01s =======\n"
+    text = (
+        "============================= test session starts ==============================\n"
+        "tests/test_plugin.py::test_runs_inner FAILED\n"
+        "=================================== FAILURES ===================================\n"
+        "----------------------------- Captured stdout call -----------------------------\n"
+        + inner
+        + "=========================== 1 failed in 0.20s ============================\n"
+    )
+    report = parse_observation(text, "pytest -v")
+    assert report is not None
+    assert report.tests == {"tests/test_plugin.py::test_runs_inner": TestStatus.FAILED}
+    assert report.totals == {"failed": 1} and report.complete and report.runs == 1
+
+
+def test_two_runs_merge_later_wins_and_totals_add() -> None:
+    run = "============================= test session starts ==============================\n"
+    first = run + "t.py::test_a FAILED\n==== 1 failed in 0.1s ====\n"
+    second = run + "t.py::test_a PASSED\n==== 1 passed in 0.1s ====\n"
+    report = parse_observation(first + second, "pytest -v t.py; pytest -v t.py")
+    assert report is not None
+    assert report.tests == {"t.py::test_a": TestStatus.PASSED}
+    assert report.totals == {"failed": 1, "passed": 1} and report.runs == 2
+
+
+def test_unittest_failed_line_is_not_a_pytest_test() -> None:
+    report = parse_observation("Ran 3 tests in 0.01s\n\nFAILED (failures=1)\n")
+    assert report is not None and report.runner == "unittest"
+    assert report.tests == {}
