@@ -20,6 +20,8 @@ def test_unrecognised_document_says_what_it_found_and_expected(write):
     message = str(info.value)
     assert str(path) in message and "'foo'" in message
     assert "mini-swe-agent" in message and "JSON Lines" in message
+    assert all(name in message for name in FORMATS.names())
+    assert "SWE-agent .traj" in message and "OpenHands SDK" in message and "tool_calls" in message
 
 
 def test_explicit_format_skips_detection_but_still_checks_shape(write):

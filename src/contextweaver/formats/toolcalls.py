@@ -51,6 +51,7 @@ def action_text(name: str, arguments: Any) -> str:
             value = parsed.get(key)
             if (
                 isinstance(value, str)
+                and value.strip()
                 and len(parsed) <= 3
                 and name not in ("str_replace_editor", "file_editor")
             ):
