@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from contextweaver.tokens import content_text, count_images, count_message, count_text, get_encoding
+from contextweaver.tokens import (
+    MESSAGE_OVERHEAD,
+    content_text,
+    count_images,
+    count_message,
+    count_text,
+    get_encoding,
+)
 from contextweaver.types import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step
 
 TRIM_MARKER = "\n... [{omitted} tokens of this output omitted] ...\n"
@@ -37,18 +44,25 @@ def compressed_messages(node: Node) -> list[Message]:
 
 
 def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
-    """Observations head/tail-trimmed so the step fits in `max_tokens`; returns messages and their tokens."""
+    """Head/tail-trim the step's text so it fits in `max_tokens`; returns messages and their tokens.
+
+    Observations are trimmed first; the assistant's own text only when the call alone does not fit.
+    """
     step = node.step
     messages = step.chat_messages()
-    observations = [m for m in messages if is_observation(step, m)]
-    fixed = sum(count_message(m) for m in messages if not is_observation(step, m))
-    share = max(0, (max_tokens - fixed) // max(1, len(observations))) - 8
-    out = [
-        {**m, "content": trim_text(content_text(m.get("content")), share)}
-        if is_observation(step, m)
-        else dict(m)
-        for m in messages
-    ]
+    sizes = [count_message(m) for m in messages]
+    fixed = sum(size for m, size in zip(messages, sizes, strict=True) if not is_observation(step, m))
+    observations = sum(1 for m in messages if is_observation(step, m))
+    share = (max_tokens - fixed) // max(1, observations) - MESSAGE_OVERHEAD - 4
+    trim_all = share < 16
+    if trim_all:  # even the call does not fit: every message gets its proportional share
+        total = max(1, sum(sizes))
+    out = []
+    for message, size in zip(messages, sizes, strict=True):
+        limit = (max_tokens * size // total - MESSAGE_OVERHEAD - 4) if trim_all else share
+        if trim_all or is_observation(step, message):
+            message = {**message, "content": trim_text(content_text(message.get("content")), max(0, limit))}
+        out.append(dict(message))
     return out, sum(count_message(m) for m in out)
 
 
@@ -64,7 +78,9 @@ def trim_text(text: str, max_tokens: int) -> str:
     if len(ids) <= max_tokens:
         return text
     decode = get_encoding().decode
-    room = max(0, max_tokens - count_text(TRIM_MARKER.format(omitted=len(ids))) - 2)
+    room = max_tokens - count_text(TRIM_MARKER.format(omitted=len(ids))) - 2
+    if room < 0:
+        return ""
     head_len, tail_len = room - room // 3, room // 3
     while True:
         tail = ids[len(ids) - tail_len :] if tail_len else ()
@@ -73,8 +89,10 @@ def trim_text(text: str, max_tokens: int) -> str:
             + TRIM_MARKER.format(omitted=len(ids) - head_len - tail_len)
             + decode(list(tail))
         )
-        if count_text(out) <= max_tokens or head_len + tail_len == 0:
+        if count_text(out) <= max_tokens:
             return out
+        if head_len + tail_len == 0:
+            return ""
         head_len, tail_len = head_len * 9 // 10, tail_len * 9 // 10
 
 

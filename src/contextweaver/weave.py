@@ -125,12 +125,17 @@ def _budgeted(
         node = by_index.get(index)
         if node is None or index in chosen:
             continue
+        current = index == plan.full[0][0]
+        trimmed = None
+        if node.full_tokens > left and (
+            left >= node.compressed_tokens + min_trim or (current and left >= min_trim)
+        ):
+            trimmed = _trim_to_fit(node, int(left))
         if node.full_tokens <= left:
             take(node, full_messages(node), Decision(index, "full", reason, node.full_tokens))
-        elif left >= node.compressed_tokens + min_trim:
-            messages, tokens = trimmed_messages(node, int(left))
+        elif trimmed is not None:
             why = f"{reason}; output head/tail-trimmed to fit the budget of {int(budget)} tokens"
-            take(node, messages, Decision(index, "trimmed", why, tokens))
+            take(node, trimmed[0], Decision(index, "trimmed", why, trimmed[1]))
         elif node.compressed_tokens <= left:
             why = f"{reason}; compressed: the full output ({node.full_tokens} tokens) does not fit the budget"
             take(node, compressed_messages(node), Decision(index, "compressed", why, node.compressed_tokens))
@@ -166,3 +171,14 @@ def _budgeted(
         test_status=status[0]["content"] if status else None,
         notes=notes,
     )
+
+
+def _trim_to_fit(node: Node, room: int) -> tuple[list[Message], int] | None:
+    """Trimming works on token estimates per message; shrink the target until the result fits."""
+    target = room
+    for _ in range(4):
+        messages, tokens = trimmed_messages(node, target)
+        if tokens <= room:
+            return messages, tokens
+        target -= tokens - room + 8
+    return None
