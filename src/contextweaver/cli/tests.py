@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -22,7 +23,7 @@ def command(path: str, command_text: str, as_json: bool) -> None:
 
     from contextweaver.validation import TestTracker
 
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8", errors="replace").read()
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
     tracker = TestTracker()
     verdict = tracker.observe(0, command_text, text)
     report = verdict.report

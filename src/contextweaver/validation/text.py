@@ -19,6 +19,9 @@ _ELISION_MARKER = re.compile(
 )
 
 
+_ELISION_WORDS = ("elided", "truncated", "omitted", "clipped", "Elided", "Truncated", "Omitted", "TRUNCATED")
+
+
 @dataclass(frozen=True)
 class CleanText:
     """The observation's program output, cleaned, with what the envelope told us."""
@@ -49,7 +52,9 @@ def clean_observation(observation: str) -> CleanText:
     match = _RETURNCODE.search(observation, 0, 4096) or _RETURNCODE.search(observation)
     if match:
         returncode = int(match.group(1) or match.group(2))
-    truncated = bool(_ELISION_MARKER.search(observation))
+    truncated = any(word in observation for word in _ELISION_WORDS) and bool(
+        _ELISION_MARKER.search(observation)
+    )
     text = observation
     if "<" in text:
         text = _WARNING_BLOCK.sub("", text) if "<warning>" in text else text

@@ -18,9 +18,13 @@ class RunnerParser:
     """Parsers of one family read the same format; only the first that detects the output runs."""
     command_pattern: ClassVar[re.Pattern[str]] = NEVER
     marker_pattern: ClassVar[re.Pattern[str]] = NEVER
+    hints: ClassVar[tuple[str, ...]] = ()
+    """Plain substrings one of which every detectable output holds: a fast check before any regex."""
 
     def detect(self, text: str, command: str = "") -> bool:
-        """Cheap: one anchored regex over the output. The command alone never suffices (it may not run)."""
+        """Cheap: substring hints, then one anchored regex. The command alone never suffices."""
+        if self.hints and not any(hint in text for hint in self.hints):
+            return False
         return bool(self.marker_pattern.search(text))
 
     def command_matches(self, command: str) -> bool:

@@ -40,6 +40,7 @@ class CargoParser(RunnerParser):
     runner = "cargo"
     family = "cargo"
     command_pattern = re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")
+    hints = ("running ", "test result: ", '"type":', "could not compile")
     marker_pattern = re.compile(
         r"^running \d+ tests?$|^test result: (?:ok|FAILED)\. |^\{\s*\"type\":\s*\"(?:suite|test)\"", re.M
     )

@@ -37,6 +37,7 @@ class DotnetXmlParser(RunnerParser):
 
     runner = "dotnet-xml"
     family = "dotnet-xml"
+    hints = ("<test-", "<TestRun", "<UnitTestResult", "<assembl")
     marker_pattern = re.compile(
         r"<(?:test-run|test-results|TestRun|assemblies|assembly)\b[^>]*>|<test-case\b"
     )

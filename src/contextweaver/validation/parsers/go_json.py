@@ -27,6 +27,7 @@ class GoJsonParser(RunnerParser):
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b[^\n|]*\s-json\b")
+    hints = ('"Action":"',)
     marker_pattern = re.compile(r'^\{"Time":"[^"]*","Action":"(?:run|pass|fail|skip|output|start)"', re.M)
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -35,6 +35,7 @@ class JestParser(RunnerParser):
     runner = "jest"
     family = "jest"
     command_pattern = re.compile(r"\bjest\b|\b(?:npm|yarn|pnpm)(?: run)? test\b")
+    hints = ("PASS ", "FAIL ", "Tests:")
     marker_pattern = re.compile(
         rf"^(?:PASS|FAIL)\s+(?:.*?\s)?{_JS_FILE}|^Tests:\s+(?:\d+ \w+, )*\d+ total$", re.M
     )
@@ -46,8 +47,7 @@ class JestParser(RunnerParser):
         for index, suite in enumerate(suites):
             end = suites[index + 1].start() if index + 1 < len(suites) else len(text)
             failed |= self._suite(text, suite.group(2), suite.end(), end, tests)
-        if not suites:
-            failed |= self._suite(text, "", 0, len(text), tests)
+        failed |= self._suite(text, "", 0, suites[0].start() if suites else len(text), tests)
         totals: dict[str, int] | None = None
         for line in _TESTS.finditer(text):
             counts = counts_from(_COUNT.findall(line.group(1)), {"pending": "skipped"})

@@ -28,6 +28,7 @@ class JunitXmlParser(RunnerParser):
 
     runner = "junit-xml"
     family = "junit-xml"
+    hints = ("<testsuite", "<testcase")
     marker_pattern = re.compile(r"<testsuites?\b[^>]*>|<testcase\b")
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -29,6 +29,7 @@ class MavenParser(RunnerParser):
     runner = "maven"
     family = "maven"
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
+    hints = ("Tests run: ", "T E S T S", "COMPILATION ERROR")
     marker_pattern = re.compile(
         _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S$)", re.M
     )

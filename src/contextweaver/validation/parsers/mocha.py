@@ -27,6 +27,7 @@ class MochaParser(RunnerParser):
     runner = "mocha"
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")
+    hints = (" passing (", " failing", '"stats"')
     marker_pattern = re.compile(r'^ *\d+ passing \(\d|^ *\d+ failing$|^\{\s*"stats":\s*\{', re.M)
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -56,8 +57,8 @@ class MochaParser(RunnerParser):
             )
             full_title = " ".join([name for _, name in describes] + [title.strip()])
             record(tests, full_title, status)
-        failing = _FAILING.search(text, listing_end)
-        pending = _PENDING.search(text, listing_end)
+        failing = _FAILING.search(text)
+        pending = _PENDING.search(text)
         if passing is None and failing is None and not tests:
             return None
         totals = None

@@ -51,6 +51,7 @@ class PytestParser(RunnerParser):
     runner = "pytest"
     family = "pytest"
     command_pattern = re.compile(r"\bpy\.?test\b")
+    hints = ("test session starts", " passed", " failed", " error", "no tests ran", "::")
     marker_pattern = re.compile(
         rf"^=+ test session starts =+$|{_SUMMARY.pattern}|^(?:FAILED|ERROR|XPASS) \S+::\S|"
         r"^\S+::\S+ (?:PASSED|FAILED|ERROR)\b",
@@ -121,6 +122,8 @@ def split_runs(text: str) -> list[tuple[str, bool]]:
                 continue
             if run_start is not None:
                 runs.append(("".join(pieces) + text[pieces_from:position], False))
+            elif text[last_end:position].strip():
+                runs.append((text[last_end:position], False))
             run_start, pieces_from, pieces, in_report = position, position, [], False
         elif depth > 0:
             depth -= 1
@@ -136,6 +139,8 @@ def split_runs(text: str) -> list[tuple[str, bool]]:
         runs.append(("".join(pieces) + (text[pieces_from:] if depth == 0 else ""), False))
     elif not runs:
         runs.append((text, False))
+    elif text[last_end:].strip():
+        runs.append((text[last_end:], False))
     return runs
 
 

@@ -29,6 +29,7 @@ class SympyParser(RunnerParser):
     runner = "sympy"
     family = "sympy"
     command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")
+    hints = ("test process starts", "tests finished: ")
     marker_pattern = re.compile(r"^=+ test process starts =+$|^=+ tests finished: ", re.M)
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -46,8 +47,10 @@ class SympyParser(RunnerParser):
             finished = _FINISHED.search(text, block.end(), body_end)
             body = text[block.end() : finished.start() if finished else body_end]
             record(tests, f"{block.group(1)}::{block.group(2)}", _status_of(body))
-        finished = _FINISHED.search(text, start, end)
-        totals = counts_from(_COUNT.findall(finished.group(1)), _NAMES) if finished else None
+        finishes = list(_FINISHED.finditer(text, start, end))
+        finished = finishes[-1] if finishes else None
+        pairs = [pair for line in finishes for pair in _COUNT.findall(line.group(1))]
+        totals = counts_from(pairs, _NAMES) if finishes else None
         failed = bool(totals and (totals.get("failed", 0) or totals.get("error", 0)))
         failed = failed or "[FAIL]" in text[start:end] or bool(tests)
         return TestReport(

@@ -47,6 +47,7 @@ class UnittestParser(RunnerParser):
     runner = "unittest"
     family = "unittest"
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")
+    hints = ("Ran ", " ... ", "FAIL: ", "ERROR: ")
     marker_pattern = re.compile(
         r"^Ran \d+ tests? in [\d.]+s$|^(?:FAIL|ERROR): \w+ \([\w.]+\)|^\w+ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b",
         re.M,

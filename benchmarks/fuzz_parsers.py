@@ -1,0 +1,105 @@
+"""Fuzz every parser: random mixes of runner lines and noise must never raise, and an output holding a
+runner's failure marker must never be labelled passed.
+
+Run: .venv/bin/python benchmarks/fuzz_parsers.py --seconds 180
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contextweaver.types import ValidationStatus
+from contextweaver.validation import TestTracker, parse_observation
+
+FRAGMENTS = {
+    "pytest": ["===== test session starts =====\n", "t.py::test_a PASSED\n", "==== 2 passed in 0.1s ====\n"],
+    "unittest": ["test_a (m.C) ... ok\n", "-" * 70 + "\n", "Ran 3 tests in 0.1s\n\nOK\n"],
+    "sympy": [
+        "==== test process starts ====\n",
+        "sympy/a.py[2] ..  [OK]\n",
+        "== tests finished: 2 passed, in 1.0 seconds ==\n",
+    ],
+    "go": ["=== RUN   TestA\n", "--- PASS: TestA (0.00s)\n", "ok  \tacme/a\t0.01s\n", "PASS\n"],
+    "go-json": [
+        '{"Time":"t","Action":"pass","Package":"p","Test":"TestA"}\n',
+        '{"Time":"t","Action":"pass","Package":"p"}\n',
+    ],
+    "cargo": [
+        "running 1 test\n",
+        "test a ... ok\n",
+        "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+    ],
+    "jest": ["PASS src/a.test.js\n", "  ✓ works (2 ms)\n", "Tests:       1 passed, 1 total\n"],
+    "mocha": ["  Suite\n", "    ✔ works\n", "\n  1 passing (3ms)\n"],
+    "maven": [
+        "[INFO] Tests run: 1, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s - in a.B\n",
+        "[INFO] Results:\n",
+        "[INFO] Tests run: 1, Failures: 0, Errors: 0, Skipped: 0\n",
+    ],
+    "junit-xml": [
+        "<testsuites>",
+        '<testsuite name="s">',
+        '<testcase classname="a" name="b"/>',
+        "</testsuite>",
+        "</testsuites>\n",
+    ],
+    "dotnet-xml": ["<TestRun>", '<UnitTestResult testName="a" outcome="Passed"/>', "</TestRun>\n"],
+}
+FAILURES = {
+    "pytest": "FAILED t.py::test_b - AssertionError\n",
+    "unittest": "FAIL: test_b (m.C)\n",
+    "sympy": "== tests finished: 1 passed, 1 failed, in 1.0 seconds ==\n",
+    "go": "--- FAIL: TestB (0.00s)\n",
+    "go-json": '{"Time":"t","Action":"fail","Package":"p","Test":"TestB"}\n',
+    "cargo": "test b ... FAILED\n",
+    "jest": "  ✕ breaks (1 ms)\n",
+    "mocha": "\n  1 failing\n",
+    "maven": "[ERROR] b(a.B)  Time elapsed: 0.1 s  <<< FAILURE!\n",
+    "junit-xml": '<testcase classname="a" name="c"><failure message="x"/></testcase>',
+    "dotnet-xml": '<UnitTestResult testName="c" outcome="Failed"/>',
+}
+NOISE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
+
+
+def pieces(runner: str) -> st.SearchStrategy[list[str]]:
+    return st.lists(
+        st.one_of(st.sampled_from(FRAGMENTS[runner]), NOISE, st.just("\n"), st.just("\r")), max_size=30
+    )
+
+
+def check(runner: str, parts: list[str], failure_at: int, wrap: bool) -> None:
+    text = "".join(parts)
+    parse_observation(text, runner)  # must not raise on any mix
+    cut = min(failure_at, len(parts))
+    failing = "".join(parts[:cut]) + "\n" + FAILURES[runner] + "\n" + "".join(parts[cut:])
+    if wrap:
+        failing = "<returncode>1</returncode>\n<output>\n" + failing + "\n</output>"
+    verdict = TestTracker().observe(1, runner, failing)
+    assert verdict.status is not ValidationStatus.PASSED, (runner, failing)
+
+
+def run(seconds: float) -> int:
+    examples = 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for runner in FRAGMENTS:
+
+            @settings(max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+            @given(parts=pieces(runner), failure_at=st.integers(0, 30), wrap=st.booleans())
+            def prop(parts: list[str], failure_at: int, wrap: bool, runner: str = runner) -> None:
+                check(runner, parts, failure_at, wrap)
+
+            prop()
+            examples += 200
+    return examples
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60)
+    total = run(parser.parse_args().seconds)
+    print(f"ok: {total} examples over {len(FRAGMENTS)} parsers, no exception, no pass with a failure marker")

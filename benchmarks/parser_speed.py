@@ -1,0 +1,107 @@
+"""Parse time of a ~1 MB observation per runner (the tracker runs on every agent step).
+
+Run: .venv/bin/python benchmarks/parser_speed.py
+"""
+
+from __future__ import annotations
+
+import time
+
+from contextweaver.validation import parse_observation
+
+_ONE_RUN = {
+    "pytest": ("pytest -v", lambda i: f"tests/test_m{i % 50}.py::test_case_{i}[param-{i}] PASSED  [ 50%]\n"),
+    "unittest": ("python -m unittest -v", lambda i: f"test_case_{i} (pkg.tests.Case{i % 40}) ... ok\n"),
+    "sympy": (
+        "bin/test",
+        lambda i: f"sympy/core/tests/test_m{i}.py[40] ........................................ [OK]\n",
+    ),
+    "go": (
+        "go test -v ./...",
+        lambda i: f"=== RUN   TestCase{i}\n    x_test.go:10: log line\n--- PASS: TestCase{i} (0.00s)\n",
+    ),
+    "go-json": (
+        "go test -json",
+        lambda i: (
+            f'{{"Time":"2024-01-01T00:00:00Z","Action":"pass","Package":"acme/p","Test":"TestC{i}","Elapsed":0}}\n'
+        ),
+    ),
+    "cargo": ("cargo test", lambda i: f"test module::tests::case_{i} ... ok\n"),
+    "jest": ("npx jest", lambda i: f"    ✓ handles case number {i} (3 ms)\n"),
+    "mocha": ("npx mocha", lambda i: f"      ✔ handles case number {i}\n"),
+    "maven": (
+        "mvn test",
+        lambda i: (
+            f"[INFO] Tests run: 4, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s - in a.C{i}\n"
+        ),
+    ),
+    "junit-xml": ("cat r.xml", lambda i: f'<testcase classname="a.B{i % 30}" name="test_{i}" time="0.1"/>\n'),
+    "dotnet-xml": (
+        "cat r.trx",
+        lambda i: f'<UnitTestResult testName="Case{i}" outcome="Passed" duration="0:0:1"/>\n',
+    ),
+}
+_HEAD = {
+    "pytest": "============================= test session starts ==============================\n",
+    "jest": "PASS src/big.test.js\n  Big\n",
+    "mocha": "\n  Big\n    suite\n",
+    "junit-xml": '<testsuites><testsuite name="big">\n',
+    "dotnet-xml": "<TestRun><Results>\n",
+    "maven": "[INFO]  T E S T S\n",
+}
+_TAIL = {
+    "pytest": "==== 1 failed, 99 passed in 1.0s ====\n",
+    "unittest": "Ran 100 tests in 1.0s\n\nOK\n",
+    "sympy": "== tests finished: 100 passed, in 1.0 seconds ==\n",
+    "go": "PASS\nok  \tacme/p\t1.0s\n",
+    "go-json": '{"Time":"2024-01-01T00:00:00Z","Action":"pass","Package":"acme/p","Elapsed":1}\n',
+    "cargo": "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+    "jest": "Tests:       100 passed, 100 total\n",
+    "mocha": "\n  100 passing (1s)\n",
+    "maven": "[INFO] Results:\n[INFO] Tests run: 100, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS\n",
+    "junit-xml": "</testsuite></testsuites>\n",
+    "dotnet-xml": "</Results></TestRun>\n",
+}
+
+
+def observation(runner: str, size: int = 1_000_000) -> str:
+    lines = []
+    total = 0
+    i = 0
+    make = _ONE_RUN[runner][1]
+    while total < size:
+        line = make(i)
+        lines.append(line)
+        total += len(line)
+        i += 1
+    return (
+        "<returncode>0</returncode>\n<output>\n"
+        + _HEAD.get(runner, "")
+        + "".join(lines)
+        + _TAIL[runner]
+        + "</output>"
+    )
+
+
+def main() -> None:
+    print(f"{'runner':<12} {'MB':>5} {'tests':>7} {'best ms':>8}")
+    for runner, (command, _) in _ONE_RUN.items():
+        text = observation(runner)
+        best = float("inf")
+        tests = 0
+        for _ in range(5):
+            start = time.perf_counter()
+            report = parse_observation(text, command)
+            best = min(best, time.perf_counter() - start)
+            tests = len(report.tests) if report else 0
+        print(f"{runner:<12} {len(text) / 1e6:5.2f} {tests:>7} {best * 1000:8.1f}")
+    noise = "\n".join(
+        f"src/module_{i}.py:{i}: def function_{i}(arg): return arg  # ordinary text" for i in range(14000)
+    )
+    start = time.perf_counter()
+    parse_observation(noise, "grep -rn def src")
+    print(f"{'no runner':<12} {len(noise) / 1e6:5.2f} {'-':>7} {(time.perf_counter() - start) * 1000:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
