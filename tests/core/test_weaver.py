@@ -56,7 +56,9 @@ def test_tree_variant_m_1_gives_one_parent_per_node() -> None:
 def test_dependency_summaries_never_enter_the_context() -> None:
     weaver = weaver_with({}, 8)
     weaver.annotator = weaver._build_annotator(None)  # the real extractive summaries
-    weaver.add_step(Step(thought="Check the tail.", action="tail -n 3 src/pager.py", observation="def paginate(items):"))
+    weaver.add_step(
+        Step(thought="Check the tail.", action="tail -n 3 src/pager.py", observation="def paginate(items):")
+    )
     text = weaver.context().text()
     for node in weaver.graph.nodes[1:]:
         if node.dependency_summary:
@@ -67,7 +69,9 @@ def test_dependency_summaries_never_enter_the_context() -> None:
 def test_failed_test_run_is_labelled_and_superseded_by_the_passing_run() -> None:
     weaver = ContextWeaver()
     weaver.begin(ROOT)
-    failing = "tests/test_pager.py::test_last_page FAILED\n=========== 1 failed, 3 passed in 0.12s ==========="
+    failing = (
+        "tests/test_pager.py::test_last_page FAILED\n=========== 1 failed, 3 passed in 0.12s ==========="
+    )
     passing = "tests/test_pager.py::test_last_page PASSED\n=========== 4 passed in 0.10s ==========="
     run = "python -m pytest -v tests/test_pager.py"
     weaver.add_step(Step(thought="Run the tests.", action=run, observation=failing))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from contextweaver.formats.base import Trajectory
 from contextweaver.protocols import Strategy
 from contextweaver.tokens import count_text
-from contextweaver.types import WovenContext
+from contextweaver.types import Node, WovenContext
 
 
 @dataclass
@@ -21,6 +21,8 @@ class ReplayStep:
     text_tokens: int
     seconds: float
     """Wall time of add_step + context for this step (memory code, without LLM time if faked)."""
+    node: Node | None = None
+    """The node the strategy built for step `index` (parents and labels, for ContextWeaver)."""
 
 
 def replay(
@@ -31,7 +33,7 @@ def replay(
     strategy.begin(trajectory.root)
     for index, step in enumerate(trajectory.steps, start=1):
         start = time.perf_counter()
-        strategy.add_step(step)
+        node = strategy.add_step(step)
         context = strategy.context(max_tokens=budget)
         seconds = time.perf_counter() - start
-        yield ReplayStep(index, context, count_text(context.text()), seconds)
+        yield ReplayStep(index, context, count_text(context.text()), seconds, node)

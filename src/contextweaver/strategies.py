@@ -1,0 +1,31 @@
+"""Build any strategy by name: ContextWeaver modes and the baselines share one interface."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from contextweaver.baselines import BASELINES
+from contextweaver.config import WeaverConfig
+from contextweaver.protocols import Strategy
+
+WEAVER_PREFIX = "cw"
+
+
+def strategy_names() -> list[str]:
+    return ["cw", *BASELINES.names()]
+
+
+def strategy_factory(name: str, config: WeaverConfig | None = None) -> Callable[[], Strategy]:
+    """`cw` (or `cw-<analyzer>`) is ContextWeaver with `config`; any other name is a baseline."""
+    if name == WEAVER_PREFIX or name.startswith(WEAVER_PREFIX + "-"):
+        from contextweaver.weaver import ContextWeaver
+
+        settings = config or WeaverConfig()
+        if "-" in name:
+            variant = name.split("-", 1)[1]
+            settings = settings.model_copy(
+                update={"selector": variant} if variant in ("adaptive", "recency") else {"analyzer": variant}
+            )
+        return lambda: ContextWeaver(settings)
+    cls = BASELINES.get(name)
+    return lambda: cls()
