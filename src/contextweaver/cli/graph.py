@@ -1,0 +1,108 @@
+"""`contextweaver graph FILE --out DIR`: build the dependency graph of a recorded run and draw it.
+
+Writes DOT, Mermaid and a self-contained HTML viewer (and SVG when Graphviz's `dot` is on PATH),
+coloured by the context ContextWeaver would weave before the run's next step.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import click
+
+WRITERS = {"dot": ".dot", "mermaid": ".mmd", "html": ".html"}
+
+
+def _stem(name: str, instance: str | None) -> str:
+    """Output file stem: the input name without trajectory extensions, plus the run id if chosen."""
+    base, _, selected = name.partition("#")
+    for suffix in (".jsonl", ".json", ".traj"):
+        base = base.removesuffix(suffix)
+    run = instance or selected
+    return base + (f"-{re.sub(r'[^A-Za-z0-9_.-]+', '_', run)}" if run else "")
+
+
+@click.command(name="graph")
+@click.argument("path")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Output folder.",
+)
+@click.option(
+    "--format",
+    "formats",
+    default="dot,mermaid,html",
+    show_default=True,
+    help="Comma-separated: dot, mermaid, html.",
+)
+@click.option("--input-format", default=None, help="Trajectory format name (default: detect).")
+@click.option(
+    "--instance", default=None, help="Run to draw when the file holds several (id or 0-based index)."
+)
+@click.option("--budget", type=int, default=None, help="Token budget of the context used for colouring.")
+@click.option(
+    "--config", "config_path", type=click.Path(exists=True, dir_okay=False), default=None, help="YAML config."
+)
+@click.option("-c", "overrides", multiple=True, help="Config override key=value (repeatable).")
+def command(
+    path: str,
+    out_dir: str,
+    formats: str,
+    input_format: str | None,
+    instance: str | None,
+    budget: int | None,
+    config_path: str | None,
+    overrides: tuple[str, ...],
+) -> None:
+    """Draw the dependency graph of the recorded run in PATH (PATH#id selects a run of a multi-run file)."""
+    from contextweaver.config import load_config
+    from contextweaver.export import graph_view, to_dot, to_html, to_mermaid
+    from contextweaver.formats import TrajectoryError, load_trajectory
+    from contextweaver.weaver import ContextWeaver
+
+    chosen = [f.strip() for f in formats.split(",") if f.strip()]
+    unknown = sorted(set(chosen) - set(WRITERS))
+    if unknown or not chosen:
+        raise click.BadParameter(
+            f"unknown format(s) {', '.join(unknown) or '(none)'}; valid: {', '.join(WRITERS)}",
+            param_hint="--format",
+        )
+    try:
+        trajectory = load_trajectory(path, format=input_format, instance=instance)
+        config = load_config(config_path, list(overrides))
+    except (TrajectoryError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+    weaver = ContextWeaver(config=config)
+    weaver.begin(trajectory.root)
+    for step in trajectory.steps:
+        weaver.add_step(step)
+    context = weaver.context(max_tokens=budget) if trajectory.steps else None
+    name = Path(path).name
+    view = graph_view(
+        weaver.graph, context, title=f"{name} ({trajectory.format}, {len(trajectory.steps)} steps)"
+    )
+    render = {"dot": to_dot, "mermaid": to_mermaid, "html": to_html}
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = _stem(name, instance)
+    for fmt in chosen:
+        target = out / f"{stem}{WRITERS[fmt]}"
+        target.write_text(render[fmt](view), encoding="utf-8")
+        click.echo(f"wrote {target}")
+        if fmt == "dot" and shutil.which("dot"):
+            svg = target.with_suffix(".svg")
+            result = subprocess.run(
+                ["dot", "-Tsvg", str(target), "-o", str(svg)], capture_output=True, text=True, timeout=120
+            )
+            click.echo(
+                f"wrote {svg}" if result.returncode == 0 else f"dot failed: {result.stderr.strip()[:300]}"
+            )
