@@ -1,0 +1,165 @@
+"""What a durable store holds and promises, independent of the database behind it.
+
+A store keeps many sessions. Each session is the root messages (system + task, verbatim), the
+weaver config it was started with, its steps in order (raw, verbatim), and per step the memory's
+annotation: summary, dependency summary, parents with confidence and reason, the validation
+status the step got, and the labels (supersessions) it gave to earlier nodes. Steps and
+annotations are append-only rows; a write returns only after its transaction is committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from contextweaver.graph import LabelRecord
+from contextweaver.types import Message, Node, Parent, Step
+
+
+class StoreError(RuntimeError):
+    """The store cannot do what was asked; the message says why and how to fix it."""
+
+
+class SessionNotFound(StoreError, KeyError):
+    """No session with that id in the store."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "session not found"
+
+
+class SessionExists(StoreError):
+    """A session with that id is already in the store (another writer may have created it)."""
+
+
+class StepConflict(StoreError):
+    """A step index that is already stored, or not the next one: another writer got there first."""
+
+
+def canonical(value: Any) -> str:
+    """One JSON text per value (sorted keys, no spaces), so equal messages hash equally."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def digest(messages: Sequence[Message]) -> str:
+    """Fingerprint of a run of chat messages: how a resent history is matched to stored steps."""
+    return hashlib.sha256(canonical(list(messages)).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One session's header row."""
+
+    id: str
+    root: list[Message]
+    root_digest: str
+    config: dict[str, Any]
+    created_at: float
+    updated_at: float
+    steps: int = 0
+    conversation_key: str | None = None
+    format: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredAnnotation:
+    """The memory's work on one step, as stored: enough to rebuild the node without the analyzer."""
+
+    summary: str
+    dependency_summary: str
+    parents: tuple[Parent, ...]
+    validation_status: str
+    labels: tuple[LabelRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoredStep:
+    """A step as stored: its index (1-based; 0 is the root), the raw step, its digest and annotation."""
+
+    index: int
+    step: Step
+    digest: str
+    annotation: StoredAnnotation | None = None
+
+
+def step_row(step: Step) -> dict[str, Any]:
+    """The columns a step is stored in (messages and meta as JSON text)."""
+    return {
+        "thought": step.thought,
+        "action": step.action,
+        "observation": step.observation,
+        "messages": canonical(list(step.messages)),
+        "images": step.images,
+        "kind": step.kind,
+        "meta": canonical(step.meta),
+    }
+
+
+def step_from_row(row: dict[str, Any]) -> Step:
+    return Step(
+        thought=row["thought"],
+        action=row["action"],
+        observation=row["observation"],
+        messages=tuple(json.loads(row["messages"])),
+        images=int(row["images"]),
+        kind=row["kind"],
+        meta=json.loads(row["meta"]),
+    )
+
+
+def annotation_of(node: Node, labels: Sequence[LabelRecord]) -> StoredAnnotation:
+    """What to store for a freshly added node and the labels its step gave to earlier nodes."""
+    return StoredAnnotation(
+        summary=node.summary,
+        dependency_summary=node.dependency_summary,
+        parents=node.parents,
+        validation_status=str(node.validation_status),
+        labels=tuple(labels),
+    )
+
+
+class Store(Protocol):
+    """The durable store behind sessions: SQLite (one file) or PostgreSQL (shared by many machines)."""
+
+    url: str
+
+    def create_session(
+        self,
+        session_id: str,
+        root: Sequence[Message],
+        config: dict[str, Any],
+        *,
+        conversation_key: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> SessionInfo:
+        """Create and commit a session; raises SessionExists when the id is taken."""
+        ...
+
+    def session(self, session_id: str) -> SessionInfo | None: ...
+
+    def sessions(self, conversation_key: str | None = None) -> list[SessionInfo]:
+        """All sessions (oldest first), or those started from one conversation key."""
+        ...
+
+    def step_count(self, session_id: str) -> int: ...
+
+    def steps(self, session_id: str, start: int = 1) -> list[StoredStep]:
+        """Stored steps from index `start` on, with their annotations when stored."""
+        ...
+
+    def digests(self, session_id: str) -> list[str]:
+        """Digests of the stored steps in order (index 1 first)."""
+        ...
+
+    def append_step(self, session_id: str, index: int, step: Step, step_digest: str, fmt: str | None) -> None:
+        """Commit step `index` (must be the next one, else StepConflict) before anything else happens."""
+        ...
+
+    def save_annotation(self, session_id: str, index: int, annotation: StoredAnnotation) -> None:
+        """Commit the node's summaries, parents, status and the labels it gave, in one transaction."""
+        ...
+
+    def close(self) -> None: ...

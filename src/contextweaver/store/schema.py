@@ -1,0 +1,94 @@
+"""The store's schema as numbered migrations, applied in order and recorded in `cw_schema`.
+
+Table names carry the `cw_` prefix so the file can also hold the LLM response cache (`llm_cache`)
+or anything else. A migration is a list of statements for both dialects; `{float}` stands for the
+dialect's double type. Never edit a released migration: append a new one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "sessions, steps, nodes, edges, labels",
+        (
+            """CREATE TABLE cw_sessions (
+                id TEXT PRIMARY KEY,
+                conversation_key TEXT,
+                root TEXT NOT NULL,
+                root_digest TEXT NOT NULL,
+                config TEXT NOT NULL,
+                format TEXT,
+                steps INTEGER NOT NULL DEFAULT 0,
+                meta TEXT NOT NULL DEFAULT '{{}}',
+                created_at {float} NOT NULL,
+                updated_at {float} NOT NULL
+            )""",
+            "CREATE INDEX cw_sessions_by_key ON cw_sessions (conversation_key)",
+            """CREATE TABLE cw_steps (
+                session_id TEXT NOT NULL REFERENCES cw_sessions (id) ON DELETE CASCADE,
+                idx INTEGER NOT NULL,
+                digest TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                thought TEXT NOT NULL,
+                action TEXT NOT NULL,
+                observation TEXT NOT NULL,
+                messages TEXT NOT NULL,
+                images INTEGER NOT NULL,
+                meta TEXT NOT NULL,
+                created_at {float} NOT NULL,
+                PRIMARY KEY (session_id, idx)
+            )""",
+            """CREATE TABLE cw_nodes (
+                session_id TEXT NOT NULL,
+                idx INTEGER NOT NULL,
+                summary TEXT NOT NULL,
+                dependency_summary TEXT NOT NULL,
+                validation_status TEXT NOT NULL,
+                annotated_at {float} NOT NULL,
+                PRIMARY KEY (session_id, idx),
+                FOREIGN KEY (session_id, idx) REFERENCES cw_steps (session_id, idx) ON DELETE CASCADE
+            )""",
+            """CREATE TABLE cw_edges (
+                session_id TEXT NOT NULL,
+                child INTEGER NOT NULL,
+                parent INTEGER NOT NULL,
+                rank INTEGER NOT NULL,
+                confidence {float} NOT NULL,
+                reason TEXT NOT NULL,
+                PRIMARY KEY (session_id, child, parent),
+                FOREIGN KEY (session_id, child) REFERENCES cw_nodes (session_id, idx) ON DELETE CASCADE
+            )""",
+            """CREATE TABLE cw_labels (
+                session_id TEXT NOT NULL,
+                by_idx INTEGER NOT NULL,
+                seq INTEGER NOT NULL,
+                idx INTEGER NOT NULL,
+                status TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                PRIMARY KEY (session_id, by_idx, seq),
+                FOREIGN KEY (session_id, by_idx) REFERENCES cw_nodes (session_id, idx) ON DELETE CASCADE
+            )""",
+        ),
+    ),
+)
+
+SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at {float} NOT NULL
+)"""
+
+
+def latest_version(migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
+    return max((m.version for m in migrations), default=0)

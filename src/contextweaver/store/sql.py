@@ -1,0 +1,280 @@
+"""The store's queries, written once for both SQLite and PostgreSQL.
+
+A dialect subclass supplies transactions (`_write` holds an exclusive write transaction and commits
+on exit; `_read` a consistent snapshot), its integrity error and how it serializes writers of one
+session. Every public write returns only after its commit: that is the acknowledgement.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from contextweaver.graph import LabelRecord
+from contextweaver.store.base import (
+    SessionExists,
+    SessionInfo,
+    SessionNotFound,
+    StepConflict,
+    StoredAnnotation,
+    StoredStep,
+    StoreError,
+    canonical,
+    digest,
+    step_from_row,
+    step_row,
+)
+from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
+from contextweaver.types import Message, Parent, Step, ValidationStatus
+
+STEP_COLUMNS = ("thought", "action", "observation", "messages", "images", "kind", "meta")
+
+
+class Tx(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+
+class SQLStore:
+    """Sessions, steps, nodes, edges and labels in `cw_*` tables of one database."""
+
+    float_type = "REAL"
+    lock_session = ""
+    """Suffix of the SELECT that reads a session row before appending (PostgreSQL: FOR UPDATE)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._lock = threading.RLock()
+
+    # -- dialect hooks --------------------------------------------------------------------------
+
+    def _write(self) -> AbstractContextManager[Tx]:
+        raise NotImplementedError
+
+    def _read(self) -> AbstractContextManager[Tx]:
+        raise NotImplementedError
+
+    def _integrity_error(self) -> type[Exception]:
+        raise NotImplementedError
+
+    def _migration_lock(self, tx: Tx) -> None:
+        """Keep two processes from migrating at once (SQLite's write transaction already does)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # -- schema ---------------------------------------------------------------------------------
+
+    def migrate(self, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]:
+        """Apply the missing migrations in one transaction; returns the versions applied."""
+        applied: list[int] = []
+        with self._write() as tx:
+            self._migration_lock(tx)
+            tx.execute(SCHEMA_TABLE.format(float=self.float_type))
+            done = {int(r["version"]) for r in tx.execute("SELECT version FROM cw_schema")}
+            newest = max(done, default=0)
+            if newest > latest_version(migrations):
+                raise StoreError(
+                    f"{self.url}: the store's schema is version {newest}, newer than this contextweaver "
+                    f"knows ({latest_version(migrations)}): upgrade contextweaver to open it"
+                )
+            for migration in sorted(migrations, key=lambda m: m.version):
+                if migration.version in done:
+                    continue
+                for statement in migration.statements:
+                    tx.execute(statement.format(float=self.float_type))
+                tx.execute(
+                    "INSERT INTO cw_schema (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, time.time()),
+                )
+                applied.append(migration.version)
+        return applied
+
+    def schema_version(self) -> int:
+        with self._read() as tx:
+            rows = tx.execute("SELECT MAX(version) AS v FROM cw_schema")
+        return int(rows[0]["v"] or 0)
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def create_session(
+        self,
+        session_id: str,
+        root: Sequence[Message],
+        config: dict[str, Any],
+        *,
+        conversation_key: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> SessionInfo:
+        now = time.time()
+        row = (
+            session_id, conversation_key, canonical(list(root)), digest(root), canonical(config),
+            canonical(meta or {}), now, now,
+        )  # fmt: skip
+        try:
+            with self._write() as tx:
+                tx.execute(
+                    "INSERT INTO cw_sessions (id, conversation_key, root, root_digest, config, meta, "
+                    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+        except self._integrity_error() as exc:
+            raise SessionExists(f"session {session_id!r} already exists in {self.url}") from exc
+        info = self.session(session_id)
+        assert info is not None
+        return info
+
+    def session(self, session_id: str) -> SessionInfo | None:
+        with self._read() as tx:
+            rows = tx.execute("SELECT * FROM cw_sessions WHERE id = ?", (session_id,))
+        return _session_info(rows[0]) if rows else None
+
+    def sessions(self, conversation_key: str | None = None) -> list[SessionInfo]:
+        with self._read() as tx:
+            if conversation_key is None:
+                rows = tx.execute("SELECT * FROM cw_sessions ORDER BY created_at, id")
+            else:
+                rows = tx.execute(
+                    "SELECT * FROM cw_sessions WHERE conversation_key = ? ORDER BY created_at, id",
+                    (conversation_key,),
+                )
+        return [_session_info(r) for r in rows]
+
+    def step_count(self, session_id: str) -> int:
+        with self._read() as tx:
+            rows = tx.execute("SELECT steps FROM cw_sessions WHERE id = ?", (session_id,))
+        if not rows:
+            raise SessionNotFound(f"no session {session_id!r} in {self.url}")
+        return int(rows[0]["steps"])
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def append_step(self, session_id: str, index: int, step: Step, step_digest: str, fmt: str | None) -> None:
+        row = step_row(step)
+        with self._write() as tx:
+            found = tx.execute(
+                f"SELECT steps FROM cw_sessions WHERE id = ?{self.lock_session}", (session_id,)
+            )
+            if not found:
+                raise SessionNotFound(f"no session {session_id!r} in {self.url}")
+            stored = int(found[0]["steps"])
+            if stored != index - 1:
+                raise StepConflict(
+                    f"session {session_id!r} holds {stored} steps: cannot store step {index} "
+                    "(another writer appended to it; reload the session)"
+                )
+            now = time.time()
+            tx.execute(
+                f"INSERT INTO cw_steps (session_id, idx, digest, {', '.join(STEP_COLUMNS)}, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, index, step_digest, *(row[c] for c in STEP_COLUMNS), now),
+            )
+            tx.execute(
+                "UPDATE cw_sessions SET steps = ?, updated_at = ?, format = COALESCE(format, ?) WHERE id = ?",
+                (index, now, fmt, session_id),
+            )
+
+    def save_annotation(self, session_id: str, index: int, annotation: StoredAnnotation) -> None:
+        try:
+            with self._write() as tx:
+                tx.execute(
+                    "INSERT INTO cw_nodes (session_id, idx, summary, dependency_summary, validation_status, "
+                    "annotated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (session_id, index, annotation.summary, annotation.dependency_summary,
+                     annotation.validation_status, time.time()),
+                )  # fmt: skip
+                for rank, parent in enumerate(annotation.parents):
+                    tx.execute(
+                        "INSERT INTO cw_edges (session_id, child, parent, rank, confidence, reason) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (session_id, index, parent.index, rank, float(parent.confidence), parent.reason),
+                    )
+                for seq, label in enumerate(annotation.labels):
+                    tx.execute(
+                        "INSERT INTO cw_labels (session_id, by_idx, seq, idx, status, reason) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (session_id, index, seq, label.index, str(label.status), label.reason),
+                    )
+        except self._integrity_error() as exc:
+            raise StepConflict(f"step {index} of session {session_id!r} is already annotated") from exc
+
+    def digests(self, session_id: str) -> list[str]:
+        with self._read() as tx:
+            rows = tx.execute("SELECT digest FROM cw_steps WHERE session_id = ? ORDER BY idx", (session_id,))
+        return [str(r["digest"]) for r in rows]
+
+    def steps(self, session_id: str, start: int = 1) -> list[StoredStep]:
+        with self._read() as tx:
+            rows = tx.execute(
+                "SELECT s.*, n.summary, n.dependency_summary, n.validation_status, n.idx AS node_idx "
+                "FROM cw_steps s LEFT JOIN cw_nodes n ON n.session_id = s.session_id AND n.idx = s.idx "
+                "WHERE s.session_id = ? AND s.idx >= ? ORDER BY s.idx",
+                (session_id, start),
+            )
+            edges = tx.execute(
+                "SELECT child, parent, confidence, reason FROM cw_edges WHERE session_id = ? AND child >= ? "
+                "ORDER BY child, rank",
+                (session_id, start),
+            )
+            labels = tx.execute(
+                "SELECT by_idx, idx, status, reason FROM cw_labels WHERE session_id = ? AND by_idx >= ? "
+                "ORDER BY by_idx, seq",
+                (session_id, start),
+            )
+        return _assemble(rows, edges, labels)
+
+
+def _session_info(row: dict[str, Any]) -> SessionInfo:
+    return SessionInfo(
+        id=str(row["id"]),
+        root=json.loads(row["root"]),
+        root_digest=str(row["root_digest"]),
+        config=json.loads(row["config"]),
+        created_at=float(row["created_at"]),
+        updated_at=float(row["updated_at"]),
+        steps=int(row["steps"]),
+        conversation_key=row["conversation_key"],
+        format=row["format"],
+        meta=json.loads(row["meta"]),
+    )
+
+
+def _assemble(
+    rows: list[dict[str, Any]], edges: list[dict[str, Any]], labels: list[dict[str, Any]]
+) -> list[StoredStep]:
+    parents: dict[int, list[Parent]] = {}
+    for edge in edges:
+        parents.setdefault(int(edge["child"]), []).append(
+            Parent(int(edge["parent"]), float(edge["confidence"]), str(edge["reason"]))
+        )
+    given: dict[int, list[LabelRecord]] = {}
+    for label in labels:
+        by = int(label["by_idx"])
+        given.setdefault(by, []).append(
+            LabelRecord(int(label["idx"]), ValidationStatus(label["status"]), by, str(label["reason"]))
+        )
+    out = []
+    for row in rows:
+        index = int(row["idx"])
+        annotation = None
+        if row["node_idx"] is not None:
+            annotation = StoredAnnotation(
+                summary=str(row["summary"]),
+                dependency_summary=str(row["dependency_summary"]),
+                parents=tuple(parents.get(index, ())),
+                validation_status=str(row["validation_status"]),
+                labels=tuple(given.get(index, ())),
+            )
+        out.append(StoredStep(index, step_from_row(row), str(row["digest"]), annotation))
+    return out
+
+
+def rows_of(cursor: Any) -> Iterator[dict[str, Any]]:
+    """Rows of a DB-API cursor as dicts (column name -> value)."""
+    if cursor.description is None:
+        return iter(())
+    names = [d[0] for d in cursor.description]
+    return (dict(zip(names, row, strict=True)) for row in cursor.fetchall())
