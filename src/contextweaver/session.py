@@ -105,12 +105,19 @@ class Session:
 
     @classmethod
     def open(
-        cls, store: Store, session_id: str, *, model: Model | None = None, config: WeaverConfig | None = None
+        cls,
+        store: Store,
+        session_id: str,
+        *,
+        model: Model | None = None,
+        config: WeaverConfig | None = None,
+        upto: int | None = None,
     ) -> Session:
         """Resume from the store: the same graph, rebuilt without calling the analyzer again.
 
         `config` replaces the stored one (e.g. another memory-model URL); by default the session keeps
-        the settings it was started with, so its graph stays the one that was acknowledged.
+        the settings it was started with, so its graph stays the one that was acknowledged. `upto`
+        rebuilds only the first steps, read-only, to inspect the context an earlier step received.
         """
         info = store.session(session_id)
         if info is None:
@@ -118,6 +125,8 @@ class Session:
         weaver = ContextWeaver(config or WeaverConfig.model_validate(info.config), model=model)
         weaver.begin(info.root)
         stored = store.steps(session_id)
+        if upto is not None:
+            stored = [s for s in stored if s.index <= upto]
         annotations = {s.index: s.annotation for s in stored if s.annotation is not None}
         real = weaver.annotator
         replay = StoredAnnotator(annotations, real)
@@ -132,7 +141,7 @@ class Session:
         finally:
             weaver.annotator = real
         session = cls(store, info, weaver, [s.digest for s in stored])
-        for index, annotation in fresh_labels.items():
+        for index, annotation in fresh_labels.items() if upto is None else ():
             store.save_annotation(session_id, index, annotation)
             session.notes.append(f"step {index} had no stored annotation (interrupted write): annotated now")
         session.notes += differences(signature(weaver.graph), stored_signature(stored))

@@ -1,0 +1,104 @@
+"""HTTP plumbing of the proxy: bounded body reading, OpenAI-style errors, header filtering, locks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
+OWN_PREFIX = "x-contextweaver-"
+
+
+class BodyTooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"request body larger than {limit} bytes")
+        self.limit = limit
+
+
+def error(status: int, message: str, *, kind: str = "invalid_request_error", param: str | None = None,
+          code: str | None = None, headers: Mapping[str, str] | None = None) -> JSONResponse:  # fmt: skip
+    """An error in OpenAI's shape, so the caller's client raises it with our message."""
+    body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The whole body, refusing more than `limit` bytes without holding them in memory."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def upstream_headers(headers: Iterable[tuple[str, str]], fallback_key: str | None) -> dict[str, str]:
+    """The caller's headers for the upstream (its API key included), minus hop-by-hop and our own."""
+    out = {
+        name: value
+        for name, value in headers
+        if name.lower() not in HOP_BY_HOP and not name.lower().startswith(OWN_PREFIX)
+    }
+    if fallback_key and not any(name.lower() in ("authorization", "api-key") for name in out):
+        out["authorization"] = f"Bearer {fallback_key}"
+    return out
+
+
+def response_headers(headers: Iterable[tuple[str, str]], extra: Mapping[str, str]) -> dict[str, str]:
+    """The upstream's response headers for the caller (content-encoding kept: bytes pass unchanged)."""
+    out = {name: value for name, value in headers if name.lower() not in HOP_BY_HOP}
+    out.update(extra)
+    return out
+
+
+class KeyedLocks:
+    """One asyncio lock per key, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+
+def json_error_detail(exc: Any) -> str:
+    """Where a JSON body broke, for the caller."""
+    return f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"

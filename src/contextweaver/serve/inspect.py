@@ -1,0 +1,83 @@
+"""What a store holds about its sessions, as plain JSON-ready data (for the API and the CLI)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contextweaver.session import Session
+from contextweaver.store.base import SessionInfo, Store
+from contextweaver.types import WovenContext
+
+
+def session_summary(info: SessionInfo) -> dict[str, Any]:
+    return {
+        "id": info.id,
+        "steps": info.steps,
+        "format": info.format,
+        "created_at": info.created_at,
+        "updated_at": info.updated_at,
+        "conversation_key": info.conversation_key,
+    }
+
+
+def session_detail(store: Store, session_id: str) -> dict[str, Any] | None:
+    """The session's root, every step with its annotation, and the labels each step gave."""
+    info = store.session(session_id)
+    if info is None:
+        return None
+    nodes = []
+    for item in store.steps(session_id):
+        node: dict[str, Any] = {
+            "index": item.index,
+            "kind": item.step.kind,
+            "thought": item.step.thought,
+            "action": item.step.action,
+            "observation_lines": len(item.step.observation.splitlines()),
+            "messages": list(item.step.messages),
+            "annotated": item.annotation is not None,
+        }
+        if item.annotation is not None:
+            node.update(
+                summary=item.annotation.summary,
+                dependency_summary=item.annotation.dependency_summary,
+                status=item.annotation.validation_status,
+                parents=[
+                    {"index": p.index, "confidence": p.confidence, "reason": p.reason}
+                    for p in item.annotation.parents
+                ],
+                labels=[
+                    {"index": label.index, "status": str(label.status), "reason": label.reason}
+                    for label in item.annotation.labels
+                ],
+            )
+        nodes.append(node)
+    return {
+        **session_summary(info),
+        "root": info.root,
+        "config": info.config,
+        "meta": info.meta,
+        "nodes": nodes,
+    }
+
+
+def woven_at(
+    store: Store, session_id: str, step: int | None = None, max_tokens: int | None = None
+) -> WovenContext:
+    """The context the agent received after step `step` (default: the latest), rebuilt from the store."""
+    return Session.open(store, session_id, upto=step).context(max_tokens)
+
+
+def context_detail(context: WovenContext) -> dict[str, Any]:
+    return {
+        "strategy": context.strategy,
+        "tokens": context.tokens,
+        "full_history_tokens": context.full_history_tokens,
+        "budget": context.budget,
+        "test_status": context.test_status,
+        "notes": context.notes,
+        "decisions": [
+            {"index": d.index, "mode": d.mode, "reason": d.reason, "tokens": d.tokens}
+            for d in context.decisions
+        ],
+        "messages": context.messages,
+    }
