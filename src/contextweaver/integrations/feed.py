@@ -3,14 +3,14 @@
 An agent's message list only grows during a run (system, task, then assistant turns with their
 observations). Each call converts the new turns to Steps with the trajectory readers' own
 step builders, so a live run and a replay of its saved trajectory see the same steps. The state
-is checked against the list's prefix (first and last consumed message); when the prefix changed
+is checked against the list's prefix (each consumed message, by identity first); when it changed
 (a new run, a rewritten history) the strategy is rebuilt from scratch and the rebuild is counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from contextweaver.formats.minisweagent import READER as TEXT_PROTOCOL
@@ -35,7 +35,7 @@ def interjection_step(message: Message, position: int) -> Step:
     """A message that follows no new assistant turn (a format-error notice, a person typing): kept verbatim."""
     return Step(
         observation=content_text(message.get("content")),
-        messages=(clean(message),),
+        messages=(message,),
         images=count_images(message.get("content")),
         kind="user",
         meta={"message_index": position, "role": message.get("role")},
@@ -46,34 +46,50 @@ def same_message(a: Message, b: Message) -> bool:
     return a is b or a == b
 
 
+def is_assistant(message: Message) -> bool:
+    return message.get("role") == "assistant"
+
+
+@dataclass(frozen=True)
+class ChatShape:
+    """How one framework's message list reads: where turns start, how a turn becomes a Step, what to keep."""
+
+    starts_turn: Callable[[Message], bool] = is_assistant
+    turn_step: Callable[[Sequence[Message], int], Step] = turn_step
+    keep: Callable[[Message], Message] = clean
+    """The message as it goes into the root or a user step (mini-swe-agent's `extra` is dropped)."""
+
+
+MINI_SWE_AGENT = ChatShape()
+
+
 class ChatFeed:
     """Owns one strategy per conversation and feeds it the new turns of the message list."""
 
     def __init__(
         self,
         settings: WeavingSettings,
+        shape: ChatShape = MINI_SWE_AGENT,
         build: Callable[[WeavingSettings], tuple[Strategy, Model | None]] = build_strategy,
     ) -> None:
         self.settings = settings
+        self.shape = shape
         self._build = build
         self.strategy: Strategy | None = None
         self.memory_model: Model | None = None
         self.consumed = 0
         """Messages of the list already turned into the root or steps."""
         self.rebuilds = 0
-        self._anchors: tuple[Message, Message] | None = None
+        self._seen: list[Message] = []
 
     def reset(self) -> None:
-        self.strategy, self.memory_model, self.consumed, self._anchors = None, None, 0, None
+        self.strategy, self.memory_model, self.consumed, self._seen = None, None, 0, []
 
     def _prefix_holds(self, messages: Sequence[Message]) -> bool:
-        if self._anchors is None:
-            return True
-        first, last = self._anchors
-        return (
-            len(messages) >= self.consumed
-            and same_message(messages[0], first)
-            and same_message(messages[self.consumed - 1], last)
+        """Every consumed message is still there: by identity (cheap, the usual case), else by value."""
+        seen = self._seen
+        return len(messages) >= len(seen) and all(
+            same_message(a, b) for a, b in zip(messages, seen, strict=False)
         )
 
     def update(self, messages: Sequence[Message]) -> list[Node]:
@@ -85,23 +101,25 @@ class ChatFeed:
             self.rebuilds += 1
         if self.strategy is None:
             self.strategy, self.memory_model = self._build(self.settings)
-            first = next((i for i, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
-            self.strategy.begin([clean(m) for m in messages[:first]])
+            starts = self.shape.starts_turn
+            first = next((i for i, m in enumerate(messages) if starts(m)), len(messages))
+            self.strategy.begin([self.shape.keep(m) for m in messages[:first]])
             self.consumed = first
         added = []
-        position = self.consumed
+        position, starts = self.consumed, self.shape.starts_turn
         while position < len(messages):
-            if messages[position].get("role") != "assistant":
-                added.append(self.strategy.add_step(interjection_step(messages[position], position)))
+            if not starts(messages[position]):
+                step = interjection_step(self.shape.keep(messages[position]), position)
+                added.append(self.strategy.add_step(step))
                 position += 1
                 continue
             end = position + 1
-            while end < len(messages) and messages[end].get("role") != "assistant":
+            while end < len(messages) and not starts(messages[end]):
                 end += 1
-            added.append(self.strategy.add_step(turn_step(messages[position:end], position)))
+            added.append(self.strategy.add_step(self.shape.turn_step(messages[position:end], position)))
             position = end
         self.consumed = len(messages)
-        self._anchors = (messages[0], messages[-1])
+        self._seen.extend(messages[len(self._seen) :])
         return added
 
     def context(self) -> WovenContext:
