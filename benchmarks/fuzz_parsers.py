@@ -82,18 +82,23 @@ def check(runner: str, parts: list[str], failure_at: int, wrap: bool) -> None:
     assert verdict.status is not ValidationStatus.PASSED, (runner, failing)
 
 
+def property_for(runner: str):  # type: ignore[no-untyped-def]
+    """One hypothesis property per runner (a factory, since @given rejects default arguments)."""
+
+    @settings(max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(parts=pieces(runner), failure_at=st.integers(0, 30), wrap=st.booleans())
+    def prop(parts: list[str], failure_at: int, wrap: bool) -> None:
+        check(runner, parts, failure_at, wrap)
+
+    return prop
+
+
 def run(seconds: float) -> int:
     examples = 0
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         for runner in FRAGMENTS:
-
-            @settings(max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-            @given(parts=pieces(runner), failure_at=st.integers(0, 30), wrap=st.booleans())
-            def prop(parts: list[str], failure_at: int, wrap: bool, runner: str = runner) -> None:
-                check(runner, parts, failure_at, wrap)
-
-            prop()
+            property_for(runner)()
             examples += 200
     return examples
 
