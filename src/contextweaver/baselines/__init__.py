@@ -10,5 +10,7 @@ BASELINES = Registry(
         "full": "contextweaver.baselines.full:FullHistory",
         "sliding_window": "contextweaver.baselines.recent:SlidingWindow",
         "masking": "contextweaver.baselines.recent:ObservationMasking",
+        "bm25": "contextweaver.baselines.bm25:BM25Retrieval",
+        "llm_summary": "contextweaver.baselines.llm_summary:LLMSummary",
     },
 )

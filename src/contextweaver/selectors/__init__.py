@@ -18,7 +18,14 @@ class Selector(Protocol):
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan: ...
 
 
-SELECTORS = Registry("selector", {"ancestry": "contextweaver.selectors.ancestry:AncestrySelector"})
+SELECTORS = Registry(
+    "selector",
+    {
+        "ancestry": "contextweaver.selectors.ancestry:AncestrySelector",
+        "recency": "contextweaver.selectors.recency:RecencySelector",
+        "adaptive": "contextweaver.selectors.adaptive:AdaptiveSelector",
+    },
+)
 
 
 def build_selector(config: WeaverConfig) -> Selector:

@@ -1,0 +1,186 @@
+"""From per-trajectory results to the report's rows: one per (strategy, budget), and per repository group.
+
+Per-trajectory numbers are averaged over steps first, then over trajectories (EVALUATION.md); recall
+is reported pooled and as a mean of per-trajectory recalls. Main numbers come from the first seed;
+the other seeds feed only the stability columns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from contextweaver.eval.metrics import mean, mean_pairwise_jaccard, percentile, recall, std
+
+Result = dict[str, Any]
+
+
+@dataclass
+class Row:
+    strategy: str
+    budget: str
+    trajectories: int
+    tokens_mean: float
+    tokens_p95: float
+    ratio_to_full: float
+    recall_pooled: float
+    recall_mean: float
+    edit_pooled: float
+    edit_mean: float
+    llm_calls_per_step: float
+    memory_tokens_per_step: float
+    seconds_per_step: float
+    time_vs_sliding: float
+    prefix_share: float
+    seeds: int
+    kept_jaccard: float
+    recall_std: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class GroupRow:
+    strategy: str
+    budget: str
+    group: str
+    trajectories: int
+    tokens_mean: float
+    recall_pooled: float
+    recall_mean: float
+
+
+def _steps(result: Result, budget: str) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = result["budgets"].get(budget, [])
+    return steps
+
+
+def _trajectory_recall(
+    steps: list[dict[str, Any]], covered: str = "covered", items: str = "items"
+) -> tuple[int, int]:
+    return sum(s.get(covered, 0) for s in steps), sum(s.get(items, 0) for s in steps)
+
+
+def _first_seed(results: Sequence[Result]) -> dict[str, list[Result]]:
+    seeds: dict[str, int] = {}
+    for r in results:
+        seeds[r["strategy"]] = min(seeds.get(r["strategy"], r["seed"]), r["seed"])
+    by_strategy: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        if r["seed"] == seeds[r["strategy"]]:
+            by_strategy[r["strategy"]].append(r)
+    return by_strategy
+
+
+def budgets_of(results: Sequence[Result]) -> list[str]:
+    keys: dict[str, None] = {}
+    for r in results:
+        keys.update(dict.fromkeys(r["budgets"]))
+    return sorted(keys, key=lambda k: (k == "none", int(k) if k.isdigit() else 0))
+
+
+def _stability(results: Sequence[Result], budget: str) -> tuple[int, float, float]:
+    """(seeds, mean pairwise Jaccard of kept sets per step, std over seeds of pooled recall)."""
+    by_seed: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
+    for r in results:
+        by_seed[r["seed"]][r["trajectory"]] = _steps(r, budget)
+    if len(by_seed) < 2:
+        return len(by_seed), math.nan, math.nan
+    seeds = sorted(by_seed)
+    common = set.intersection(*(set(by_seed[s]) for s in seeds))
+    agreements = []
+    for trajectory in sorted(common):
+        runs = [by_seed[s][trajectory] for s in seeds]
+        for aligned in zip(*runs, strict=False):
+            agreements.append(mean_pairwise_jaccard([step["kept"] for step in aligned]))
+    recalls = [recall(_trajectory_recall(by_seed[s][t]) for t in sorted(common))[0] for s in seeds]
+    return len(seeds), mean(agreements), std(recalls)
+
+
+def rows(results: Sequence[Result]) -> list[Row]:
+    """One row per (strategy, budget), strategies in the order they first appear."""
+    first = _first_seed(results)
+    all_by_strategy: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        all_by_strategy[r["strategy"]].append(r)
+    out: list[Row] = []
+    for budget in budgets_of(results):
+        sliding = first.get("sliding_window")
+        sliding_seconds = _seconds_per_step(sliding, budget) if sliding else math.nan
+        for strategy, runs in first.items():
+            per_traj = [_steps(r, budget) for r in runs]
+            all_steps = [s for steps in per_traj for s in steps]
+            if not all_steps:
+                continue
+            pooled, per_mean = recall(_trajectory_recall(steps) for steps in per_traj)
+            edit_pooled, edit_mean = recall(
+                _trajectory_recall(s, "edit_covered", "edit_items") for s in per_traj
+            )
+            total_steps = sum(r["steps_total"] for r in runs)
+            seeds, agreement, recall_sd = _stability(all_by_strategy[strategy], budget)
+            seconds = _seconds_per_step(runs, budget)
+            out.append(
+                Row(
+                    strategy=strategy,
+                    budget=budget,
+                    trajectories=sum(1 for steps in per_traj if steps),
+                    tokens_mean=mean(mean(s["tokens"] for s in steps) for steps in per_traj if steps),
+                    tokens_p95=percentile((s["tokens"] for s in all_steps), 95),
+                    ratio_to_full=mean(
+                        mean(s["tokens"] / s["full_tokens"] for s in steps) for steps in per_traj if steps
+                    ),
+                    recall_pooled=pooled,
+                    recall_mean=per_mean,
+                    edit_pooled=edit_pooled,
+                    edit_mean=edit_mean,
+                    llm_calls_per_step=sum(r["llm"]["calls"] for r in runs) / total_steps,
+                    memory_tokens_per_step=sum(
+                        r["llm"]["prompt_tokens"] + r["llm"]["completion_tokens"] for r in runs
+                    )
+                    / total_steps,
+                    seconds_per_step=seconds,
+                    time_vs_sliding=seconds / sliding_seconds if sliding_seconds else math.nan,
+                    prefix_share=mean(s["prefix_share"] for s in all_steps if "prefix_share" in s),
+                    seeds=seeds,
+                    kept_jaccard=agreement,
+                    recall_std=recall_sd,
+                )
+            )
+    return out
+
+
+def _seconds_per_step(runs: Sequence[Result], budget: str) -> float:
+    return mean(s["seconds"] for r in runs for s in _steps(r, budget))
+
+
+def group_rows(results: Sequence[Result]) -> list[GroupRow]:
+    """Recall and tokens per repository group (first seed), for every strategy and budget."""
+    out: list[GroupRow] = []
+    for budget in budgets_of(results):
+        for strategy, runs in _first_seed(results).items():
+            groups: dict[str, list[list[dict[str, Any]]]] = defaultdict(list)
+            for r in runs:
+                if _steps(r, budget):
+                    groups[r["group"]].append(_steps(r, budget))
+            for group in sorted(groups):
+                per_traj = groups[group]
+                pooled, per_mean = recall(_trajectory_recall(steps) for steps in per_traj)
+                tokens = mean(mean(s["tokens"] for s in steps) for steps in per_traj)
+                out.append(GroupRow(strategy, budget, group, len(per_traj), tokens, pooled, per_mean))
+    return out
+
+
+def tokens_by_step(results: Sequence[Result], budget: str) -> dict[str, list[tuple[int, float]]]:
+    """Mean context tokens at each step index over the trajectories that reach it (first seed)."""
+    out: dict[str, list[tuple[int, float]]] = {}
+    for strategy, runs in _first_seed(results).items():
+        at: dict[int, list[int]] = defaultdict(list)
+        for r in runs:
+            for s in _steps(r, budget):
+                at[s["step"]].append(s["tokens"])
+        out[strategy] = [(k, mean(v)) for k, v in sorted(at.items())]
+    return out

@@ -1,0 +1,134 @@
+"""Edit support (EVALUATION.md, metric 3): did the context hold what an edit needed?
+
+An edit needs its target file and the old text it replaces. This finds edits in an action (sed -i,
+a heredoc or redirect into a file, str_replace in SWE-agent's or OpenHands' editor syntax) and turns
+them into evidence items, filtered as next-step evidence is: only what came from an earlier
+observation, never what the system prompt, the task or an earlier thought/action already holds. Old
+texts are usually grepped for first (so already said), hence the step's own next-step evidence (the
+identifiers, line numbers and strings the edit took from outputs) is counted with them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+
+from contextweaver.eval.evidence import StepEvidence, next_step_evidence
+from contextweaver.formats.base import Trajectory
+
+_SED = re.compile(
+    r"\bsed\s+((?:-[^\s]+\s+)*)(?:-e\s+)?('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")[ \t]+((?:[^\s;&|]+[ \t]*)+)"
+)
+_REDIRECT = re.compile(r"(?<![0-9&])>>?\s*['\"]?([\w./-]+\.\w{1,8})['\"]?")
+_HEREDOC_TO = re.compile(r"<<-?\s*['\"]?\w+['\"]?\s*>>?\s*['\"]?([\w./-]+)")
+_EDITOR = re.compile(r"\bstr_replace_editor\s+(?:str_replace|insert|create)\s+(\S+)")
+_EDITOR_JSON = re.compile(
+    r"^\s*(?:str_replace_editor|file_editor|edit_file|str_replace_based_edit_tool)\s+(\{.*\})\s*$", re.S
+)
+_UNESCAPE = re.compile(r"\\(.)")
+_RANGE = re.compile(r"^\s*(\d+)(?:\s*,\s*(\d+))?")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit: the file it writes and the old text it relies on (empty for creations and appends)."""
+
+    path: str
+    old: tuple[str, ...] = ()
+
+
+def _sed_old(script: str) -> list[str]:
+    """The pattern of each `s` command and the line numbers of address commands in a sed script."""
+    body = script[1:-1]
+    old: list[str] = []
+    for command in re.split(r";\s*|\n", body):
+        command = command.strip()
+        numbers = _RANGE.match(command)
+        if numbers:
+            old += [n for n in numbers.groups() if n and len(n) >= 2]
+            command = command[numbers.end() :].strip()
+        if len(command) > 2 and command[0] == "s" and not command[1].isalnum():
+            delimiter = command[1]
+            parts = re.split(rf"(?<!\\){re.escape(delimiter)}", command[2:])
+            if parts and parts[0]:
+                old.append(_UNESCAPE.sub(r"\1", parts[0]).strip("^$"))
+    return [o for o in old if o]
+
+
+def find_edits(action: str) -> list[Edit]:
+    """Edits an action makes, in order of appearance (paths as written in the action)."""
+    edits: list[Edit] = []
+    match = _EDITOR_JSON.match(action)
+    if match:
+        try:
+            args = json.loads(match.group(1))
+        except ValueError:
+            args = None
+        if (
+            isinstance(args, dict)
+            and args.get("command") in ("str_replace", "insert", "create")
+            and args.get("path")
+        ):
+            old = args.get("old_str")
+            edits.append(Edit(str(args["path"]), (str(old),) if old else ()))
+        return edits
+    for m in _SED.finditer(action):
+        flags = m.group(1) or ""
+        if "-i" not in flags and not re.search(r"\s-i", m.group(0)):
+            continue
+        files = [f for f in m.group(3).split() if not f.startswith("-")]
+        for path in files[:3]:
+            edits.append(Edit(path.strip("'\""), tuple(_sed_old(m.group(2)))))
+    for m in _EDITOR.finditer(action):
+        old = re.search(r"--old_str\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)", action[m.end() :])
+        text: tuple[str, ...] = ()
+        if old:
+            try:
+                text = tuple(shlex.split(old.group(1)))
+            except ValueError:
+                text = (old.group(1).strip("'\""),)
+        edits.append(Edit(m.group(1), text))
+    targets = _HEREDOC_TO.findall(action) + _REDIRECT.findall(action)
+    known = {e.path for e in edits}
+    for path in dict.fromkeys(targets):
+        if path not in known and not path.startswith("/dev/"):
+            edits.append(Edit(path))
+    return edits
+
+
+def edit_items(edit: Edit) -> set[str]:
+    """The items an edit needs: the target path (and its file name) and each old text."""
+    items = {edit.path.strip("./") or edit.path}
+    name = edit.path.rsplit("/", 1)[-1]
+    if len(name) >= 4:
+        items.add(name)
+    items.update(o.strip() for o in edit.old if len(o.strip()) >= 2)
+    return {i for i in items if i}
+
+
+def edit_evidence(trajectory: Trajectory, evidence: list[StepEvidence] | None = None) -> list[StepEvidence]:
+    """For each editing step k+1 >= 2: its target paths and old texts that an earlier observation supplied,
+    plus the step's next-step evidence (identifiers, line numbers, strings the edit took from outputs)."""
+    by_index = {
+        e.index: e.items for e in (evidence if evidence is not None else next_step_evidence(trajectory))
+    }
+    always = f"{trajectory.system}\n{trajectory.task}"
+    steps = trajectory.steps
+    out = []
+    for nxt in range(1, len(steps)):
+        edits = find_edits(steps[nxt].action)
+        if not edits:
+            continue
+        said_before = "\n".join(f"{s.thought}\n{s.action}" for s in steps[:nxt])
+        observations = [s.observation for s in steps[:nxt]]
+        kept = set(by_index.get(nxt + 1, ()))
+        for item in set().union(*(edit_items(e) for e in edits)):
+            if item in always or item in said_before:
+                continue
+            seen = sum(1 for o in observations if item in o)
+            if seen and seen <= len(observations) / 2:
+                kept.add(item)
+        out.append(StepEvidence(nxt + 1, frozenset(kept)))
+    return out

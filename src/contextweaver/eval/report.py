@@ -1,0 +1,167 @@
+"""Write the report: table (terminal, CSV, JSON), per-group table, verdicts, PNG plots, one HTML file."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from contextweaver.eval import aggregate, checks, plots
+from contextweaver.eval.html import render_html
+
+COLUMNS = [
+    ("strategy", "strategy", "{}"),
+    ("budget", "budget", "{}"),
+    ("tokens_mean", "tokens", "{:,.0f}"),
+    ("tokens_p95", "p95", "{:,.0f}"),
+    ("ratio_to_full", "vs full", "{:.2f}"),
+    ("recall_pooled", "recall", "{:.3f}"),
+    ("recall_mean", "recall (mean)", "{:.3f}"),
+    ("edit_pooled", "edit support", "{:.3f}"),
+    ("llm_calls_per_step", "LLM calls/step", "{:.2f}"),
+    ("memory_tokens_per_step", "memory tokens/step", "{:,.0f}"),
+    ("time_vs_sliding", "time vs window", "{:.1f}x"),
+    ("prefix_share", "prefix reuse", "{:.2f}"),
+    ("kept_jaccard", "kept Jaccard", "{:.3f}"),
+    ("recall_std", "recall std", "{:.4f}"),
+]
+
+
+def fmt(value: Any, pattern: str) -> str:
+    if isinstance(value, float) and math.isnan(value):
+        return "-"
+    return pattern.format(value)
+
+
+@dataclass
+class Report:
+    rows: list[aggregate.Row]
+    groups: list[aggregate.GroupRow]
+    cost: list[checks.CostVerdict]
+    arms: list[checks.ArmVerdict]
+    meta: dict[str, Any] = field(default_factory=dict)
+    images: dict[str, bytes] = field(default_factory=dict)
+
+
+def build(results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = None) -> Report:
+    rows = aggregate.rows(results)
+    groups = aggregate.group_rows(results)
+    report = Report(
+        rows, groups, checks.recall_at_cost(rows), checks.adaptive_vs_arms(groups, rows), dict(meta or {})
+    )
+    if rows:
+        report.images["recall_vs_tokens.png"] = plots.recall_vs_tokens(rows)
+        for budget in aggregate.budgets_of(results):
+            series = aggregate.tokens_by_step(results, budget)
+            report.images[f"tokens_over_steps_{budget}.png"] = plots.tokens_over_steps(series, budget)
+    return report
+
+
+def terminal_table(report: Report) -> Table:
+    table = Table(title="ContextWeaver evaluation: every strategy at every budget", show_lines=False)
+    for _, header, _ in COLUMNS:
+        table.add_column(header, justify="left" if header in ("strategy", "budget") else "right")
+    previous = None
+    for row in report.rows:
+        if previous is not None and row.budget != previous:
+            table.add_section()
+        previous = row.budget
+        data = row.as_dict()
+        table.add_row(*(fmt(data[key], pattern) for key, _, pattern in COLUMNS))
+    return table
+
+
+def verdict_lines(report: Report) -> list[tuple[str, bool]]:
+    """Each verdict as a sentence, with whether it holds."""
+    lines: list[tuple[str, bool]] = []
+    for v in report.cost:
+        if v.best is None:
+            lines.append(
+                (
+                    f"budget {v.budget}: no ContextWeaver mode within the sliding window's {v.sliding_tokens:,.0f} tokens",
+                    False,
+                )
+            )
+            continue
+        mark = "HOLDS" if v.holds else "does not hold"
+        text = (
+            f"budget {v.budget}: {v.best} recall {v.best_recall:.3f} at {v.best_tokens:,.0f} tokens vs sliding window "
+            f"{v.sliding_recall:.3f} at {v.sliding_tokens:,.0f} -> {mark}"
+        )
+        lines.append((text, v.holds))
+    failing = [a for a in report.arms if not a.holds]
+    if report.arms:
+        text = (
+            f"adaptive >= better of ancestry/recency: {len(report.arms) - len(failing)}/{len(report.arms)} "
+            "(group, budget) cells hold"
+            + ("" if not failing else "; not in: " + ", ".join(f"{a.group}@{a.budget}" for a in failing))
+        )
+        lines.append((text, not failing))
+    return lines
+
+
+def print_report(report: Report, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(terminal_table(report))
+    for line, _ in verdict_lines(report):
+        console.print(line, markup=False, highlight=False)
+
+
+def write(report: Report, out: str | Path) -> dict[str, Path]:
+    """Write every artifact under `out`; returns their paths by kind."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "csv": out / "report.csv",
+        "json": out / "report.json",
+        "groups_csv": out / "groups.csv",
+        "html": out / "report.html",
+    }
+    with paths["csv"].open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[f for f in aggregate.Row.__dataclass_fields__])
+        writer.writeheader()
+        for row in report.rows:
+            writer.writerow({k: _csv(v) for k, v in row.as_dict().items()})
+    with paths["groups_csv"].open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[f for f in aggregate.GroupRow.__dataclass_fields__])
+        writer.writeheader()
+        for group in report.groups:
+            writer.writerow({k: _csv(v) for k, v in asdict(group).items()})
+    data = {
+        "meta": report.meta,
+        "rows": [r.as_dict() for r in report.rows],
+        "groups": [asdict(g) for g in report.groups],
+        "recall_at_cost": [{**asdict(v), "holds": v.holds} for v in report.cost],
+        "adaptive_vs_arms": [{**asdict(v), "holds": v.holds} for v in report.arms],
+        "images": sorted(report.images),
+    }
+    paths["json"].write_text(json.dumps(_clean(data), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    for name, png in report.images.items():
+        (out / name).write_bytes(png)
+        paths[name] = out / name
+    paths["html"].write_text(render_html(report, COLUMNS, verdict_lines(report)), encoding="utf-8")
+    return paths
+
+
+def _csv(value: Any) -> Any:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else round(value, 6)
+    return value
+
+
+def _clean(value: Any) -> Any:
+    """JSON has no NaN: missing numbers become null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value

@@ -1,0 +1,195 @@
+"""Run the grid (trajectories x strategies x seeds) in worker processes, resumably.
+
+Each finished (trajectory, strategy, seed) is written at once to its own JSON file under
+`<out>/results/`; a rerun loads the files that match (same trajectory content, settings and budgets)
+and computes only the rest, so an interrupted run loses at most the units in flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from contextweaver.config import ModelConfig
+from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, trajectory_id
+from contextweaver.formats import load_trajectory
+from contextweaver.formats.base import Trajectory, TrajectoryError
+
+SCHEMA = 1
+TRAJECTORY_SUFFIXES = (".json", ".jsonl", ".traj")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One cell of the grid: a trajectory file (and run), a strategy, a seed."""
+
+    path: str
+    instance: str
+    strategy: str
+    seed: int
+
+
+@dataclass
+class RunSettings:
+    budgets: list[Budget]
+    overrides: list[str] = field(default_factory=list)
+    model_config: ModelConfig | None = None
+
+    def fingerprint(self, strategy: str) -> str:
+        """What a stored result must have been computed with (budgets are checked separately)."""
+        data = {
+            "schema": SCHEMA,
+            "overrides": self.overrides if strategy.startswith("cw-") else [],
+            "model": self.model_config.model_dump() if self.model_config else None,
+        }
+        return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def discover(inputs: Sequence[str | Path]) -> list[tuple[str, Trajectory]]:
+    """Trajectories in the given files and directories (a directory's own files, sorted).
+
+    Files in a directory that no reader recognizes are skipped; a file named explicitly must load.
+    """
+    found: list[tuple[str, Trajectory]] = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            for child in sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TRAJECTORY_SUFFIXES):
+                try:
+                    found.append((str(child), load_trajectory(child)))
+                except TrajectoryError:
+                    continue
+        elif path.is_file():
+            found.append((str(path), load_trajectory(path)))
+        else:
+            raise FileNotFoundError(f"{path}: no such file or directory")
+    ids = [trajectory_id(t, p) for p, t in found]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"trajectory ids occur twice: {', '.join(duplicates)}; pass each run once")
+    return found
+
+
+def content_hash(path: str) -> str:
+    digest = hashlib.sha1()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+class ResultStore:
+    """`<out>/results/<strategy>/seed<k>/<trajectory id>.json`, written atomically."""
+
+    def __init__(self, out: str | Path) -> None:
+        self.root = Path(out) / "results"
+
+    def path(self, unit: Unit) -> Path:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in unit.instance)
+        return self.root / unit.strategy / f"seed{unit.seed}" / f"{safe}.json"
+
+    def load(
+        self, unit: Unit, fingerprint: str, digest: str, budgets: Sequence[Budget]
+    ) -> dict[str, Any] | None:
+        """The stored result when it was computed from the same file and settings, for every budget."""
+        try:
+            data: dict[str, Any] = json.loads(self.path(unit).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if data.get("fingerprint") != fingerprint or data.get("content_hash") != digest:
+            return None
+        if any(budget_key(b) not in data.get("budgets", {}) for b in budgets):
+            return None
+        return data
+
+    def save(self, unit: Unit, data: dict[str, Any]) -> None:
+        target = self.path(unit)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_suffix(f".tmp{os.getpid()}")
+        temporary.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, target)
+
+
+def _work(
+    unit: Unit, trajectory: Trajectory, settings: RunSettings, fingerprint: str, digest: str, out: str
+) -> dict[str, Any]:
+    data = evaluate(
+        trajectory,
+        unit.strategy,
+        settings.budgets,
+        seed=unit.seed,
+        overrides=settings.overrides if unit.strategy.startswith("cw-") else (),
+        model_config=settings.model_config,
+    )
+    data.update(fingerprint=fingerprint, content_hash=digest)
+    ResultStore(out).save(unit, data)
+    return data
+
+
+def run_grid(
+    trajectories: Sequence[tuple[str, Trajectory]],
+    strategies: Sequence[str],
+    seeds: Sequence[int],
+    settings: RunSettings,
+    out: str | Path,
+    *,
+    workers: int = 2,
+    on_done: Callable[[Unit, bool], None] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """All results (stored ones reused) in a deterministic order, and how many were computed now.
+
+    `on_done(unit, reused)` is called once per unit, for progress display.
+    """
+    store = ResultStore(out)
+    digests = {path: content_hash(path) for path, _ in trajectories}
+    todo: list[tuple[Unit, Trajectory]] = []
+    results: dict[Unit, dict[str, Any]] = {}
+    for strategy in strategies:
+        fingerprint = settings.fingerprint(strategy)
+        for seed in seeds:
+            for path, trajectory in trajectories:
+                unit = Unit(path, trajectory_id(trajectory, path), strategy, seed)
+                stored = store.load(unit, fingerprint, digests[path], settings.budgets)
+                if stored is not None:
+                    results[unit] = stored
+                    if on_done:
+                        on_done(unit, True)
+                else:
+                    todo.append((unit, trajectory))
+    todo.sort(key=lambda u: -len(u[1].steps))  # longest first: better packing across workers
+    if workers <= 1:
+        for unit, trajectory in todo:
+            fingerprint = settings.fingerprint(unit.strategy)
+            results[unit] = _work(unit, trajectory, settings, fingerprint, digests[unit.path], str(out))
+            if on_done:
+                on_done(unit, False)
+    elif todo:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            pending = {
+                pool.submit(
+                    _work,
+                    unit,
+                    trajectory,
+                    settings,
+                    settings.fingerprint(unit.strategy),
+                    digests[unit.path],
+                    str(out),
+                ): unit
+                for unit, trajectory in todo
+            }
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    unit = pending.pop(future)
+                    results[unit] = future.result()
+                    if on_done:
+                        on_done(unit, False)
+    order = {s: i for i, s in enumerate(strategies)}
+    ordered = sorted(results.items(), key=lambda kv: (order[kv[0].strategy], kv[0].seed, kv[0].instance))
+    return [data for _, data in ordered], len(todo)

@@ -1,0 +1,98 @@
+"""The strategies the harness compares, by name: baselines and ContextWeaver configurations.
+
+Each factory returns a fresh strategy plus the memory model it calls (None for zero-LLM ones), wrapped
+so the harness can count the model's calls and tokens and subtract its time from the memory's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from contextweaver.config import ModelConfig, WeaverConfig, apply_overrides
+from contextweaver.protocols import Completion, Model, Strategy
+from contextweaver.types import Message
+
+CW_CONFIGS: dict[str, dict[str, Any]] = {
+    "cw-heuristic": {},
+    "cw-llm": {"analyzer": "llm", "summarizer": "llm"},
+    "cw-hybrid": {"analyzer": "hybrid", "summarizer": "llm", "llm_mode": "fused"},
+    "cw-adaptive": {"selector": "adaptive"},
+    "cw-recency": {"selector": "recency"},
+}
+"""ContextWeaver settings per strategy name; the llm/hybrid ones use the memory model (fake by default)."""
+BASELINE_NAMES = ("full", "sliding_window", "masking", "bm25", "llm_summary")
+STRATEGIES = (*BASELINE_NAMES, *CW_CONFIGS)
+DEFAULT_STRATEGIES = tuple(s for s in STRATEGIES if s != "cw-recency")
+USES_MODEL = frozenset({"llm_summary", "cw-llm", "cw-hybrid"})
+
+
+class TimedModel:
+    """Delegates to a model and adds up the wall time spent inside it (LLM time, not memory time)."""
+
+    def __init__(self, model: Model) -> None:
+        self.inner = model
+        self.name = model.name
+        self.seconds = 0.0
+
+    @property
+    def usage(self) -> Any:
+        return getattr(self.inner, "usage", None)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Completion:
+        start = time.perf_counter()
+        try:
+            kwargs: dict[str, Any] = {"max_tokens": max_tokens, "json_schema": json_schema}
+            if temperature is not None:
+                kwargs["temperature"] = temperature
+            return self.inner.complete(messages, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+@dataclass
+class Built:
+    strategy: Strategy
+    model: TimedModel | None
+
+
+def weaver_config(name: str, overrides: Sequence[str] = ()) -> WeaverConfig:
+    """The ContextWeaver config of a cw-* strategy, with `key=value` overrides applied on top."""
+    data = apply_overrides({**CW_CONFIGS[name]}, list(overrides))
+    return WeaverConfig.model_validate(data)
+
+
+def build_strategy(
+    name: str, overrides: Sequence[str] = (), model_config: ModelConfig | None = None
+) -> Built:
+    """A fresh strategy object for one trajectory. Unknown names list the valid ones."""
+    from contextweaver.baselines import BASELINES
+    from contextweaver.models import build_model
+
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; valid: {', '.join(STRATEGIES)}")
+    model = (
+        TimedModel(build_model(model_config or ModelConfig(backend="fake"))) if name in USES_MODEL else None
+    )
+    if name in CW_CONFIGS:
+        from contextweaver.weaver import ContextWeaver
+
+        config = weaver_config(name, overrides)
+        if model_config is not None:
+            config = config.model_copy(update={"memory_model": model_config})
+        return Built(ContextWeaver(config, model=model), model)
+    if name == "llm_summary":
+        return Built(BASELINES.get(name)(model=model), model)
+    return Built(BASELINES.get(name)(), None)
+
+
+StrategyFactory = Callable[[], Built]
