@@ -35,3 +35,17 @@ def fix_cycle(tag: str = "") -> list[Step]:
         ),
         Step(thought=f"Run them again{tag}.", action=run, observation=PASSING),
     ]
+
+
+def crash_steps(total: int) -> tuple[list[dict[str, str]], list[Step]]:
+    """Root and `total` steps: the shipped example run, then fix cycles with distinct tags."""
+    from contextweaver.examples import example_path
+    from contextweaver.formats import load_trajectory
+
+    run = load_trajectory(example_path("bugfix"))
+    steps = list(run.steps)
+    cycle = 0
+    while len(steps) < total:
+        cycle += 1
+        steps += fix_cycle(f" (round {cycle})")
+    return run.root, steps[:total]
