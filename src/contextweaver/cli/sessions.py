@@ -1,0 +1,135 @@
+"""`contextweaver sessions`: list, show and export the sessions of a store (SQLite file or PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+STORE_OPTION = click.option(
+    "--store", "store_location", envvar="CONTEXTWEAVER_STORE", default="contextweaver-sessions.db",
+    show_default=True, help="SQLite file, or a postgresql:// DSN.",
+)  # fmt: skip
+
+
+def _open(store_location: str) -> Any:
+    from pathlib import Path
+
+    from contextweaver.store import open_store
+
+    if "://" not in store_location and not Path(store_location).exists():
+        raise click.UsageError(f"no store at {store_location}: pass --store FILE (or a postgresql:// DSN)")
+    return open_store(store_location)
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _emit(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+@click.group("sessions")
+def command() -> None:
+    """Inspect the sessions a `contextweaver serve` proxy (or the Session API) stored."""
+
+
+@command.command("list")
+@STORE_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_sessions(store_location: str, as_json: bool) -> None:
+    """Every session with its step count and last update."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from contextweaver.serve.inspect import session_summary
+
+    infos = _open(store_location).sessions()
+    if as_json:
+        _emit([session_summary(info) for info in infos])
+        return
+    table = Table("session", "steps", "format", "created (UTC)", "updated (UTC)")
+    for info in infos:
+        table.add_row(
+            info.id, str(info.steps), info.format or "-", _when(info.created_at), _when(info.updated_at)
+        )
+    Console().print(table)
+
+
+@command.command("show")
+@STORE_OPTION
+@click.argument("session_id")
+@click.option("--step", type=int, help="Show the woven context the agent got after this step.")
+@click.option("--latest", is_flag=True, help="Show the woven context after the latest step.")
+@click.option("--budget", type=int, help="Token budget for the shown context.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def show(store_location: str, session_id: str, step: int | None, latest: bool, budget: int | None,
+         as_json: bool) -> None:  # fmt: skip
+    """The graph (parents, status, summary per step) and labels; or the woven context of a step."""
+    from contextweaver.serve.inspect import context_detail, session_detail, woven_at
+
+    store = _open(store_location)
+    detail = session_detail(store, session_id)
+    if detail is None:
+        raise click.ClickException(f"no session {session_id!r} in {store.url}")
+    if step is not None or latest:
+        if step is not None and not 0 <= step <= detail["steps"]:
+            raise click.ClickException(f"session {session_id!r} has steps 0..{detail['steps']}, not {step}")
+        context = context_detail(woven_at(store, session_id, step, budget))
+        if as_json:
+            _emit(context)
+            return
+        click.echo(f"context after step {detail['steps'] if step is None else step}: {context['tokens']} tokens "
+                   f"of {context['full_history_tokens']} ({context['strategy']})")  # fmt: skip
+        for decision in context["decisions"]:
+            click.echo(
+                f"  step {decision['index']:>4}  {decision['mode']:<10} {decision['tokens']:>6}  {decision['reason']}"
+            )
+        return
+    if as_json:
+        _emit(detail)
+        return
+    click.echo(f"session {detail['id']}: {detail['steps']} steps, format {detail['format'] or '-'}")
+    for node in detail["nodes"]:
+        parents = ", ".join(f"{p['index']}({p['confidence']:.2f})" for p in node.get("parents", []))
+        click.echo(f"  N{node['index']:<4} {node.get('status', 'unannotated'):<11} <- [{parents}]  "
+                   f"{node.get('summary', '')[:90]}")  # fmt: skip
+        for label in node.get("labels", []):
+            click.echo(f"         labels N{label['index']} {label['status']}: {label['reason']}")
+
+
+@command.command("export")
+@STORE_OPTION
+@click.argument("session_id")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "messages"]),
+    default="json",
+    show_default=True,
+    help="json: root, steps and annotations; messages: the conversation as OpenAI chat messages.",
+)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), help="File to write (default stdout).")
+def export(store_location: str, session_id: str, fmt: str, out: str | None) -> None:
+    """Write a session out, to archive it or to replay it with `contextweaver replay`."""
+    from contextweaver.serve.inspect import session_detail
+
+    store = _open(store_location)
+    detail = session_detail(store, session_id)
+    if detail is None:
+        raise click.ClickException(f"no session {session_id!r} in {store.url}")
+    data: Any = detail
+    if fmt == "messages":
+        data = {"messages": [*detail["root"], *(m for step in store.steps(session_id)
+                                                 for m in step.step.chat_messages())]}  # fmt: skip
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        with open(out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        click.echo(f"wrote session {session_id} ({detail['steps']} steps) to {out}", err=True)
