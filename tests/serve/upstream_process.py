@@ -1,0 +1,37 @@
+"""The fake OpenAI-compatible upstream as its own process, logging every request body to a JSONL file.
+
+    python upstream_process.py LOG.jsonl     # prints the port, then serves until killed
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from contextweaver.models.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
+from tests.serve.harness import tool_call_reply  # noqa: E402
+
+
+def main() -> None:
+    log = Path(sys.argv[1]).open("a", encoding="utf-8")
+    lock = threading.Lock()
+
+    def reply(request: Request) -> Reply:
+        with lock:
+            log.write(json.dumps(request.body) + "\n")
+            log.flush()
+        if request.body.get("stream"):
+            return Reply(text="streamed answer from the upstream process")
+        return tool_call_reply(request)
+
+    server = FakeLLMServer(reply)
+    print(server.port, flush=True)
+    server._httpd.serve_forever()  # in the main thread, until the process is killed
+
+
+if __name__ == "__main__":
+    main()
