@@ -73,10 +73,12 @@ class FusedAnnotator:
             return ask_json(
                 self.model,
                 annotation_messages(node, shown, task, m),
-                annotation_schema(m),
+                annotation_schema(m, [n.id for n in shown]),
                 read,
                 self.stats,
-                max_tokens=SUMMARY_TOKENS + DEPENDENCY_TOKENS + 120 * m + 80,
+                max_tokens=min(
+                    self.config.memory_model.max_tokens, SUMMARY_TOKENS + DEPENDENCY_TOKENS + 120 * m + 80
+                ),
             )
         except (ReplyError, ModelError) as exc:
             return self._fall_back(node, candidates, graph, task, m, exc)

@@ -63,7 +63,7 @@ class LLMAnalyzer:
             return ask_json(
                 self.model,
                 parent_messages(node, shown, task, m),
-                parents_schema(m),
+                parents_schema(m, [n.id for n in shown]),
                 lambda obj: parse_parents(obj, valid, m, self.stats),
                 self.stats,
                 max_tokens=min(self.config.memory_model.max_tokens, 120 * m + 60),

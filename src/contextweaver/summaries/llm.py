@@ -53,7 +53,7 @@ class LLMSummarizer:
                 summary_schema(),
                 lambda obj: parse_text(obj, "summary", SUMMARY_TOKENS),
                 self.stats,
-                max_tokens=SUMMARY_TOKENS + 40,
+                max_tokens=min(self.config.memory_model.max_tokens, SUMMARY_TOKENS + 40),
             )
         except (ReplyError, ModelError) as exc:
             self._note_fallback(node, "summary", exc)
@@ -71,7 +71,7 @@ class LLMSummarizer:
                 dependency_schema(),
                 lambda obj: parse_text(obj, "dependency_summary", DEPENDENCY_TOKENS),
                 self.stats,
-                max_tokens=DEPENDENCY_TOKENS + 40,
+                max_tokens=min(self.config.memory_model.max_tokens, DEPENDENCY_TOKENS + 40),
             )
         except (ReplyError, ModelError) as exc:
             self._note_fallback(node, "dependency summary", exc)

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-PARENT_ITEM: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "confidence": {"type": "number"},
-        "reasoning": {"type": "string"},
-    },
-    "required": ["id", "confidence", "reasoning"],
-}
+
+def parent_item(ids: Sequence[str] = ()) -> dict[str, Any]:
+    """One chosen parent. With `ids`, the id is an enum: grammar-constrained servers (llama.cpp, vLLM,
+    OpenAI strict mode) then cannot invent an id."""
+    id_schema: dict[str, Any] = {"type": "string", "enum": list(ids)} if ids else {"type": "string"}
+    return {
+        "type": "object",
+        "properties": {"id": id_schema, "confidence": {"type": "number"}, "reasoning": {"type": "string"}},
+        "required": ["id", "confidence", "reasoning"],
+    }
 
 
-def parents_schema(m: int) -> dict[str, Any]:
+def parents_schema(m: int, ids: Sequence[str] = ()) -> dict[str, Any]:
     return {
         "title": "parent_selection",
         "type": "object",
-        "properties": {"parents": {"type": "array", "items": PARENT_ITEM, "minItems": 1, "maxItems": m}},
+        "properties": {"parents": {"type": "array", "items": parent_item(ids), "minItems": 1, "maxItems": m}},
         "required": ["parents"],
     }
 
@@ -42,13 +44,13 @@ def dependency_schema() -> dict[str, Any]:
     }
 
 
-def annotation_schema(m: int) -> dict[str, Any]:
+def annotation_schema(m: int, ids: Sequence[str] = ()) -> dict[str, Any]:
     return {
         "title": "step_annotation",
         "type": "object",
         "properties": {
             "summary": {"type": "string"},
-            "parents": {"type": "array", "items": PARENT_ITEM, "minItems": 1, "maxItems": m},
+            "parents": {"type": "array", "items": parent_item(ids), "minItems": 1, "maxItems": m},
             "dependency_summary": {"type": "string"},
         },
         "required": ["summary", "parents", "dependency_summary"],
