@@ -21,7 +21,7 @@ from contextweaver.types import Node, Parent
 if TYPE_CHECKING:
     from contextweaver.graph import DependencyGraph
 
-USES_OUTPUT, RETURNS_TO, SEES_AGAIN = 2.0, 0.7, 0.25
+USES_OUTPUT, RETURNS_TO, SEES_AGAIN = 2.0, 0.2, 0.25
 EDITS_VIEWED, EDITS_AGAIN, VIEWS_EDIT, RUNS_AFTER_EDIT, RERUNS = 3.0, 1.5, 2.0, 2.0, 1.0
 RECENCY = (0.6, 0.3, 0.15)
 MAX_POSTINGS = 8  # newest postings of an item that are scored

@@ -22,6 +22,7 @@ SELECTORS = Registry(
     "selector",
     {
         "ancestry": "contextweaver.selectors.ancestry:AncestrySelector",
+        "frontier": "contextweaver.selectors.frontier:FrontierSelector",
         "recency": "contextweaver.selectors.recency:RecencySelector",
         "adaptive": "contextweaver.selectors.adaptive:AdaptiveSelector",
     },
