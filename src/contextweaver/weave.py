@@ -122,9 +122,9 @@ def _budgeted(
     else:
         status = []
     for index, reason in plan.full:  # planned steps by priority: full, else trimmed, else placeholder
-        node = by_index.get(index)
-        if node is None or index in chosen:
+        if index not in by_index or index in chosen:
             continue
+        node = by_index[index]
         current = index == plan.full[0][0]
         trimmed = None
         if node.full_tokens > left and (

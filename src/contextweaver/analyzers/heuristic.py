@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
@@ -119,7 +119,7 @@ class HeuristicAnalyzer:
                 add(self._commands[command], RERUNS, "re-runs the same command")
 
     @staticmethod
-    def _allowed(candidates: Sequence[Node]) -> Sequence[object]:
+    def _allowed(candidates: Sequence[Node]) -> Container[object]:
         from contextweaver.graph import CandidateView
 
         return candidates if isinstance(candidates, CandidateView) else {n.index for n in candidates}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Run the test suite. Starts a throwaway PostgreSQL server for the store's tests when the machine has
+# one (otherwise those tests skip); tests needing ../shared/data, Chromium or the local model skip
+# cleanly when those are absent. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+[ -x "$PY" ] || PY=python3
+stop_postgres() {
+    local ctl
+    ctl="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/pg_ctl"
+    if [ "$(id -u)" = 0 ]; then set -- runuser -u postgres --; else set --; fi
+    "$@" "$ctl" -D "$CONTEXTWEAVER_PG_DIR/data" stop -m fast >/dev/null 2>&1 || true
+}
+if [ -z "${CONTEXTWEAVER_PG_DSN:-}" ] && ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
+    if pg_env="$(bash scripts/start_postgres.sh)"; then
+        eval "$pg_env"
+        trap stop_postgres EXIT
+    else
+        echo "could not start PostgreSQL: its tests will skip" >&2
+    fi
+fi
+"$PY" -m pytest -q "$@"
