@@ -139,3 +139,30 @@ def test_truncated_file_names_file_and_position(write, cut):
     assert type(info.value).__name__ == "TrajectoryError"
     assert str(path) in message and "line" in message and "column" in message
     assert "mini-swe-agent .traj.json with 'messages'" in message
+
+
+def test_v2_tool_calling_trajectory_keeps_the_calls_as_actions(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from contextweaver.formats import load_trajectory
+
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "bash", "arguments": '{"command": "ls src"}'},
+    }
+    document = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "messages": [
+            {"role": "system", "content": "agent"},
+            {"role": "user", "content": "fix the bug"},
+            {"role": "assistant", "content": "List files.", "tool_calls": [call], "extra": {"raw": 1}},
+            {"role": "tool", "tool_call_id": "call_1", "content": "pager.py"},
+        ],
+    }
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps(document))
+    trajectory = load_trajectory(path)
+    (step,) = trajectory.steps
+    assert "ls src" in step.action and step.observation == "pager.py"
+    assert step.messages[1]["tool_call_id"] == "call_1" and "extra" not in step.messages[0]

@@ -101,6 +101,10 @@ class MiniSweAgentReader:
         return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
 
     def _step(self, assistant: Message, observations: list[Message], position: int) -> Step:
+        if assistant.get("tool_calls"):  # mini-swe-agent v2 with tool calling: OpenAI's shape
+            from contextweaver.formats.openai import READER as TOOL_CALLS
+
+            return TOOL_CALLS._step([clean(assistant), *(clean(m) for m in observations)])
         thought, action = split_thought(content_text(assistant.get("content")))
         observation = OBSERVATION_SEPARATOR.join(content_text(m.get("content")) for m in observations)
         meta: dict[str, Any] = {"message_index": position}
