@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.registry import DETECTION_ORDER, PARSERS
 from contextweaver.validation.report import TestReport, merge_reports
 from contextweaver.validation.text import CleanText, clean_observation
@@ -25,7 +25,7 @@ def parsers_in_order() -> list[RunnerParser]:
 
 def parse_clean(clean: CleanText, command: str = "") -> TestReport | None:
     """Run every detected parser (one per family) and merge their reports in output order."""
-    text = clean.text
+    text = framed(clean.text)
     found: list[tuple[int, TestReport]] = []
     families: set[str] = set()
     for parser in parsers_in_order():
@@ -44,8 +44,11 @@ def parse_clean(clean: CleanText, command: str = "") -> TestReport | None:
 
 
 def _first_anchor(parser: RunnerParser, text: str) -> int:
+    """Where the runner's output begins (a marker's leading newline belongs to the line before)."""
     match = parser.marker_pattern.search(text)
-    return match.start() if match else len(text)
+    if match is None:
+        return len(text)
+    return match.start() + 1 if text.startswith("\n", match.start()) else match.start()
 
 
 def parse_observation(observation: str, command: str = "") -> TestReport | None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-_RETURNCODE = re.compile(
-    r"<returncode>\s*(-?\d+)\s*</returncode>|\[The command completed with exit code (-?\d+)\.?\]"
+_RETURNCODES = (
+    re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>"),
+    re.compile(r"\[The command completed with exit code (-?\d+)\.?\]"),
 )
+"""Two patterns, each with a literal prefix the regex engine finds fast (an alternation has none)."""
 _ENVELOPE_TAG = re.compile(r"</?(?:returncode|output|output_head|output_tail|stdout|stderr)>")
 _WARNING_BLOCK = re.compile(r"<warning>.*?</warning>", re.DOTALL)
 _ELIDED_BLOCK = re.compile(r"<elided_chars>.*?</elided_chars>", re.DOTALL)
@@ -27,8 +30,13 @@ class CleanText:
     """The observation's program output, cleaned, with what the envelope told us."""
 
     text: str
-    truncated: bool
     returncode: int | None
+    raw: str = field(default="", repr=False)
+
+    @cached_property
+    def truncated(self) -> bool:
+        """Computed on demand: few callers need it and it costs several scans of the observation."""
+        return has_elision_marker(self.raw)
 
 
 def strip_ansi(text: str) -> str:
@@ -46,20 +54,39 @@ def resolve_carriage_returns(text: str) -> str:
     return "\n".join(line.rsplit("\r", 1)[-1] if "\r" in line else line for line in text.split("\n"))
 
 
+def has_elision_marker(observation: str) -> bool:
+    """An agent's truncation marker on some line: only the lines holding one of the words are checked."""
+    for word in _ELISION_WORDS:
+        at = observation.find(word)
+        while at >= 0:
+            start = observation.rfind("\n", 0, at) + 1
+            end = observation.find("\n", at)
+            end = len(observation) if end < 0 else end
+            if _ELISION_MARKER.search(observation, start, end):
+                return True
+            at = observation.find(word, end)
+    return False
+
+
+def _returncode(observation: str) -> int | None:
+    """The first exit code the envelope states (either agent's style)."""
+    found = [match for pattern in _RETURNCODES if (match := pattern.search(observation))]
+    if not found:
+        return None
+    first = min(found, key=lambda match: match.start())
+    return int(first.group(1))
+
+
 def clean_observation(observation: str) -> CleanText:
-    """Unwrap the agent envelope and normalise the terminal noise; keep truncation as a flag."""
-    returncode = None
-    match = _RETURNCODE.search(observation, 0, 4096) or _RETURNCODE.search(observation)
-    if match:
-        returncode = int(match.group(1) or match.group(2))
-    truncated = any(word in observation for word in _ELISION_WORDS) and bool(
-        _ELISION_MARKER.search(observation)
-    )
+    """Unwrap the agent envelope and normalise the terminal noise; truncation is read on demand."""
+    returncode = _returncode(observation)
     text = observation
     if "<" in text:
         text = _WARNING_BLOCK.sub("", text) if "<warning>" in text else text
         text = _ELIDED_BLOCK.sub("\n", text) if "<elided_chars>" in text else text
-        text = _RETURNCODE.sub("", text)
+        if returncode is not None:
+            for pattern in _RETURNCODES:
+                text = pattern.sub("", text)
         text = _ENVELOPE_TAG.sub("\n", text)
     text = resolve_carriage_returns(strip_ansi(text))
-    return CleanText(text=text, truncated=truncated, returncode=returncode)
+    return CleanText(text=text, returncode=returncode, raw=observation)

@@ -22,10 +22,10 @@ class RunnerParser:
     """Plain substrings one of which every detectable output holds: a fast check before any regex."""
 
     def detect(self, text: str, command: str = "") -> bool:
-        """Cheap: substring hints, then one anchored regex. The command alone never suffices."""
+        """Cheap: substring hints, then one regex over the framed text. The command alone never suffices."""
         if self.hints and not any(hint in text for hint in self.hints):
             return False
-        return bool(self.marker_pattern.search(text))
+        return bool(self.marker_pattern.search(framed(text)))
 
     def command_matches(self, command: str) -> bool:
         return bool(command) and bool(self.command_pattern.search(command))
@@ -42,3 +42,11 @@ def counts_from(pairs: list[tuple[str, str]], names: dict[str, str]) -> dict[str
         key = names.get(word.lower(), word.lower())
         totals[key] = totals.get(key, 0) + int(number)
     return totals
+
+
+def framed(text: str) -> str:
+    """The text between two newlines. Parsers anchor line starts on a literal "\\n" (not `^` with
+    re.M), which the regex engine can search for fast; a line's end is then `(?=\\n)`."""
+    if text.startswith("\n") and text.endswith("\n"):
+        return text
+    return f"\n{text}\n"

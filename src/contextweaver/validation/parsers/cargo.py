@@ -5,26 +5,23 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, record
 
 _RESULT = re.compile(
-    r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out",
-    re.M,
+    r"\ntest result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out"
 )
-_TEST = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored|bench:)", re.M)
-_FAILURES = re.compile(r"^failures:\n((?: {4}\S[^\n]*\n)+)", re.M)
-_STDOUT_HEADER = re.compile(r"^---- (.+?) stdout ----$", re.M)
-_JSON_TEST = re.compile(
-    r'^\{\s*"type":\s*"test",\s*"event":\s*"(ok|failed|ignored)",\s*"name":\s*"([^"]+)"', re.M
-)
+_TEST = re.compile(r"\ntest (.+?) \.\.\. (ok|FAILED|ignored|bench:)")
+_FAILURES = re.compile(r"\nfailures:\n((?: {4}\S[^\n]*\n)+)")
+_STDOUT_HEADER = re.compile(r"\n---- (.+?) stdout ----(?=\n)")
+_JSON_TEST = re.compile(r'\n\{\s*"type":\s*"test",\s*"event":\s*"(ok|failed|ignored)",\s*"name":\s*"([^"]+)"')
 _JSON_SUITE = re.compile(
-    r'^\{\s*"type":\s*"suite",\s*"event":\s*"(ok|failed)",\s*"passed":\s*(\d+),\s*"failed":\s*(\d+),'
-    r'\s*"ignored":\s*(\d+)',
-    re.M,
+    r'\n\{\s*"type":\s*"suite",\s*"event":\s*"(ok|failed)",\s*"passed":\s*(\d+),\s*"failed":\s*(\d+),'
+    r'\s*"ignored":\s*(\d+)'
 )
-_BUILD_FAILED = re.compile(r"^error: could not compile `([^`]+)`", re.M)
-_RUNNING = re.compile(r"^running \d+ tests?$", re.M)
+_JSON_SUITE_STARTED = re.compile(r'"type":\s*"suite",\s*"event":\s*"started"')
+_BUILD_FAILED = re.compile(r"\nerror: could not compile `([^`]+)`")
+_RUNNING = re.compile(r"\nrunning \d+ tests?(?=\n)")
 _STATUSES = {
     "ok": TestStatus.PASSED,
     "FAILED": TestStatus.FAILED,
@@ -42,26 +39,28 @@ class CargoParser(RunnerParser):
     command_pattern = re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")
     hints = ("running ", "test result: ", '"type":', "could not compile")
     marker_pattern = re.compile(
-        r"^running \d+ tests?$|^test result: (?:ok|FAILED)\. |^\{\s*\"type\":\s*\"(?:suite|test)\"", re.M
+        r"\n(?:running \d+ tests?(?=\n)|test result: (?:ok|FAILED)\. |\{\s*\"type\":\s*\"(?:suite|test)\")"
     )
 
     def detect(self, text: str, command: str = "") -> bool:
         if super().detect(text, command):
             return True
-        return self.command_matches(command) and bool(_BUILD_FAILED.search(text))
+        return self.command_matches(command) and bool(_BUILD_FAILED.search(framed(text)))
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
+        text = framed(text)
         tests: dict[str, TestStatus] = {}
-        for match in _TEST.finditer(text):
-            record(tests, match.group(1), _STATUSES[match.group(2)])
-        for match in _JSON_TEST.finditer(text):
-            record(tests, match.group(2), _STATUSES[match.group(1)])
-        for block in _FAILURES.finditer(text):
-            for name in block.group(1).split("\n"):
+        for name, status in _TEST.findall(text):
+            record(tests, name, _STATUSES[status])
+        if '"type"' in text:
+            for status, name in _JSON_TEST.findall(text):
+                record(tests, name, _STATUSES[status])
+        for block in _FAILURES.findall(text):
+            for name in block.split("\n"):
                 if name.strip():
                     record(tests, name.strip(), TestStatus.FAILED)
-        for header in _STDOUT_HEADER.finditer(text):
-            record(tests, header.group(1), TestStatus.FAILED)
+        for name in _STDOUT_HEADER.findall(text):
+            record(tests, name, TestStatus.FAILED)
         totals: dict[str, int] | None = None
         failed = False
         for result in _RESULT.finditer(text):
@@ -81,9 +80,7 @@ class CargoParser(RunnerParser):
         for build in _BUILD_FAILED.finditer(text):
             record(tests, f"{build.group(1)}.[build failed]", TestStatus.ERROR)
             failed = True
-        runs = len(_RUNNING.findall(text)) + len(
-            re.findall(r'"type":\s*"suite",\s*"event":\s*"started"', text)
-        )
+        runs = len(_RUNNING.findall(text)) + len(_JSON_SUITE_STARTED.findall(text))
         closers = len(_RESULT.findall(text)) + len(_JSON_SUITE.findall(text))
         if not tests and totals is None and not runs:
             return None

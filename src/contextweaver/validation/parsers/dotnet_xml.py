@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
-from contextweaver.validation.parsers.junit_xml import attributes
+from contextweaver.validation.parsers.junit_xml import attribute, without_comments
 from contextweaver.validation.report import TestReport, record
 
 _CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^>]*?)/?>")
@@ -46,21 +46,22 @@ class DotnetXmlParser(RunnerParser):
         tests: dict[str, TestStatus] = {}
         totals = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         runner = self.runner
-        for match in _CASE.finditer(text):
-            tag, attrs = match.group(1), attributes(match.group(2))
+        for tag, raw in _CASE.findall(without_comments(text)):
             if tag == "UnitTestResult":
-                runner, name, outcome = "trx", attrs.get("testName", ""), attrs.get("outcome", "")
+                runner = "trx"
+                name, outcome = attribute(raw, "testName") or "", attribute(raw, "outcome") or ""
             elif tag == "test-case":
-                runner, name = "nunit-xml", attrs.get("fullname") or attrs.get("name", "")
-                outcome = attrs.get("result", "")
-                if attrs.get("label", "").lower() == "error" and outcome.lower() == "failed":
+                runner, name = "nunit-xml", attribute(raw, "fullname") or attribute(raw, "name") or ""
+                outcome = attribute(raw, "result") or ""
+                if (attribute(raw, "label") or "").lower() == "error" and outcome.lower() == "failed":
                     outcome = "error"
-                if attrs.get("executed", "").lower() == "false":
+                if (attribute(raw, "executed") or "").lower() == "false":
                     outcome = "skipped"
             else:
-                if "result" not in attrs:
+                result = attribute(raw, "result")
+                if result is None:
                     continue
-                runner, name, outcome = "xunit-xml", attrs.get("name", ""), attrs["result"]
+                runner, name, outcome = "xunit-xml", attribute(raw, "name") or "", result
             status = _OUTCOMES.get(outcome.lower())
             if status is None or not name:
                 continue

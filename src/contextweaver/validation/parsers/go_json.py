@@ -6,14 +6,14 @@ import json
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.parsers.go_test import package_failure_id
 from contextweaver.validation.report import TestReport, record
 
-_EVENT = re.compile(r'^\{[^\n]*?"Action":\s*"(?P<action>[\w-]+)"[^\n]*$', re.M)
+_EVENT = re.compile(r'\n(\{[^\n]*?"Action":\s*"([\w-]+)"[^\n]*)(?=\n)')
 _PACKAGE = re.compile(r'"(?:Package|ImportPath)":\s*"(?P<pkg>[^"\\]*(?:\\.[^"\\]*)*)"')
 _TEST = re.compile(r'"Test":\s*"(?P<test>[^"\\]*(?:\\.[^"\\]*)*)"')
-_PLAIN_FAIL = re.compile(r"^FAIL\s+(\S+)\s+(\[(?:build|setup) failed\])", re.M)
+_PLAIN_FAIL = re.compile(r"\nFAIL\s+(\S+)\s+(\[(?:build|setup) failed\])")
 _STATUSES = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
 
 
@@ -28,7 +28,7 @@ class GoJsonParser(RunnerParser):
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b[^\n|]*\s-json\b")
     hints = ('"Action":"',)
-    marker_pattern = re.compile(r'^\{"Time":"[^"]*","Action":"(?:run|pass|fail|skip|output|start)"', re.M)
+    marker_pattern = re.compile(r'\n\{"Time":"[^"]*","Action":"(?:run|pass|fail|skip|output|start)"')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
         tests: dict[str, TestStatus] = {}
@@ -36,9 +36,8 @@ class GoJsonParser(RunnerParser):
         failing: dict[str, bool] = {}
         finished: set[str] = set()
         seen: list[str] = []
-        for match in _EVENT.finditer(text):
-            line = match.group(0)
-            action = match.group("action")
+        text = framed(text)
+        for line, action in _EVENT.findall(text):
             package_match = _PACKAGE.search(line)
             package = _unquote(package_match.group("pkg")) if package_match else ""
             if package not in failing:

@@ -5,18 +5,19 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, record
 
 _EVENT = re.compile(
-    r"--- (?P<result>PASS|FAIL|SKIP): (?P<name>\S+) \([\d.]+ ?(?:s|seconds)\)"
-    r"|^=== RUN\s+(?P<run>\S+)"
-    r"|^(?P<pkgstatus>ok|FAIL)\s+(?P<pkg>\S+)(?:\s+(?P<how>\[(?:build|setup) failed\]|\(cached\)|[\d.]+s|"
-    r"\[no test files\])[^\n]*)?$"
-    r"|^(?P<bare>PASS|FAIL)$"
-    r"|^(?P<bench>Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op",
-    re.M,
+    r"--- (PASS|FAIL|SKIP): (\S+) \([\d.]+ ?(?:s|seconds)\)"
+    r"|\n(?:=== RUN\s+(\S+)"
+    r"|(ok|FAIL)\s+(\S+)(?:\s+(\[(?:build|setup) failed\]|\(cached\)|[\d.]+s|"
+    r"\[no test files\])[^\n]*)?(?=\n)"
+    r"|(PASS|FAIL)(?=\n)"
+    r"|(Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op)"
 )
+"""One pass; every alternative starts with a literal ("--- " anywhere, the others at a line start),
+which lets the regex engine skip ahead. Groups: result, name, run, pkgstatus, pkg, how, bare, bench."""
 _STATUSES = {"PASS": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "SKIP": TestStatus.SKIPPED}
 
 
@@ -36,49 +37,49 @@ class GoTestParser(RunnerParser):
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")
     hints = ("=== RUN", "--- ", "ok  ", "FAIL", "ns/op")
     marker_pattern = re.compile(
-        r"^=== RUN\s|^\s*--- (?:PASS|FAIL|SKIP): \S+ \(|"
-        r"^(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"
-        r"^Benchmark\S+\s+\d+\s+[\d.]+ ns/op",
-        re.M,
+        r"\n(?:=== RUN\s|\s*--- (?:PASS|FAIL|SKIP): \S+ \(|"
+        r"(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"
+        r"Benchmark\S+\s+\d+\s+[\d.]+ ns/op)"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
         tests: dict[str, TestStatus] = {}
         pending: dict[str, TestStatus] = {}
-        running: list[str] = []
+        running: dict[str, int] = {}
+        """Tests started and not yet ended, with how many times (a name can run twice)."""
         closed = False
         failed = False
-        for match in _EVENT.finditer(text):
-            if match.group("result"):
-                name = match.group("name")
-                status = _STATUSES[match.group("result")]
+        for result, name, run, pkgstatus, package, how, bare, bench in _EVENT.findall(framed(text)):
+            if result:
+                status = _STATUSES[result]
                 record(pending, name, status)
                 if name in running:
-                    running.remove(name)
+                    running[name] -= 1
+                    if not running[name]:
+                        del running[name]
                 failed |= status is TestStatus.FAILED
                 closed = False
-            elif match.group("run"):
-                running.append(match.group("run"))
+            elif run:
+                running[run] = running.get(run, 0) + 1
                 closed = False
-            elif match.group("bench"):
-                pending[match.group("bench")] = TestStatus.PASSED
+            elif bench:
+                pending[bench] = TestStatus.PASSED
                 closed = False
-            elif match.group("bare"):
+            elif bare:
                 closed = True
-                failed |= match.group("bare") == "FAIL"
+                failed |= bare == "FAIL"
             else:
-                package = match.group("pkg")
-                package_failed = match.group("pkgstatus") == "FAIL"
+                package_failed = pkgstatus == "FAIL"
                 failed |= package_failed
                 if package_failed and not any(s is TestStatus.FAILED for s in pending.values()):
                     if running:
                         for name in running:
                             pending[name] = TestStatus.FAILED
                     else:
-                        record(tests, package_failure_id(package, match.group("how")), TestStatus.ERROR)
+                        record(tests, package_failure_id(package, how or None), TestStatus.ERROR)
                 for name, status in pending.items():
                     record(tests, f"{package}.{name}", status)
-                pending, running, closed = {}, [], True
+                pending, running, closed = {}, {}, True
         for name, status in pending.items():
             record(tests, name, status)
         if not tests and not closed and not failed:

@@ -5,18 +5,17 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, counts_from
+from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
 from contextweaver.validation.report import TestReport, record
 
 _JS_FILE = r"\S+\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
-_SUITE = re.compile(rf"^(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?$", re.M)
+_SUITE = re.compile(rf"\n(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
 _LINE = re.compile(
-    r"^(?P<indent> +)(?:(?P<mark>[✓✕○✎√×]) (?:(?P<kind>skipped|todo) )?(?P<title>.+?)"
-    r"(?: \(\d+(?:\.\d+)? ?m?s\))?|● (?P<header>.+)|(?P<other>\S.*))$",
-    re.M,
+    r"\n(?P<indent> +)(?:(?P<mark>[✓✕○✎√×]) (?:(?P<kind>skipped|todo) )?(?P<title>.+?)"
+    r"(?: \(\d+(?:\.\d+)? ?m?s\))?|● (?P<header>.+)|(?P<other>\S.*))(?=\n)"
 )
-_TESTS = re.compile(r"^Tests:\s+(.*?)(\d+) total$", re.M)
-_SUITES = re.compile(r"^Test Suites:\s+(.*?)\d+ total$", re.M)
+_TESTS = re.compile(r"\nTests:\s+(.*?)(\d+) total(?=\n)")
+_SUITES = re.compile(r"\nTest Suites:\s+(.*?)\d+ total(?=\n)")
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
 _MARKS = {
     "✓": TestStatus.PASSED,
@@ -37,10 +36,11 @@ class JestParser(RunnerParser):
     command_pattern = re.compile(r"\bjest\b|\b(?:npm|yarn|pnpm)(?: run)? test\b")
     hints = ("PASS ", "FAIL ", "Tests:")
     marker_pattern = re.compile(
-        rf"^(?:PASS|FAIL)\s+(?:.*?\s)?{_JS_FILE}|^Tests:\s+(?:\d+ \w+, )*\d+ total$", re.M
+        rf"\n(?:(?:PASS|FAIL)\s+(?:.*?\s)?{_JS_FILE}|Tests:\s+(?:\d+ \w+, )*\d+ total(?=\n))"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
+        text = framed(text)
         tests: dict[str, TestStatus] = {}
         suites = list(_SUITE.finditer(text))
         failed = any(suite.group(1) == "FAIL" for suite in suites)
@@ -71,7 +71,7 @@ class JestParser(RunnerParser):
         describes: list[tuple[int, str]] = []
         broken = False
         prefix = f"{suite} › " if suite else ""
-        for match in _LINE.finditer(text, start, end):
+        for match in _LINE.finditer(text, start, end + 1):  # + the newline that ends the last line
             indent = len(match.group("indent"))
             if match.group("header"):
                 describes = []

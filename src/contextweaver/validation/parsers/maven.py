@@ -5,22 +5,23 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, record
 
-_PREFIX = r"^(?:\[(?:INFO|ERROR|WARNING|WARN)\] )?"
+_PREFIX = r"\n(?:\[(?:INFO|ERROR|WARNING|WARN)\] )?"
 _CLASS_LINE = re.compile(
     _PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), Time elapsed: [^\n]*?"
-    r"(?:-|<<< \w+! -) in (\S+)$",
-    re.M,
+    r"(?:-|<<< \w+! -) in (\S+)(?=\n)"
 )
-_TOTALS = re.compile(_PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\s*$", re.M)
+_TOTALS = re.compile(
+    _PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)[^\S\n]*(?=\n)"
+)
 _TEST_FAILURE = re.compile(
-    _PREFIX + r"(\S+?)(?:\((\S+)\))?\s+Time elapsed: [\d.,]+ s(?:ec)?\s+<<< (FAILURE|ERROR)!", re.M
+    _PREFIX + r"(\S+?)(?:\((\S+)\))?\s+Time elapsed: [\d.,]+ s(?:ec)?\s+<<< (FAILURE|ERROR)!"
 )
-_RESULTS = re.compile(_PREFIX + r"Results ?:", re.M)
-_BUILD = re.compile(_PREFIX + r"BUILD (SUCCESS|FAILURE)$", re.M)
-_COMPILATION_ERROR = re.compile(_PREFIX + r"COMPILATION ERROR", re.M)
+_RESULTS = re.compile(_PREFIX + r"Results ?:")
+_BUILD = re.compile(_PREFIX + r"BUILD (SUCCESS|FAILURE)(?=\n)")
+_COMPILATION_ERROR = re.compile(_PREFIX + r"COMPILATION ERROR")
 
 
 class MavenParser(RunnerParser):
@@ -31,15 +32,16 @@ class MavenParser(RunnerParser):
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
     hints = ("Tests run: ", "T E S T S", "COMPILATION ERROR")
     marker_pattern = re.compile(
-        _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S$)", re.M
+        _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S(?=\n))"
     )
 
     def detect(self, text: str, command: str = "") -> bool:
         if super().detect(text, command):
             return True
-        return self.command_matches(command) and bool(_COMPILATION_ERROR.search(text))
+        return self.command_matches(command) and bool(_COMPILATION_ERROR.search(framed(text)))
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
+        text = framed(text)
         tests: dict[str, TestStatus] = {}
         for match in _TEST_FAILURE.finditer(text):
             name, owner, kind = match.group(1), match.group(2), match.group(3)

@@ -7,18 +7,17 @@ import re
 from typing import Any
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, record
 
-_PASSING = re.compile(r"^ *(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)$", re.M)
-_FAILING = re.compile(r"^ *(\d+) failing$", re.M)
-_PENDING = re.compile(r"^ *(\d+) pending$", re.M)
+_PASSING = re.compile(r"\n *(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)(?=\n)")
+_FAILING = re.compile(r"\n *(\d+) failing(?=\n)")
+_PENDING = re.compile(r"\n *(\d+) pending(?=\n)")
 _LINE = re.compile(
-    r"^(?P<indent> +)(?:(?:[✓✔√]) (?P<passed>.+?)(?: \(\d+ ?ms\))?|(?P<number>\d+)\) (?P<failed>.+)|"
-    r"- (?P<pending>.+)|(?P<other>\S.*))$",
-    re.M,
+    r"\n(?P<indent> +)(?:(?:[✓✔√]) (?P<passed>.+?)(?: \(\d+ ?ms\))?|(?P<number>\d+)\) (?P<failed>.+)|"
+    r"- (?P<pending>.+)|(?P<other>\S.*))(?=\n)"
 )
-_JSON_START = re.compile(r'^\{\s*"stats":\s*\{', re.M)
+_JSON_START = re.compile(r'\n\{\s*"stats":\s*\{')
 
 
 class MochaParser(RunnerParser):
@@ -28,19 +27,20 @@ class MochaParser(RunnerParser):
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")
     hints = (" passing (", " failing", '"stats"')
-    marker_pattern = re.compile(r'^ *\d+ passing \(\d|^ *\d+ failing$|^\{\s*"stats":\s*\{', re.M)
+    marker_pattern = re.compile(r'\n(?: *\d+ passing \(\d| *\d+ failing(?=\n)|\{\s*"stats":\s*\{)')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
+        text = framed(text)
         start = _JSON_START.search(text)
         if start:
-            report = self._json(text[start.start() :])
+            report = self._json(text[start.start() + 1 :])
             if report is not None:
                 return report
         passing = _PASSING.search(text)
         listing_end = passing.start() if passing else len(text)
         tests: dict[str, TestStatus] = {}
         describes: list[tuple[int, str]] = []
-        for match in _LINE.finditer(text, 0, listing_end):
+        for match in _LINE.finditer(text, 0, listing_end + 1):  # + the newline ending the last line
             indent = len(match.group("indent"))
             while describes and describes[-1][0] >= indent:
                 describes.pop()

@@ -5,29 +5,32 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, counts_from
+from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
 from contextweaver.validation.report import TestReport, merge_reports, record
 
 _WORD = r"(?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)"
-_SESSION_START = re.compile(r"^=+ test session starts =+$", re.M)
-_SUMMARY = re.compile(
-    rf"^(?:=+ )?((?:\d+ {_WORD}(?:, |\s))*\d+ {_WORD}|no tests ran)"
-    r",? in [\d.]+ ?s(?:econds)?(?: \([^)\n]*\))?(?: =+)?$",
-    re.M,
+# Every pattern starts at a literal "\n" over framed text (see base.framed): fast to search for.
+_SESSION_START = re.compile(r"\n=+ test session starts =+(?=\n)")
+_SUMMARY_LINE = (
+    rf"(?:=+ )?((?:\d+ {_WORD}(?:, |\s))*\d+ {_WORD}|no tests ran)"
+    r",? in [\d.]+ ?s(?:econds)?(?: \([^)\n]*\))?(?: =+)?(?=\n)"
 )
+_SUMMARY = re.compile(r"\n" + _SUMMARY_LINE)
 _COUNT = re.compile(rf"(\d+) ({_WORD})")
 _ID = r"(?P<id>[\w./\\-][^\s\[]*?(?:\[[^\n]*?\])?)"
 _STATUS = r"(?P<status>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)"
 _VERBOSE = re.compile(
-    rf"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?{_STATUS} {_ID}(?=$| )|{_ID.replace('id>', 'vid>')} "
-    rf"{_STATUS.replace('status>', 'vstatus>')}(?=$| ))",
-    re.M,
+    rf"\n(?:\[gw\d+\] (?:\[\s*\d+%\] )?{_STATUS} {_ID}(?=\n| )|{_ID.replace('id>', 'vid>')} "
+    rf"{_STATUS.replace('status>', 'vstatus>')}(?=\n| ))"
 )
-_SHORT = re.compile(rf"^{_STATUS} {_ID}(?: - [^\n]*)?$", re.M)
-_REPORT_SECTION = re.compile(r"^=+ (?:FAILURES|ERRORS) =+$", re.M)
-_COLLECT_ERROR = re.compile(r"^_+ ERROR collecting (\S+) _+$", re.M)
-_INTERRUPTED = re.compile(r"^(?:!+ )?Interrupted: \d+ errors? during collection", re.M)
-_PROGRESS = re.compile(r"^(\S+\.py) ([.FEsxXpP]+)(?:\s+\[\s*\d+%\])?$|^([.FEsxXpP]+)\s+\[\s*\d+%\]$", re.M)
+_SHORT = re.compile(rf"\n{_STATUS} {_ID}(?: - [^\n]*)?(?=\n)")
+_RUN_EVENT = re.compile(
+    rf"\n(?:(?P<start>=+ test session starts =+)|(?P<report>=+ (?:FAILURES|ERRORS) =+)|{_SUMMARY_LINE})(?=\n)"
+)
+"""Session headers, report sections and summary lines in one pass (split_runs)."""
+_COLLECT_ERROR = re.compile(r"\n_+ ERROR collecting (\S+) _+(?=\n)")
+_INTERRUPTED = re.compile(r"\n(?:!+ )?Interrupted: \d+ errors? during collection")
+_PROGRESS = re.compile(r"\n(?:(\S+\.py) ([.FEsxXpP]+)(?:\s+\[\s*\d+%\])?|([.FEsxXpP]+)\s+\[\s*\d+%\])(?=\n)")
 _FILTERS = re.compile(r"(?:^|\s)(?:-k|-m|--lf|--last-failed|--deselect)\b|::")
 _NAMES = {
     "xfailed": "xfail",
@@ -53,9 +56,8 @@ class PytestParser(RunnerParser):
     command_pattern = re.compile(r"\bpy\.?test\b")
     hints = ("test session starts", " passed", " failed", " error", "no tests ran", "::")
     marker_pattern = re.compile(
-        rf"^=+ test session starts =+$|{_SUMMARY.pattern}|^(?:FAILED|ERROR|XPASS) \S+::\S|"
-        r"^\S+::\S+ (?:PASSED|FAILED|ERROR)\b",
-        re.M,
+        rf"\n(?:=+ test session starts =+(?=\n)|{_SUMMARY_LINE}|(?:FAILED|ERROR|XPASS) \S+::\S|"
+        r"\S+::\S+ (?:PASSED|FAILED|ERROR)\b)"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -63,19 +65,19 @@ class PytestParser(RunnerParser):
         return merge_reports(run for run in runs if run is not None)
 
     def _parse_run(self, text: str, complete: bool, command: str) -> TestReport | None:
+        text = framed(text)
         start, end = 0, len(text)
         tests: dict[str, TestStatus] = {}
-        for match in _VERBOSE.finditer(text, start, end):
-            test_id = match.group("id") or match.group("vid")
-            status = match.group("status") or match.group("vstatus")
+        for gw_status, gw_id, test_id, status in _VERBOSE.findall(text):
+            if gw_id:
+                test_id, status = gw_id, gw_status
             if "::" in test_id:
                 record(tests, test_id, _STATUSES[status])
-        for match in _SHORT.finditer(text, start, end):
-            test_id = match.group("id")
-            if "::" in test_id or match.group("status") in ("ERROR", "FAILED"):
-                record(tests, test_id, _STATUSES[match.group("status")])
-        for match in _COLLECT_ERROR.finditer(text, start, end):
-            record(tests, match.group(1), TestStatus.ERROR)
+        for status, test_id in _SHORT.findall(text):
+            if "::" in test_id or status in ("ERROR", "FAILED"):
+                record(tests, test_id, _STATUSES[status])
+        for test_id in _COLLECT_ERROR.findall(text):
+            record(tests, test_id, TestStatus.ERROR)
         summaries = list(_SUMMARY.finditer(text, start, end))
         interrupted = bool(_INTERRUPTED.search(text, start, end))
         header = bool(_SESSION_START.search(text))
@@ -99,11 +101,11 @@ class PytestParser(RunnerParser):
 def split_runs(text: str) -> list[tuple[str, bool]]:
     """Split the output into pytest runs; sessions printed inside a failure report (pytester) stay
     nested in their outer run and are cut out of it. Returns (run text, closed by a summary line)."""
-    events = sorted(
-        [(m.start(), "start", m.end()) for m in _SESSION_START.finditer(text)]
-        + [(m.start(), "summary", m.end()) for m in _SUMMARY.finditer(text)]
-        + [(m.start(), "report", m.end()) for m in _REPORT_SECTION.finditer(text)]
-    )
+    text = framed(text)
+    events = [
+        (m.start(), "start" if m.group("start") else "report" if m.group("report") else "summary", m.end())
+        for m in _RUN_EVENT.finditer(text)
+    ]
     runs: list[tuple[str, bool]] = []
     run_start: int | None = None
     pieces_from = 0

@@ -5,16 +5,16 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, counts_from
+from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
 from contextweaver.validation.report import TestReport, merge_reports, record
 
-_START = re.compile(r"^=+ test process starts =+$", re.M)
-_FINISHED = re.compile(r"^=+ tests finished: (.*?),? in [\d.]+ seconds =+$", re.M)
+_START = re.compile(r"\n=+ test process starts =+(?=\n)")
+_FINISHED = re.compile(r"\n=+ tests finished: (.*?),? in [\d.]+ seconds =+(?=\n)")
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|expected to fail but passed|expected to fail|exceptions?)")
-_FILE = re.compile(r"^(\S+\.(?:py|rst|md|txt))\[\d+\] ?([.FEfXswTK]*)[^\S\n]*(?:\[(OK|FAIL)\])?$", re.M)
-_CONTINUATION = re.compile(r"^([.FEfXswTK]+)?\s*\[(OK|FAIL)\]$", re.M)
-_BLOCK = re.compile(r"^_{20,}\n[_ ]*?(\S+\.\w+):(\w+)[_ ]*$", re.M)
-_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?::|$)", re.M)
+_FILE = re.compile(r"\n(\S+\.(?:py|rst|md|txt))\[\d+\] ?([.FEfXswTK]*)[^\S\n]*(?:\[(OK|FAIL)\])?(?=\n)")
+_CONTINUATION = re.compile(r"\n([.FEfXswTK]+)?\s*\[(OK|FAIL)\](?=\n)")
+_BLOCK = re.compile(r"\n_{20,}\n[_ ]*?(\S+\.\w+):(\w+)[_ ]*(?=\n)")
+_EXCEPTION_LINE = re.compile(r"\n([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?=[:\n])")
 _NAMES = {
     "expected to fail": "xfail",
     "expected to fail but passed": "xpass",
@@ -30,29 +30,31 @@ class SympyParser(RunnerParser):
     family = "sympy"
     command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")
     hints = ("test process starts", "tests finished: ")
-    marker_pattern = re.compile(r"^=+ test process starts =+$|^=+ tests finished: ", re.M)
+    marker_pattern = re.compile(r"\n=+ test(?: process starts =+(?=\n)|s finished: )")
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
+        text = framed(text)
         starts = [m.start() for m in _START.finditer(text)] or [0]
-        if starts[0] > 0 and _FINISHED.search(text, 0, starts[0]):
+        if starts[0] > 0 and _FINISHED.search(text, 0, starts[0] + 1):
             starts.insert(0, 0)
         bounds = zip(starts, [*starts[1:], len(text)], strict=True)
         return merge_reports(self._run(text, start, end) for start, end in bounds)
 
     def _run(self, text: str, start: int, end: int) -> TestReport:
+        end = min(end + 1, len(text))  # the run's last line ends at the newline that starts the next run
         tests: dict[str, TestStatus] = {}
         blocks = list(_BLOCK.finditer(text, start, end))
         for index, block in enumerate(blocks):
             body_end = blocks[index + 1].start() if index + 1 < len(blocks) else end
-            finished = _FINISHED.search(text, block.end(), body_end)
-            body = text[block.end() : finished.start() if finished else body_end]
+            finished = _FINISHED.search(text, block.end(), body_end + 1)
+            body = text[block.end() : finished.start() if finished else body_end] + "\n"
             record(tests, f"{block.group(1)}::{block.group(2)}", _status_of(body))
         finishes = list(_FINISHED.finditer(text, start, end))
         finished = finishes[-1] if finishes else None
         pairs = [pair for line in finishes for pair in _COUNT.findall(line.group(1))]
         totals = counts_from(pairs, _NAMES) if finishes else None
         failed = bool(totals and (totals.get("failed", 0) or totals.get("error", 0)))
-        failed = failed or "[FAIL]" in text[start:end] or bool(tests)
+        failed = failed or text.find("[FAIL]", start, end) >= 0 or bool(tests)
         return TestReport(
             runner=self.runner,
             tests=tests,

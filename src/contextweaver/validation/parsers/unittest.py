@@ -5,18 +5,15 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser
+from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, merge_reports, record
 
-_RAN = re.compile(
-    r"^Ran (\d+) tests? in [\d.]+s\s*\n+(?:[^\n]*\n){0,3}?(OK|FAILED)\b(?: \(([^)\n]*)\))?", re.M
-)
-_RAN_ONLY = re.compile(r"^Ran (\d+) tests? in [\d.]+s$", re.M)
-_HEADER = re.compile(r"^(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)", re.M)
+_RAN = re.compile(r"\nRan (\d+) tests? in [\d.]+s\s*\n+(?:[^\n]*\n){0,3}?(OK|FAILED)\b(?: \(([^)\n]*)\))?")
+_RAN_ONLY = re.compile(r"\nRan (\d+) tests? in [\d.]+s(?=\n)")
+_HEADER = re.compile(r"\n(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)")
 _VERBOSE = re.compile(
-    r"^(\w+) \(([\w.]+)\)(?: \([^)\n]*\))?(?:\n[^\n]*?)? \.\.\. "
-    r"(ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b",
-    re.M,
+    r"\n(\w+) \(([\w.]+)\)(?: \([^)\n]*\))?(?:\n[^\n]*?)? \.\.\. "
+    r"(ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b"
 )
 _STATUSES = {
     "ok": TestStatus.PASSED,
@@ -49,11 +46,11 @@ class UnittestParser(RunnerParser):
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")
     hints = ("Ran ", " ... ", "FAIL: ", "ERROR: ")
     marker_pattern = re.compile(
-        r"^Ran \d+ tests? in [\d.]+s$|^(?:FAIL|ERROR): \w+ \([\w.]+\)|^\w+ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b",
-        re.M,
+        r"\n(?:Ran \d+ tests? in [\d.]+s(?=\n)|(?:FAIL|ERROR): \w+ \([\w.]+\)|\w+ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b)"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
+        text = framed(text)
         closers = list(_RAN.finditer(text))
         reports: list[TestReport] = []
         start = 0
@@ -67,10 +64,10 @@ class UnittestParser(RunnerParser):
 
     def _run(self, text: str, start: int, end: int, closer: re.Match[str] | None) -> TestReport:
         tests: dict[str, TestStatus] = {}
-        for match in _VERBOSE.finditer(text, start, end):
-            record(tests, test_id(match.group(1), match.group(2)), _STATUSES[match.group(3)])
-        for match in _HEADER.finditer(text, start, end):
-            record(tests, test_id(match.group(2), match.group(3)), _STATUSES[match.group(1)])
+        for name, where, status in _VERBOSE.findall(text, start, end):
+            record(tests, test_id(name, where), _STATUSES[status])
+        for status, name, where in _HEADER.findall(text, start, end):
+            record(tests, test_id(name, where), _STATUSES[status])
         if closer is None:
             return TestReport(
                 runner=self.runner,
