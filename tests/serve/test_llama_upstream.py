@@ -72,9 +72,13 @@ def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def mini_conversation(steps: int) -> list[dict[str, Any]]:
     messages = task("llama")
     for i in range(steps):
-        messages.append({"role": "assistant", "content": f"THOUGHT: read part {i}\n\n```bash\ncat part_{i}.py\n```"})
+        messages.append(
+            {"role": "assistant", "content": f"THOUGHT: read part {i}\n\n```bash\ncat part_{i}.py\n```"}
+        )
         body = "\n".join(f"def part_{i}_{j}(): return {j}" for j in range(12))
-        messages.append({"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{body}\n</output>"})
+        messages.append(
+            {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{body}\n</output>"}
+        )
     return messages
 
 
@@ -92,7 +96,10 @@ def test_the_real_model_answers_the_woven_messages(llama_url: str, tmp_path: Pat
         assert answer.usage.prompt_tokens == expected.usage.prompt_tokens  # the same (woven) prompt
         stream = client.chat.completions.create(model="smollm2", messages=messages, stream=True, **SAMPLING)  # type: ignore[arg-type]
         chunks = list(stream)
-        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == expected.choices[0].message.content
+        assert (
+            "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+            == expected.choices[0].message.content
+        )
         assert chunks[-1].choices[0].finish_reason is not None
         assert [s.steps for s in manager.store.sessions()] == [8]
         models = client.models.list()

@@ -1,6 +1,6 @@
 """The fake OpenAI-compatible upstream as its own process, logging every request body to a JSONL file.
 
-    python upstream_process.py LOG.jsonl     # prints the port, then serves until killed
+python upstream_process.py LOG.jsonl     # prints the port, then serves until killed
 """
 
 from __future__ import annotations
@@ -17,13 +17,17 @@ from tests.serve.harness import tool_call_reply  # noqa: E402
 
 
 def main() -> None:
-    log = Path(sys.argv[1]).open("a", encoding="utf-8")
     lock = threading.Lock()
+    with Path(sys.argv[1]).open("a", encoding="utf-8") as log:
+        serve(log, lock)
+
+
+def serve(log: object, lock: threading.Lock) -> None:
 
     def reply(request: Request) -> Reply:
         with lock:
-            log.write(json.dumps(request.body) + "\n")
-            log.flush()
+            log.write(json.dumps(request.body) + "\n")  # type: ignore[attr-defined]
+            log.flush()  # type: ignore[attr-defined]
         if request.body.get("stream"):
             return Reply(text="streamed answer from the upstream process")
         return tool_call_reply(request)

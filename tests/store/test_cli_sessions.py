@@ -17,7 +17,10 @@ from tests.store.helpers import fix_cycle
 
 
 def tool_conversation(n: int) -> list[dict[str, object]]:
-    messages: list[dict[str, object]] = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix it"}]
+    messages: list[dict[str, object]] = [
+        {"role": "system", "content": "agent"},
+        {"role": "user", "content": "fix it"},
+    ]
     for i in range(n):
         call = {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": f"cat m{i}.py"})}}  # fmt: skip
         messages += [{"role": "assistant", "content": f"step {i}", "tool_calls": [call]},
