@@ -41,7 +41,7 @@ class AdaptiveSelector:
     """Recency window of `linear_recent` steps in a chain-like, few-file phase, else `structural_recent`."""
 
     name = "adaptive"
-    lookback = 4
+    lookback = 3
     few_files = 3
     """Fewer distinct files than this (with a chain-like recent graph) counts as a linear loop."""
     linear_recent = 3
