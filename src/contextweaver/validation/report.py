@@ -54,6 +54,14 @@ class TestReport:
         return out
 
 
+_FAILING = frozenset((TestStatus.FAILED, TestStatus.ERROR))
+
+
+def any_failure(statuses: Iterable[TestStatus]) -> bool:
+    """Whether any status is a failure (a set test, not a property call per test)."""
+    return not _FAILING.isdisjoint(statuses)
+
+
 def record(tests: dict[str, TestStatus], test_id: str, status: TestStatus) -> None:
     """Within one run a repeated id keeps its most severe status, so a failure is never hidden."""
     previous = tests.get(test_id)

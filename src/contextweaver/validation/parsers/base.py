@@ -19,7 +19,8 @@ class RunnerParser:
     command_pattern: ClassVar[re.Pattern[str]] = NEVER
     marker_pattern: ClassVar[re.Pattern[str]] = NEVER
     hints: ClassVar[tuple[str, ...]] = ()
-    """Plain substrings one of which every detectable output holds: a fast check before any regex."""
+    """Plain substrings one of which every detectable output holds, checked before the regex. Each costs
+    a scan of the text, so only parsers whose marker regex is slower than a few scans declare them."""
 
     def detect(self, text: str, command: str = "") -> bool:
         """Cheap: substring hints, then one regex over the framed text. The command alone never suffices."""

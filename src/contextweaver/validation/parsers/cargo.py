@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, record
+from contextweaver.validation.report import TestReport, any_failure, record
 
 _RESULT = re.compile(
     r"\ntest result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out"
@@ -37,7 +37,6 @@ class CargoParser(RunnerParser):
     runner = "cargo"
     family = "cargo"
     command_pattern = re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")
-    hints = ("running ", "test result: ", '"type":', "could not compile")
     marker_pattern = re.compile(
         r"\n(?:running \d+ tests?(?=\n)|test result: (?:ok|FAILED)\. |\{\s*\"type\":\s*\"(?:suite|test)\")"
     )
@@ -89,5 +88,5 @@ class CargoParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=closers >= runs and (closers > 0 or bool(_BUILD_FAILED.search(text))),
-            failed_signal=failed or any(status.is_failure for status in tests.values()),
+            failed_signal=failed or any_failure(tests.values()),
         )

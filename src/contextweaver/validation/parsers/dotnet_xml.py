@@ -9,7 +9,7 @@ from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.parsers.junit_xml import attribute, without_comments
 from contextweaver.validation.report import TestReport, record
 
-_CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^>]*?)/?>")
+_CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^>]*)>")
 _ROOT_CLOSE = re.compile(r"</(?:test-run|test-results|TestRun|assemblies|assembly)>")
 _OUTCOMES = {
     "passed": TestStatus.PASSED,
@@ -37,7 +37,6 @@ class DotnetXmlParser(RunnerParser):
 
     runner = "dotnet-xml"
     family = "dotnet-xml"
-    hints = ("<test-", "<TestRun", "<UnitTestResult", "<assembl")
     marker_pattern = re.compile(
         r"<(?:test-run|test-results|TestRun|assemblies|assembly)\b[^>]*>|<test-case\b"
     )

@@ -8,7 +8,7 @@ import re
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.parsers.go_test import package_failure_id
-from contextweaver.validation.report import TestReport, record
+from contextweaver.validation.report import TestReport, any_failure, record
 
 _EVENT = re.compile(r'\n(\{[^\n]*?"Action":\s*"([\w-]+)"[^\n]*)(?=\n)')
 _PACKAGE = re.compile(r'"(?:Package|ImportPath)":\s*"(?P<pkg>[^"\\]*(?:\\.[^"\\]*)*)"')
@@ -27,7 +27,6 @@ class GoJsonParser(RunnerParser):
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b[^\n|]*\s-json\b")
-    hints = ('"Action":"',)
     marker_pattern = re.compile(r'\n\{"Time":"[^"]*","Action":"(?:run|pass|fail|skip|output|start)"')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -74,5 +73,5 @@ class GoJsonParser(RunnerParser):
             tests=tests,
             totals=None,
             complete=all(package in finished for package in seen),
-            failed_signal=any(status.is_failure for status in tests.values()),
+            failed_signal=any_failure(tests.values()),
         )

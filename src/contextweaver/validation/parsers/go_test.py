@@ -35,7 +35,6 @@ class GoTestParser(RunnerParser):
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")
-    hints = ("=== RUN", "--- ", "ok  ", "FAIL", "ns/op")
     marker_pattern = re.compile(
         r"\n(?:=== RUN\s|\s*--- (?:PASS|FAIL|SKIP): \S+ \(|"
         r"(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"

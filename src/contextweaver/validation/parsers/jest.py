@@ -6,14 +6,13 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
-from contextweaver.validation.report import TestReport, record
+from contextweaver.validation.report import TestReport, any_failure, record
 
 _JS_FILE = r"\S+\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
 _SUITE = re.compile(rf"\n(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
-_LINE = re.compile(
-    r"\n(?P<indent> +)(?:(?P<mark>[✓✕○✎√×]) (?:(?P<kind>skipped|todo) )?(?P<title>.+?)"
-    r"(?: \(\d+(?:\.\d+)? ?m?s\))?|● (?P<header>.+)|(?P<other>\S.*))(?=\n)"
-)
+_LINE = re.compile(r"\n( +)(?:([✓✕○✎√×]) ([^\n]+)|● ([^\n]+)|(\S[^\n]*))(?=\n)")
+"""Groups: indent, mark, rest (kind, title and duration: see _title), header, other line."""
+_DURATION = re.compile(r" \(\d+(?:\.\d+)? ?m?s\)$")
 _TESTS = re.compile(r"\nTests:\s+(.*?)(\d+) total(?=\n)")
 _SUITES = re.compile(r"\nTest Suites:\s+(.*?)\d+ total(?=\n)")
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
@@ -34,7 +33,6 @@ class JestParser(RunnerParser):
     runner = "jest"
     family = "jest"
     command_pattern = re.compile(r"\bjest\b|\b(?:npm|yarn|pnpm)(?: run)? test\b")
-    hints = ("PASS ", "FAIL ", "Tests:")
     marker_pattern = re.compile(
         rf"\n(?:(?:PASS|FAIL)\s+(?:.*?\s)?{_JS_FILE}|Tests:\s+(?:\d+ \w+, )*\d+ total(?=\n))"
     )
@@ -63,33 +61,49 @@ class JestParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=totals is not None,
-            failed_signal=failed or any(status.is_failure for status in tests.values()),
+            failed_signal=failed or any_failure(tests.values()),
         )
 
     def _suite(self, text: str, suite: str, start: int, end: int, tests: dict[str, TestStatus]) -> bool:
         """Record one suite's tests; True when jest said the suite itself failed to run."""
         describes: list[tuple[int, str]] = []
+        path = ""
         broken = False
         prefix = f"{suite} › " if suite else ""
-        for match in _LINE.finditer(text, start, end + 1):  # + the newline that ends the last line
-            indent = len(match.group("indent"))
-            if match.group("header"):
-                describes = []
-                header = match.group("header").strip()
+        # end + 1: the newline that ends the suite's last line
+        for spaces, mark, rest, header, other in _LINE.findall(text, start, end + 1):
+            indent = len(spaces)
+            if header:
+                describes, path = [], ""
+                header = header.strip()
                 if header.startswith(_NOT_TESTS[0]):
                     broken = True
                     record(tests, suite or "jest suite", TestStatus.ERROR)
                 elif not header.startswith(_NOT_TESTS[1]) and f"{prefix}{header}" not in tests:
                     record(tests, f"{prefix}{header}", TestStatus.FAILED)
                 continue
-            while describes and describes[-1][0] >= indent:
-                describes.pop()
-            if match.group("other"):
-                if indent >= 2 and "|" not in match.group("other"):
-                    describes.append((indent, match.group("other").strip()))
+            if describes and describes[-1][0] >= indent:
+                while describes and describes[-1][0] >= indent:
+                    describes.pop()
+                path = " › ".join(name for _, name in describes)
+            if other:
+                if indent >= 2 and "|" not in other:
+                    describes.append((indent, other.strip()))
+                    path = " › ".join(name for _, name in describes)
                 continue
-            path = " › ".join(name for _, name in describes)
-            title = match.group("title").strip()
-            test_id = prefix + (f"{path} › {title}" if path else title)
-            record(tests, test_id, _MARKS[match.group("mark")])
+            title = _title(rest)
+            record(tests, prefix + (f"{path} › {title}" if path else title), _MARKS[mark])
         return broken
+
+
+def _title(rest: str) -> str:
+    """The test title after the mark: without a leading `skipped `/`todo ` and a trailing `(12 ms)`."""
+    for kind in ("skipped ", "todo "):
+        if rest.startswith(kind) and len(rest) > len(kind):
+            rest = rest[len(kind) :]
+            break
+    if rest.endswith("s)"):
+        duration = _DURATION.search(rest)
+        if duration and duration.start() >= 1:
+            rest = rest[: duration.start()]
+    return rest.strip()

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, record
+from contextweaver.validation.report import TestReport, any_failure, record
 
 _PREFIX = r"\n(?:\[(?:INFO|ERROR|WARNING|WARN)\] )?"
 _CLASS_LINE = re.compile(
@@ -30,7 +30,6 @@ class MavenParser(RunnerParser):
     runner = "maven"
     family = "maven"
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
-    hints = ("Tests run: ", "T E S T S", "COMPILATION ERROR")
     marker_pattern = re.compile(
         _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S(?=\n))"
     )
@@ -76,6 +75,6 @@ class MavenParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=totals is not None or bool(builds),
-            failed_signal=failed or any(status.is_failure for status in tests.values()),
+            failed_signal=failed or any_failure(tests.values()),
             passed_scopes=frozenset(clean),
         )

@@ -8,15 +8,14 @@ from typing import Any
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, record
+from contextweaver.validation.report import TestReport, any_failure, record
 
 _PASSING = re.compile(r"\n *(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)(?=\n)")
 _FAILING = re.compile(r"\n *(\d+) failing(?=\n)")
 _PENDING = re.compile(r"\n *(\d+) pending(?=\n)")
-_LINE = re.compile(
-    r"\n(?P<indent> +)(?:(?:[✓✔√]) (?P<passed>.+?)(?: \(\d+ ?ms\))?|(?P<number>\d+)\) (?P<failed>.+)|"
-    r"- (?P<pending>.+)|(?P<other>\S.*))(?=\n)"
-)
+_LINE = re.compile(r"\n( +)(?:[✓✔√] ([^\n]+)|(\d+)\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
+"""Groups: indent, passed title (+ duration), failure number, failed title, pending title, other line."""
+_DURATION = re.compile(r" \(\d+ ?ms\)$")
 _JSON_START = re.compile(r'\n\{\s*"stats":\s*\{')
 
 
@@ -40,23 +39,29 @@ class MochaParser(RunnerParser):
         listing_end = passing.start() if passing else len(text)
         tests: dict[str, TestStatus] = {}
         describes: list[tuple[int, str]] = []
-        for match in _LINE.finditer(text, 0, listing_end + 1):  # + the newline ending the last line
-            indent = len(match.group("indent"))
-            while describes and describes[-1][0] >= indent:
-                describes.pop()
-            if match.group("other"):
-                describes.append((indent, match.group("other").strip()))
+        path = ""
+        # listing_end + 1: the newline that ends the listing's last line
+        for spaces, passed, _number, failed, pending, other in _LINE.findall(text, 0, listing_end + 1):
+            indent = len(spaces)
+            if describes and describes[-1][0] >= indent:
+                while describes and describes[-1][0] >= indent:
+                    describes.pop()
+                path = " ".join(name for _, name in describes)
+            if other:
+                describes.append((indent, other.strip()))
+                path = " ".join(name for _, name in describes)
                 continue
-            title = match.group("passed") or match.group("failed") or match.group("pending")
-            status = (
-                TestStatus.PASSED
-                if match.group("passed")
-                else TestStatus.FAILED
-                if match.group("failed")
-                else TestStatus.SKIPPED
-            )
-            full_title = " ".join([name for _, name in describes] + [title.strip()])
-            record(tests, full_title, status)
+            if passed:
+                duration = _DURATION.search(passed) if passed.endswith("ms)") else None
+                title, status = (
+                    passed[: duration.start()] if duration and duration.start() else passed,
+                    TestStatus.PASSED,
+                )
+            elif failed:
+                title, status = failed, TestStatus.FAILED
+            else:
+                title, status = pending, TestStatus.SKIPPED
+            record(tests, f"{path} {title.strip()}" if path else title.strip(), status)
         failing = _FAILING.search(text)
         pending = _PENDING.search(text)
         if passing is None and failing is None and not tests:
@@ -73,7 +78,7 @@ class MochaParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=passing is not None,
-            failed_signal=bool(failing) or any(status.is_failure for status in tests.values()),
+            failed_signal=bool(failing) or any_failure(tests.values()),
         )
 
     def _json(self, text: str) -> TestReport | None:
@@ -105,5 +110,5 @@ class MochaParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=True,
-            failed_signal=bool(totals.get("failed")) or any(s.is_failure for s in tests.values()),
+            failed_signal=bool(totals.get("failed")) or any_failure(tests.values()),
         )

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
-from contextweaver.validation.report import TestReport, merge_reports, record
+from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
 
 _WORD = r"(?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)"
 # Every pattern starts at a literal "\n" over framed text (see base.framed): fast to search for.
@@ -17,7 +17,8 @@ _SUMMARY_LINE = (
 )
 _SUMMARY = re.compile(r"\n" + _SUMMARY_LINE)
 _COUNT = re.compile(rf"(\d+) ({_WORD})")
-_ID = r"(?P<id>[\w./\\-][^\s\[]*?(?:\[[^\n]*?\])?)"
+_ID = r"(?P<id>[\w./\\-][^\s\[]*+(?:\[[^\n]*?\])?)"
+"""Possessive: the id's first run stops at a space or `[` anyway, so it never needs to backtrack."""
 _STATUS = r"(?P<status>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)"
 _VERBOSE = re.compile(
     rf"\n(?:\[gw\d+\] (?:\[\s*\d+%\] )?{_STATUS} {_ID}(?=\n| )|{_ID.replace('id>', 'vid>')} "
@@ -89,7 +90,7 @@ class PytestParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=complete and bool(summaries),
-            failed_signal=interrupted or any(status.is_failure for status in tests.values()),
+            failed_signal=interrupted or any_failure(tests.values()),
         )
         if totals is not None:
             report.failed_signal |= totals.get("failed", 0) > 0 or totals.get("error", 0) > 0

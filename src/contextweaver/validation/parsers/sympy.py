@@ -29,7 +29,6 @@ class SympyParser(RunnerParser):
     runner = "sympy"
     family = "sympy"
     command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")
-    hints = ("test process starts", "tests finished: ")
     marker_pattern = re.compile(r"\n=+ test(?: process starts =+(?=\n)|s finished: )")
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, merge_reports, record
+from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
 
 _RAN = re.compile(r"\nRan (\d+) tests? in [\d.]+s\s*\n+(?:[^\n]*\n){0,3}?(OK|FAILED)\b(?: \(([^)\n]*)\))?")
 _RAN_ONLY = re.compile(r"\nRan (\d+) tests? in [\d.]+s(?=\n)")
@@ -44,7 +44,6 @@ class UnittestParser(RunnerParser):
     runner = "unittest"
     family = "unittest"
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")
-    hints = ("Ran ", " ... ", "FAIL: ", "ERROR: ")
     marker_pattern = re.compile(
         r"\n(?:Ran \d+ tests? in [\d.]+s(?=\n)|(?:FAIL|ERROR): \w+ \([\w.]+\)|\w+ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b)"
     )
@@ -74,7 +73,7 @@ class UnittestParser(RunnerParser):
                 tests=tests,
                 totals=None,
                 complete=False,
-                failed_signal=any(status.is_failure for status in tests.values()),
+                failed_signal=any_failure(tests.values()),
             )
         totals = {"total": int(closer.group(1))}
         for item in (closer.group(3) or "").split(","):
@@ -87,5 +86,5 @@ class UnittestParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=True,
-            failed_signal=failed or any(status.is_failure for status in tests.values()),
+            failed_signal=failed or any_failure(tests.values()),
         )
