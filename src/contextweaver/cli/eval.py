@@ -90,7 +90,7 @@ def command(
     from contextweaver.eval.strategies import weaver_config
     from contextweaver.eval.trajectory_run import parse_budgets
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     names = _split(strategies) or list(DEFAULT_STRATEGIES)
     if "all" in names:
         names = list(STRATEGIES)
@@ -138,7 +138,7 @@ def command(
     }
     built = report.build(results, meta)
     paths = report.write(built, out)
-    report.print_report(built, Console())
+    report.print_report(built, Console(width=None if sys.stdout.isatty() else 240))
     console.print(
         f"{computed} run(s) computed, {total - computed} reused, {time.perf_counter() - started:.1f}s; "
         f"report: {paths['html']}",
