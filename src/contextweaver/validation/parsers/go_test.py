@@ -36,7 +36,7 @@ class GoTestParser(RunnerParser):
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")
     marker_pattern = re.compile(
-        r"\n(?:=== RUN\s|\s*--- (?:PASS|FAIL|SKIP): \S+ \(|"
+        r"\n(?:=== RUN\s|\s*+--- (?:PASS|FAIL|SKIP): \S+ \(|"
         r"(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"
         r"Benchmark\S+\s+\d+\s+[\d.]+ ns/op)"
     )

@@ -10,9 +10,9 @@ from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, any_failure, record
 
-_PASSING = re.compile(r"\n *(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)(?=\n)")
-_FAILING = re.compile(r"\n *(\d+) failing(?=\n)")
-_PENDING = re.compile(r"\n *(\d+) pending(?=\n)")
+_PASSING = re.compile(r"\n *+(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)(?=\n)")
+_FAILING = re.compile(r"\n *+(\d+) failing(?=\n)")
+_PENDING = re.compile(r"\n *+(\d+) pending(?=\n)")
 _LINE = re.compile(r"\n( +)(?:[✓✔√] ([^\n]+)|(\d+)\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
 """Groups: indent, passed title (+ duration), failure number, failed title, pending title, other line."""
 _DURATION = re.compile(r" \(\d+ ?ms\)$")
@@ -26,7 +26,7 @@ class MochaParser(RunnerParser):
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")
     hints = (" passing (", " failing", '"stats"')
-    marker_pattern = re.compile(r'\n(?: *\d+ passing \(\d| *\d+ failing(?=\n)|\{\s*"stats":\s*\{)')
+    marker_pattern = re.compile(r'\n(?: *+\d++ (?:passing \(\d|failing(?=\n))|\{\s*"stats":\s*\{)')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
         text = framed(text)

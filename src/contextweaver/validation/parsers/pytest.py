@@ -12,10 +12,11 @@ _WORD = r"(?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|
 # Every pattern starts at a literal "\n" over framed text (see base.framed): fast to search for.
 _SESSION_START = re.compile(r"\n=+ test session starts =+(?=\n)")
 _SUMMARY_LINE = (
-    rf"(?:=+ )?((?:\d+ {_WORD}(?:, |\s))*\d+ {_WORD}|no tests ran)"
+    rf"(?=[=\dn])(?:=+ )?((?:\d+ {_WORD}(?:, |\s))*\d+ {_WORD}|no tests ran)"
     r",? in [\d.]+ ?s(?:econds)?(?: \([^)\n]*\))?(?: =+)?(?=\n)"
 )
 _SUMMARY = re.compile(r"\n" + _SUMMARY_LINE)
+"""The first-character guard spares most lines the costly setup of the repeated count group."""
 _COUNT = re.compile(rf"(\d+) ({_WORD})")
 _ID = r"(?P<id>[\w./\\-][^\s\[]*+(?:\[[^\n]*?\])?)"
 """Possessive: the id's first run stops at a space or `[` anyway, so it never needs to backtrack."""
@@ -55,10 +56,9 @@ class PytestParser(RunnerParser):
     runner = "pytest"
     family = "pytest"
     command_pattern = re.compile(r"\bpy\.?test\b")
-    hints = ("test session starts", " passed", " failed", " error", "no tests ran", "::")
     marker_pattern = re.compile(
         rf"\n(?:=+ test session starts =+(?=\n)|{_SUMMARY_LINE}|(?:FAILED|ERROR|XPASS) \S+::\S|"
-        r"\S+::\S+ (?:PASSED|FAILED|ERROR)\b)"
+        r"(?=\S++ (?:PASSED|FAILED|ERROR)\b)\S+::\S)"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -45,7 +45,7 @@ class UnittestParser(RunnerParser):
     family = "unittest"
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")
     marker_pattern = re.compile(
-        r"\n(?:Ran \d+ tests? in [\d.]+s(?=\n)|(?:FAIL|ERROR): \w+ \([\w.]+\)|\w+ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b)"
+        r"\n(?:Ran \d+ tests? in [\d.]+s(?=\n)|(?:FAIL|ERROR): \w+ \([\w.]+\)|\w++ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b)"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
