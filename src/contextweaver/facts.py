@@ -27,6 +27,7 @@ _EDIT = re.compile(
 _VIEW = re.compile(
     r"\b(?:cat|head|tail|nl|less|view|sed\s+-n\s+\S+|grep\s+(?:-\S+\s+)*(?:'[^']*'|\"[^\"]*\"|\S+))\s+([\w./-]+\.\w{1,5})\b"
 )
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _MAX_ITEMS = 4000  # a giant observation contributes at most this many items
 
 
@@ -54,11 +55,26 @@ def code_items(text: str, limit: int = _MAX_ITEMS) -> frozenset[str]:
     return frozenset(items)
 
 
+def shell_lines(action: str) -> str:
+    """The action without heredoc bodies: code written into a file is not a command (`x > 8.84`)."""
+    lines, terminator = [], None
+    for line in action.splitlines():
+        if terminator is not None:
+            if line.strip() == terminator:
+                terminator = None
+            continue
+        lines.append(line)
+        heredoc = _HEREDOC.search(line)
+        terminator = heredoc.group(1) if heredoc else None
+    return "\n".join(lines)
+
+
 def extract_facts(step: Step) -> Facts:
     """Facts of one step; the observation is scanned once here and never again."""
     said = f"{step.thought}\n{step.action}"
-    edited = {next(g for g in m if g) for m in _EDIT.findall(step.action)}
-    viewed = set(_VIEW.findall(step.action))
+    commands = shell_lines(step.action)
+    edited = {next(g for g in m if g) for m in _EDIT.findall(commands)}
+    viewed = set(_VIEW.findall(commands))
     errors = {line.strip()[:200] for line in _ERROR_LINE.findall(step.observation[:200_000])}
     return Facts(
         files=frozenset(_PATH.findall(said)),
@@ -67,6 +83,6 @@ def extract_facts(step: Step) -> Facts:
         commands=tuple(line.strip() for line in step.action.splitlines() if line.strip())[:20],
         errors=frozenset(list(errors)[:50]),
         tests=frozenset(_TEST_ID.findall(said)),
-        edited_files=frozenset(f.strip("'\"") for f in edited),
+        edited_files=frozenset(f.strip("'\"") for f in edited if any(c.isalpha() for c in f)),
         viewed_files=frozenset(viewed),
     )

@@ -134,7 +134,7 @@ class HeuristicAnalyzer:
                 self._said[item].append(i)
             for path in facts.viewed_files:
                 self._viewed[path].append(i)
-            for path in facts.edited_files:
+            for path in sorted(facts.edited_files):
                 self._edited[path].append(i)
                 self._last_edit = (i, path)
             command = facts.commands[0] if facts.commands else ""
