@@ -276,6 +276,19 @@ def score(case: Case, tally: Tally) -> None:
 
 
 _SEVERITY = {"passed": 0, "skipped": 1, "failed": 2}
+_NETTE_ID = re.compile(r"^(?:(?P<title>.*?) \| )?(?P<path>\S+\.phpt)(?: \[method=(?P<method>[^\]]+)\])?$")
+
+
+def _dorny_name(test_id: str) -> str:
+    """The name the summary tool shows for a Nette Tester case: it rewrites the runner's own
+    `title | dir/file.phpt [method=m]` as `file.phpt::m`, or `title (file.phpt)` without a method."""
+    match = _NETTE_ID.match(test_id)
+    if match is None:
+        return test_id
+    file = match.group("path").rsplit("/", 1)[-1]
+    if match.group("method"):
+        return f"{file}::{match.group('method')}"
+    return f"{match.group('title')} ({file})" if match.group("title") else test_id
 
 
 def _score_names(case: Case, report: TestReport | None, where: str, tally: Tally) -> None:
@@ -286,11 +299,15 @@ def _score_names(case: Case, report: TestReport | None, where: str, tally: Tally
     for status, name in case.multiset:
         if _SEVERITY[status] >= _SEVERITY.get(want.get(name, "passed"), 0):
             want[name] = status
-    got = {i: ("failed" if s.is_failure else s.value) for i, s in (report.tests.items() if report else ())}
+    got = {
+        _dorny_name(i): ("failed" if s.is_failure else s.value)
+        for i, s in (report.tests.items() if report else ())
+    }
     for name, status in want.items():
         tally.tests_n += 1
-        mine = [v for k, v in got.items() if k == name or k.endswith(("." + name, " " + name, "/" + name))]
-        # the summary tool rewrites some names (nette tester paths, long jest titles): fall back to containment
+        suffixes = ("." + name, " " + name, "/" + name, "::" + name)
+        mine = [v for k, v in got.items() if k == name or k.endswith(suffixes)]
+        # the summary tool shortens some names (long jest titles): fall back to containment
         mine = mine or [v for k, v in got.items() if name.rstrip(".") in k]
         if not mine:
             tally.misses.append(f"{where}: {name!r} not found (expected {status})")

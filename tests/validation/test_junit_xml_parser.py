@@ -35,3 +35,20 @@ def test_statuses_entities_and_suite_name_fallback() -> None:
 def test_cut_report_is_incomplete() -> None:
     report = parse_observation(REPORT[: REPORT.index("<testcase name=")])
     assert report is not None and not report.complete and report.failed_signal
+
+
+def test_commented_out_and_cdata_elements_are_not_tests() -> None:
+    text = """<testsuites>
+  <!-- <testsuite> a suite; <testcase> one test per case -->
+  <testsuite name="s">
+    <!--
+    <testsuite name="s.inner"><testcase classname="s.inner" name="gone"/></testsuite>
+    -->
+    <testcase classname="s" name="kept"><system-out><![CDATA[<testcase name="quoted"/>]]></system-out></testcase>
+  </testsuite>
+</testsuites>
+"""
+    report = parse_observation(text, "cat report.xml")
+    assert report is not None and report.complete
+    assert report.tests == {"s.kept": TestStatus.PASSED}
+    assert report.totals == {"passed": 1, "failed": 0, "error": 0, "skipped": 0}

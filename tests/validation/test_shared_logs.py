@@ -42,3 +42,16 @@ def test_agent_observation_failures_are_never_labelled_passed() -> None:
         status = TestTracker().observe(1, case.command, case.text).status
         if case.totals and (case.totals.get("failed") or case.totals.get("error")):
             assert status is ValidationStatus.FAILED, case.name
+
+
+def test_every_dorny_report_is_at_least_98_percent_exact() -> None:
+    """Per report format, not pooled: a small format (dart, rspec, junit4) cannot hide behind a big one."""
+    accuracy = _accuracy_module()
+    tallies: dict[str, object] = {}
+    for case in accuracy.junit_dorny_cases(DATA):
+        tally = tallies.setdefault(case.runner, accuracy.Tally())
+        accuracy.score(case, tally)
+    assert len(tallies) >= 25
+    for runner, tally in tallies.items():
+        assert tally.totals_ok >= 0.98 * tally.totals_n, (runner, tally.misses)  # type: ignore[attr-defined]
+        assert tally.tests_ok >= 0.98 * tally.tests_n, (runner, tally.misses)  # type: ignore[attr-defined]

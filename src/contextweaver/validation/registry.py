@@ -21,11 +21,15 @@ PARSERS = Registry(
         "maven": f"{_MODULE}.maven:MavenParser",
         "junit-xml": f"{_MODULE}.junit_xml:JunitXmlParser",
         "dotnet-xml": f"{_MODULE}.dotnet_xml:DotnetXmlParser",
+        "rspec-json": f"{_MODULE}.rspec_json:RspecJsonParser",
+        "dart-json": f"{_MODULE}.dart_json:DartJsonParser",
     },
 )
 
 DETECTION_ORDER = (
     "go-json",
+    "dart-json",
+    "rspec-json",
     "go",
     "cargo",
     "maven",
