@@ -64,3 +64,54 @@ def test_replay_rebuilds_the_same_state() -> None:
     verdicts = [first.observe(*step) for step in steps]
     assert verdicts == [second.observe(*step) for step in steps]
     assert first.latest == second.latest and first.status_line() == second.status_line()
+
+
+QUIET_FAIL = "F....                                                      [100%]\nFAILED tests/test_a.py::test_x - assert 0\n1 failed, 4 passed in 0.1s\n"
+QUIET_PASS = ".....                                                      [100%]\n5 passed in 0.1s\n"
+
+
+def test_quiet_clean_run_of_the_whole_suite_or_the_failing_path_supersedes() -> None:
+    for command in ("python -m pytest -q", "python -m pytest -q tests/", "pytest -q tests/test_a.py"):
+        tracker = TestTracker()
+        tracker.observe(1, "python -m pytest -q", QUIET_FAIL)
+        verdict = tracker.observe(2, command, QUIET_PASS)
+        assert verdict.supersedes == (1,), command
+        assert tracker.latest["tests/test_a.py::test_x"] == (TestStatus.PASSED, 2)
+
+
+def test_quiet_runs_that_may_not_have_run_the_test_never_supersede() -> None:
+    commands = (
+        "pytest -q tests/test_b.py",  # another file
+        "python -m pytest -q -k fast",  # a subset
+        "pytest -q --ignore tests/test_a.py",
+        "pytest -q tests/x && pytest -q tests/y",  # two runs, one output: which ran what is unknown
+        "make test",  # arguments unknown
+    )
+    for command in commands:
+        tracker = TestTracker()
+        tracker.observe(1, "python -m pytest -q", QUIET_FAIL)
+        assert tracker.observe(2, command, QUIET_PASS).supersedes == (), command
+    skipped = TestTracker()
+    skipped.observe(1, "pytest -q", QUIET_FAIL)
+    assert skipped.observe(2, "pytest -q", "....s  [100%]\n4 passed, 1 skipped in 0.1s\n").supersedes == ()
+
+
+def test_a_whole_suite_pass_covers_only_its_own_runners_failures() -> None:
+    tracker = TestTracker()
+    tracker.observe(1, "go test ./...", "=== RUN   TestA\n--- FAIL: TestA (0.00s)\nFAIL\tacme/a\t0.01s\n")
+    assert tracker.observe(2, "pytest -q", QUIET_PASS).supersedes == ()
+
+
+def test_the_shipped_bugfix_example_supersedes_its_three_failed_runs() -> None:
+    from pathlib import Path
+
+    from contextweaver.formats import load_trajectory
+
+    path = Path(__file__).resolve().parents[2] / "src" / "contextweaver" / "examples" / "bugfix.jsonl"
+    trajectory = load_trajectory(path)
+    tracker = TestTracker()
+    superseded: dict[int, int] = {}
+    for index, step in enumerate(trajectory.steps, 1):
+        verdict = tracker.observe(index, str(step.action), step.observation)
+        superseded.update(dict.fromkeys(verdict.supersedes, index))
+    assert superseded == {14: 19, 17: 19, 21: 26}

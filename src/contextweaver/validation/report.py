@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 from contextweaver.types import TestStatus
 
+WHOLE_SUITE = "*"
+"""A passed scope meaning every test the runner collected (a clean run given no path to narrow it)."""
+
 _SEVERITY = {
     TestStatus.ERROR: 5,
     TestStatus.FAILED: 4,
@@ -29,7 +32,8 @@ class TestReport:
     complete: bool = True
     failed_signal: bool = False
     passed_scopes: frozenset[str] = frozenset()
-    """Files or classes the runner showed as fully passing without naming each test (pytest -q, sympy)."""
+    """Files, directories or classes the runner showed as fully passing without naming each test (pytest
+    -q, sympy), or WHOLE_SUITE."""
     runs: int = 1
 
     @property

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from contextweaver.types import TestStatus, ValidationStatus
 from contextweaver.validation.detector import ValidationDetector
 from contextweaver.validation.observation import parse_clean
-from contextweaver.validation.report import TestReport
+from contextweaver.validation.report import WHOLE_SUITE, TestReport
 from contextweaver.validation.text import clean_observation
 
 _MARKS = {
@@ -41,6 +41,8 @@ class TestTracker:
     latest: dict[str, tuple[TestStatus, int]] = field(default_factory=dict)
     _open_failures: dict[int, set[str]] = field(default_factory=dict)
     """Node index -> tests that failed there and have not passed since."""
+    _failed_by: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Test -> the runner(s) that reported its failure (a whole-suite pass covers only its own runner)."""
 
     def observe(self, index: int, command: str, observation: str) -> Verdict:
         """Parse node `index`'s observation, update the global state, and say which nodes it supersedes."""
@@ -59,18 +61,32 @@ class TestTracker:
         failing = {test_id for test_id, status in report.tests.items() if status.is_failure}
         if failing:
             self._open_failures[index] = failing
+            runners = frozenset(report.runner.split("+"))
+            self._failed_by.update(dict.fromkeys(failing, runners))
         return Verdict(label.status, dict(report.tests), supersedes, report, label.reason)
 
     def _inferred_passes(self, report: TestReport) -> list[str]:
-        """Open failures inside a scope (file, class) the runner showed as wholly passing now pass."""
+        """Open failures inside a scope (file, directory, class, whole suite) the runner showed as wholly
+        passing without naming its tests now pass; never more of them than the run's unnamed passes."""
         if not report.passed_scopes or not report.complete:
             return []
+        runners = frozenset(report.runner.split("+"))
         open_tests = {test for tests in self._open_failures.values() for test in tests}
-        return sorted(
+        inferred = sorted(
             test
             for test in open_tests
-            if test not in report.tests and _scope_of(test, report.passed_scopes) is not None
+            if test not in report.tests
+            and (
+                _scope_of(test, report.passed_scopes) is not None
+                or (
+                    WHOLE_SUITE in report.passed_scopes
+                    and "::" in test
+                    and bool(self._failed_by.get(test, frozenset()) & runners)
+                )
+            )
         )
+        unnamed = _unnamed_passes(report)
+        return inferred if unnamed is None or len(inferred) <= unnamed else []
 
     def _resolve(self, index: int, results: dict[str, TestStatus]) -> tuple[int, ...]:
         """An earlier node is superseded once every test that failed there has passed since, and one did now."""
@@ -117,12 +133,29 @@ class TestTracker:
         return line[:max_chars]
 
 
+def _unnamed_passes(report: TestReport) -> int | None:
+    """How many passes the run counted without naming them (None when it printed no count)."""
+    totals = report.totals or {}
+    passed = totals.get("passed")
+    if passed is None and "total" in totals:
+        passed = totals["total"] - sum(totals.get(key, 0) for key in ("failed", "error", "skipped"))
+    if passed is None:
+        return None
+    return passed - sum(1 for status in report.tests.values() if status is TestStatus.PASSED)
+
+
 def _scope_of(test: str, scopes: frozenset[str]) -> str | None:
-    """The scope (`path.py` for `path.py::test`, `pkg.Class` for `pkg.Class.test`) holding a test id."""
+    """The scope holding a test id: `path.py` or a directory of it for `path.py::test`, `pkg.Class`
+    for `pkg.Class.test`."""
     for separator in ("::", "."):
         head = test
         while separator in head:
             head = head.rsplit(separator, 1)[0]
             if head in scopes:
                 return head
+    if "::" in test:
+        path = test.split("::", 1)[0]
+        for scope in scopes:
+            if scope != WHOLE_SUITE and path.startswith(scope + "/"):
+                return scope
     return None

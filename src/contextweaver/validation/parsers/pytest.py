@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
-from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
+from contextweaver.validation.report import WHOLE_SUITE, TestReport, any_failure, merge_reports, record
 
 _WORD = r"(?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)"
 # Every pattern starts at a literal "\n" over framed text (see base.framed): fast to search for.
@@ -33,7 +33,39 @@ _RUN_EVENT = re.compile(
 _COLLECT_ERROR = re.compile(r"\n_+ ERROR collecting (\S+) _+(?=\n)")
 _INTERRUPTED = re.compile(r"\n(?:!+ )?Interrupted: \d+ errors? during collection")
 _PROGRESS = re.compile(r"\n(?:(\S+\.py) ([.FEsxXpP]+)(?:\s+\[\s*\d+%\])?|([.FEsxXpP]+)\s+\[\s*\d+%\])(?=\n)")
-_FILTERS = re.compile(r"(?:^|\s)(?:-k|-m|--lf|--last-failed|--deselect)\b|::")
+_FILTERS = re.compile(
+    r"(?:^|\s)(?:-k|-m|--lf|--last-failed|--deselect|--ignore|--ignore-glob|--sw|--stepwise)\b|::"
+)
+"""Options that run a subset of the collected tests: a clean run then says nothing about the rest."""
+_MODULE_RUN = re.compile(r"\s-m\s+py\.?test\b")
+"""`python -m pytest`: its `-m` is Python's, not pytest's marker filter."""
+_INVOCATION = re.compile(r"(?:^|[\s;&|(])(?:python[\d.]*\s+-m\s+)?py\.?test\b([^;&|\n)]*)")
+_VALUE_OPTIONS = frozenset(
+    [
+        "-p",
+        "-c",
+        "-o",
+        "-W",
+        "-n",
+        "-r",
+        "--tb",
+        "--maxfail",
+        "--rootdir",
+        "--confcutdir",
+        "--basetemp",
+        "--durations",
+        "--junitxml",
+        "--junit-xml",
+        "--cov",
+        "--cov-report",
+        "--log-level",
+        "--timeout",
+        "--color",
+        "--capture",
+        "--import-mode",
+    ]
+)
+"""Options whose value is the next word (not a path to test)."""
 _NAMES = {
     "xfailed": "xfail",
     "xpassed": "xpass",
@@ -94,8 +126,11 @@ class PytestParser(RunnerParser):
         )
         if totals is not None:
             report.failed_signal |= totals.get("failed", 0) > 0 or totals.get("error", 0) > 0
-            if not totals.get("deselected") and not _FILTERS.search(command):
-                report.passed_scopes = _clean_files(text, start, end)
+            if not totals.get("deselected") and not _FILTERS.search(_MODULE_RUN.sub(" ", command)):
+                scopes = _clean_files(text, start, end)
+                if _all_passed(totals, tests):
+                    scopes |= command_scopes(command)
+                report.passed_scopes = scopes
         return report
 
 
@@ -145,6 +180,33 @@ def split_runs(text: str) -> list[tuple[str, bool]]:
     elif text[last_end:].strip():
         runs.append((text[last_end:], False))
     return runs
+
+
+def _all_passed(totals: dict[str, int], tests: dict[str, TestStatus]) -> bool:
+    """Tests ran and every one passed: nothing failed, errored, was skipped or xfailed."""
+    others = sum(v for k, v in totals.items() if k not in ("passed", "warnings", "rerun"))
+    return totals.get("passed", 0) > 0 and not others and all(s is TestStatus.PASSED for s in tests.values())
+
+
+def command_scopes(command: str) -> frozenset[str]:
+    """What one pytest invocation ran: its path arguments, or WHOLE_SUITE when it names none. Several
+    invocations in one command cannot be told apart, so they give no scope."""
+    invocations = _INVOCATION.findall(command)
+    if len(invocations) != 1:
+        return frozenset()
+    paths: list[str] = []
+    words = invocations[0].split()
+    skip_value = False
+    for word in words:
+        if skip_value:
+            skip_value = False
+        elif word.startswith("-"):
+            skip_value = word in _VALUE_OPTIONS
+        elif not word.startswith(("<", ">")):
+            path = word.strip("'\"").removeprefix("./").rstrip("/")
+            if path:
+                paths.append(path)
+    return frozenset(paths) if paths else frozenset({WHOLE_SUITE})
 
 
 def _clean_files(text: str, start: int, end: int) -> frozenset[str]:
