@@ -48,6 +48,18 @@ FRAGMENTS = {
         "</testsuites>\n",
     ],
     "dotnet-xml": ["<TestRun>", '<UnitTestResult testName="a" outcome="Passed"/>', "</TestRun>\n"],
+    "rspec-json": [
+        "Run options: exclude {:slow=>true}\n",
+        '{"version":"3.13.0","examples":[{"full_description":"C a","status":"passed","file_path":"./c.rb"}],'
+        '"summary":{"example_count":1,"failure_count":0,"pending_count":0},"summary_line":"1 example"}\n',
+    ],
+    "dart-json": [
+        '{"protocolVersion":"0.1.1","type":"start","time":0}\n',
+        '{"suite":{"id":0,"path":"test/a_test.dart"},"type":"suite","time":0}\n',
+        '{"test":{"id":1,"name":"a","suiteID":0},"type":"testStart","time":1}\n',
+        '{"testID":1,"result":"success","skipped":false,"hidden":false,"type":"testDone","time":2}\n',
+        '{"success":true,"type":"done","time":3}\n',
+    ],
 }
 FAILURES = {
     "pytest": "FAILED t.py::test_b - AssertionError\n",
@@ -61,6 +73,10 @@ FAILURES = {
     "maven": "[ERROR] b(a.B)  Time elapsed: 0.1 s  <<< FAILURE!\n",
     "junit-xml": '<testcase classname="a" name="c"><failure message="x"/></testcase>',
     "dotnet-xml": '<UnitTestResult testName="c" outcome="Failed"/>',
+    "rspec-json": '{"version":"3.13.0","examples":[{"full_description":"C b","status":"failed"}],'
+    '"summary":{"example_count":1,"failure_count":1,"pending_count":0}}',
+    "dart-json": '{"test":{"id":9,"name":"b","suiteID":0},"type":"testStart","time":4}\n'
+    '{"testID":9,"result":"failure","skipped":false,"hidden":false,"type":"testDone","time":5}',
 }
 NOISE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
 

@@ -56,3 +56,11 @@ def test_a_fixed_example_supersedes_its_failing_run() -> None:
 
 def test_prose_mentioning_examples_is_not_a_run() -> None:
     assert parse_observation('config: {"examples": [1, 2]} and more', "cat config.json") is None
+
+
+def test_two_runs_in_one_output_are_both_read() -> None:
+    text = _run({"Cart adds items": "passed"}) + "$ rspec again\n" + _run({"Cart ships": "failed"})
+    report = parse_observation(text, "rspec --format json; rspec --format json")
+    assert report is not None and report.runs == 2
+    assert report.tests["./spec/cart_spec.rb::Cart ships"] is TestStatus.FAILED
+    assert report.totals is not None and report.totals["total"] == 2

@@ -8,7 +8,7 @@ from typing import Any
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
 
 _EXAMPLES = re.compile(r'"examples":\s*\[')
 _STATUSES = {"passed": TestStatus.PASSED, "failed": TestStatus.FAILED, "pending": TestStatus.SKIPPED}
@@ -34,14 +34,14 @@ class RspecJsonParser(RunnerParser):
     marker_pattern = _EXAMPLES
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
-        document = _document(text)
-        if document is None:
-            return None
+        reports = [self._run(document) for document in _documents(text)]
+        return merge_reports(reports)
+
+    def _run(self, document: dict[str, Any]) -> TestReport:
         tests: dict[str, TestStatus] = {}
         for example in document["examples"]:
-            if isinstance(example, dict):
-                status = _STATUSES.get(str(example.get("status")), TestStatus.ERROR)
-                record(tests, example_id(example), status)
+            status = _STATUSES.get(str(example.get("status")), TestStatus.ERROR)
+            record(tests, example_id(example), status)
         summary = document.get("summary")
         totals = _totals(summary) if isinstance(summary, dict) else None
         return TestReport(
@@ -54,24 +54,29 @@ class RspecJsonParser(RunnerParser):
         )
 
 
-def _document(text: str) -> dict[str, Any] | None:
-    """The JSON object holding `"examples": [...]`, found by trying the nearest `{` before the key."""
-    key = _EXAMPLES.search(text)
-    if key is None:
-        return None
+def _documents(text: str) -> list[dict[str, Any]]:
+    """Every RSpec document in the text (one per run), each found from its `"examples": [` key by
+    trying the nearest `{` before it."""
     decoder = json.JSONDecoder()
-    start = key.start()
-    for _ in range(_MAX_STARTS):
-        start = text.rfind("{", 0, start)
-        if start < 0:
-            return None
-        try:
-            data = decoder.raw_decode(text, start)[0]
-        except ValueError:
-            continue
-        if _is_rspec(data):
-            return data
-    return None
+    documents: list[dict[str, Any]] = []
+    covered = 0
+    for key in _EXAMPLES.finditer(text):
+        if key.start() < covered:
+            continue  # a key inside a document already read
+        start = key.start()
+        for _ in range(_MAX_STARTS):
+            start = text.rfind("{", covered, start)
+            if start < 0:
+                break
+            try:
+                data, end = decoder.raw_decode(text, start)
+            except ValueError:
+                continue
+            if _is_rspec(data):
+                documents.append(data)
+                covered = end
+                break
+    return documents
 
 
 def _is_rspec(data: Any) -> bool:
