@@ -1,7 +1,7 @@
 """The report's two verdicts, computed from its rows rather than asserted.
 
-1. Recall at equal or lower cost: for each budget, the best ContextWeaver mode whose mean tokens do
-   not exceed the sliding window's, against the sliding window.
+1. Recall at equal or lower cost: for the sliding window at each budget, the best ContextWeaver mode
+   at any budget whose mean tokens do not exceed the window's, against the window.
 2. Adaptive selection against its two pure arms (ancestry = cw-heuristic, recency = cw-recency) on
    every repository group: is it at least as good as the better arm?
 """
@@ -24,6 +24,7 @@ class CostVerdict:
     sliding_recall: float
     sliding_tokens: float
     best: str | None
+    """`strategy@budget` of the best ContextWeaver row within the window's tokens."""
     best_recall: float
     best_tokens: float
 
@@ -36,12 +37,11 @@ def recall_at_cost(rows: Sequence[Row]) -> list[CostVerdict]:
     out = []
     budgets = list(dict.fromkeys(r.budget for r in rows))
     for budget in budgets:
-        here = [r for r in rows if r.budget == budget]
-        sliding = next((r for r in here if r.strategy == "sliding_window"), None)
+        sliding = next((r for r in rows if r.budget == budget and r.strategy == "sliding_window"), None)
         if sliding is None:
             continue
         affordable = [
-            r for r in here if r.strategy.startswith("cw-") and r.tokens_mean <= sliding.tokens_mean
+            r for r in rows if r.strategy.startswith("cw-") and r.tokens_mean <= sliding.tokens_mean
         ]
         best = max(affordable, key=lambda r: (r.recall_pooled, -r.tokens_mean), default=None)
         out.append(
@@ -49,7 +49,7 @@ def recall_at_cost(rows: Sequence[Row]) -> list[CostVerdict]:
                 budget,
                 sliding.recall_pooled,
                 sliding.tokens_mean,
-                best.strategy if best else None,
+                f"{best.strategy}@{best.budget}" if best else None,
                 best.recall_pooled if best else float("nan"),
                 best.tokens_mean if best else float("nan"),
             )

@@ -85,14 +85,14 @@ def verdict_lines(report: Report) -> list[tuple[str, bool]]:
         if v.best is None:
             lines.append(
                 (
-                    f"budget {v.budget}: no ContextWeaver mode within the sliding window's {v.sliding_tokens:,.0f} tokens",
+                    f"sliding window @{v.budget}: no ContextWeaver mode within its {v.sliding_tokens:,.0f} tokens",
                     False,
                 )
             )
             continue
         mark = "HOLDS" if v.holds else "does not hold"
         text = (
-            f"budget {v.budget}: {v.best} recall {v.best_recall:.3f} at {v.best_tokens:,.0f} tokens vs sliding window "
+            f"sliding window @{v.budget}: best ContextWeaver within its tokens is {v.best}, recall {v.best_recall:.3f} at {v.best_tokens:,.0f} tokens vs sliding window "
             f"{v.sliding_recall:.3f} at {v.sliding_tokens:,.0f} -> {mark}"
         )
         lines.append((text, v.holds))

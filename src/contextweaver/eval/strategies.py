@@ -21,11 +21,13 @@ CW_CONFIGS: dict[str, dict[str, Any]] = {
     "cw-hybrid": {"analyzer": "hybrid", "summarizer": "llm", "llm_mode": "fused"},
     "cw-adaptive": {"selector": "adaptive"},
     "cw-recency": {"selector": "recency"},
+    "cw-frontier": {"selector": "frontier"},
 }
 """ContextWeaver settings per strategy name; the llm/hybrid ones use the memory model (fake by default)."""
 BASELINE_NAMES = ("full", "sliding_window", "masking", "bm25", "llm_summary")
 STRATEGIES = (*BASELINE_NAMES, *CW_CONFIGS)
-DEFAULT_STRATEGIES = tuple(s for s in STRATEGIES if s != "cw-recency")
+DEFAULT_STRATEGIES = tuple(s for s in STRATEGIES if s not in ("cw-recency", "cw-frontier"))
+"""The issue's list; cw-recency (the adaptive selector's recency arm) and cw-frontier run with `-s all`."""
 USES_MODEL = frozenset({"llm_summary", "cw-llm", "cw-hybrid"})
 
 
