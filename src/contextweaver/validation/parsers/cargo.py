@@ -11,7 +11,9 @@ from contextweaver.validation.report import TestReport, any_failure, record
 _RESULT = re.compile(
     r"\ntest result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out"
 )
-_TEST = re.compile(r"\ntest (.+?) \.\.\. (ok|FAILED|ignored|bench:)")
+_TEST = re.compile(r"\ntest ([^\n]+) \.\.\. (ok|FAILED|ignored|bench:)")
+"""Greedy (fast); a name holding ` ... ` is re-read with _TEST_FIRST, the first ` ... status` wins."""
+_TEST_FIRST = re.compile(r"test (.+?) \.\.\. (ok|FAILED|ignored|bench:)")
 _FAILURES = re.compile(r"\nfailures:\n((?: {4}\S[^\n]*\n)+)")
 _STDOUT_HEADER = re.compile(r"\n---- (.+?) stdout ----(?=\n)")
 _JSON_TEST = re.compile(r'\n\{\s*"type":\s*"test",\s*"event":\s*"(ok|failed|ignored)",\s*"name":\s*"([^"]+)"')
@@ -50,6 +52,10 @@ class CargoParser(RunnerParser):
         text = framed(text)
         tests: dict[str, TestStatus] = {}
         for name, status in _TEST.findall(text):
+            if " ... " in name:
+                first = _TEST_FIRST.match(f"test {name} ... {status}")
+                if first:
+                    name, status = first.groups()
             record(tests, name, _STATUSES[status])
         if '"type"' in text:
             for status, name in _JSON_TEST.findall(text):

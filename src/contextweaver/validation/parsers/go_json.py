@@ -10,7 +10,18 @@ from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.parsers.go_test import package_failure_id
 from contextweaver.validation.report import TestReport, any_failure, record
 
-_EVENT = re.compile(r'\n(\{[^\n]*?"Action":\s*"([\w-]+)"[^\n]*)(?=\n)')
+_STRING = r'((?:[^"\\\n]|\\.)*+)"'
+_EVENT = re.compile(
+    r'\n(?:\{"Time":"[^"\n]*","Action":"([\w-]+)","Package":"'
+    + _STRING
+    + r'(?:(,"Test":")'
+    + _STRING
+    + r")?[,}]"
+    r'[^\n]*|(\{[^\n]*?"Action":\s*"([\w-]+)"[^\n]*))(?=\n)'
+)
+"""An event per line. test2json writes Time, Action, Package, Test in that order: those lines yield their
+fields from this one match (groups: action, package, test key, test); any other line (groups: line,
+action) has its fields searched for."""
 _PACKAGE = re.compile(r'"(?:Package|ImportPath)":\s*"(?P<pkg>[^"\\]*(?:\\.[^"\\]*)*)"')
 _TEST = re.compile(r'"Test":\s*"(?P<test>[^"\\]*(?:\\.[^"\\]*)*)"')
 _PLAIN_FAIL = re.compile(r"\nFAIL\s+(\S+)\s+(\[(?:build|setup) failed\])")
@@ -36,15 +47,19 @@ class GoJsonParser(RunnerParser):
         finished: set[str] = set()
         seen: list[str] = []
         text = framed(text)
-        for line, action in _EVENT.findall(text):
-            package_match = _PACKAGE.search(line)
-            package = _unquote(package_match.group("pkg")) if package_match else ""
+        for fast_action, raw_package, test_key, raw_test, line, action in _EVENT.findall(text):
+            if fast_action:
+                action, package = fast_action, _unquote(raw_package)
+                name = _unquote(raw_test) if test_key else None
+            else:
+                package_match = _PACKAGE.search(line)
+                package = _unquote(package_match.group("pkg")) if package_match else ""
+                test_match = _TEST.search(line)
+                name = _unquote(test_match.group("test")) if test_match else None
             if package not in failing:
                 failing[package] = False
                 seen.append(package)
-            test_match = _TEST.search(line)
-            if test_match:
-                name = _unquote(test_match.group("test"))
+            if name is not None:
                 if action == "run":
                     running.setdefault(package, set()).add(name)
                 elif action in _STATUSES:

@@ -12,7 +12,7 @@ _RAN = re.compile(r"\nRan (\d+) tests? in [\d.]+s\s*\n+(?:[^\n]*\n){0,3}?(OK|FAI
 _RAN_ONLY = re.compile(r"\nRan (\d+) tests? in [\d.]+s(?=\n)")
 _HEADER = re.compile(r"\n(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)")
 _VERBOSE = re.compile(
-    r"\n(\w+) \(([\w.]+)\)(?: \([^)\n]*\))?(?:\n[^\n]*?)? \.\.\. "
+    r"\n(\w++) \(([\w.]++)\)(?: \([^)\n]*\))?(?:\n[^\n]*?)? \.\.\. "
     r"(ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b"
 )
 _STATUSES = {
