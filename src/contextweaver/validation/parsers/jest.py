@@ -12,7 +12,8 @@ _JS_FILE = r"\S+\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
 _SUITE = re.compile(rf"\n(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
 _LINE = re.compile(r"\n( +)(?:([✓✕○✎√×]) ([^\n]+)|● ([^\n]+)|(\S[^\n]*))(?=\n)")
 """Groups: indent, mark, rest (kind, title and duration: see _title), header, other line."""
-_DURATION = re.compile(r" \(\d+(?:\.\d+)? ?m?s\)$")
+_DURATION = re.compile(r"\d+(?:\.\d+)? ?m?s\)")
+"""What follows the last ` (` of a title when jest printed the test's duration."""
 _TESTS = re.compile(r"\nTests:\s+(.*?)(\d+) total(?=\n)")
 _SUITES = re.compile(r"\nTest Suites:\s+(.*?)\d+ total(?=\n)")
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
@@ -103,7 +104,7 @@ def _title(rest: str) -> str:
             rest = rest[len(kind) :]
             break
     if rest.endswith("s)"):
-        duration = _DURATION.search(rest)
-        if duration and duration.start() >= 1:
-            rest = rest[: duration.start()]
+        head, _, tail = rest.rpartition(" (")
+        if head and _DURATION.fullmatch(tail):
+            rest = head
     return rest.strip()

@@ -31,6 +31,12 @@ def attributes(raw: str) -> dict[str, str]:
 
 def attribute(raw: str, key: str) -> str | None:
     """One attribute of a tag: plain string search for the usual `key="value"`, the regex otherwise."""
+    spaced = raw.find(f' {key}="')
+    if spaced >= 0:
+        end = raw.find('"', spaced + len(key) + 3)
+        if end >= 0:
+            value = raw[spaced + len(key) + 3 : end]
+            return html.unescape(value) if "&" in value else value
     if key not in raw:
         return None
     needle = key + '="'

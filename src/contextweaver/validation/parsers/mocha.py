@@ -15,7 +15,8 @@ _FAILING = re.compile(r"\n *+(\d+) failing(?=\n)")
 _PENDING = re.compile(r"\n *+(\d+) pending(?=\n)")
 _LINE = re.compile(r"\n( +)(?:[✓✔√] ([^\n]+)|(\d+)\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
 """Groups: indent, passed title (+ duration), failure number, failed title, pending title, other line."""
-_DURATION = re.compile(r" \(\d+ ?ms\)$")
+_DURATION = re.compile(r"\d+ ?ms\)")
+"""What follows the last ` (` of a passed title when mocha printed the test's duration."""
 _JSON_START = re.compile(r'\n\{\s*"stats":\s*\{')
 
 
@@ -52,11 +53,10 @@ class MochaParser(RunnerParser):
                 path = " ".join(name for _, name in describes)
                 continue
             if passed:
-                duration = _DURATION.search(passed) if passed.endswith("ms)") else None
-                title, status = (
-                    passed[: duration.start()] if duration and duration.start() else passed,
-                    TestStatus.PASSED,
-                )
+                title, status = passed, TestStatus.PASSED
+                if passed.endswith("ms)"):
+                    head, _, tail = passed.rpartition(" (")
+                    title = head if head and _DURATION.fullmatch(tail) else passed
             elif failed:
                 title, status = failed, TestStatus.FAILED
             else:
