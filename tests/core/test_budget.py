@@ -13,7 +13,7 @@ from tests.core.helpers import ROOT, FixedParents, step
 
 
 def chain_weaver(n: int, lines: int = 40) -> ContextWeaver:
-    weaver = ContextWeaver(WeaverConfig())
+    weaver = ContextWeaver(WeaverConfig(selector="ancestry"))
     weaver.annotator = FixedParents({})
     weaver.begin(ROOT)
     for i in range(1, n + 1):

@@ -9,7 +9,7 @@ from tests.core.helpers import ROOT, FixedParents, step
 
 
 def weaver_with(edges: dict[int, list[int]], n: int, **config: object) -> ContextWeaver:
-    weaver = ContextWeaver(WeaverConfig(**config))
+    weaver = ContextWeaver(WeaverConfig(**{"selector": "ancestry", **config}))
     weaver.annotator = FixedParents(edges)
     weaver.begin(ROOT)
     for i in range(1, n + 1):

@@ -47,7 +47,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         model,
         LocalEnvironment(cwd=str(repo)),
         output_path=traj,
-        contextweaver={"window": 2, "max_parents": 2},
+        contextweaver={"window": 2, "max_parents": 2, "options": {"selector": "ancestry"}},
         **AGENT,
     )
     info = agent.run(TASK)
