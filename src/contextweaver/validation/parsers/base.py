@@ -10,6 +10,20 @@ from contextweaver.validation.report import TestReport
 NEVER = re.compile(r"(?!)")
 
 
+_LAST_SEARCH: dict[re.Pattern[str], tuple[str, bool]] = {}
+"""Per marker pattern, the last text searched and the answer: parsers sharing a marker (django and
+unittest) scan a megabyte once, not twice."""
+
+
+def marker_found(pattern: re.Pattern[str], text: str) -> bool:
+    last = _LAST_SEARCH.get(pattern)
+    if last is not None and last[0] is text:
+        return last[1]
+    found = bool(pattern.search(text))
+    _LAST_SEARCH[pattern] = (text, found)
+    return found
+
+
 class RunnerParser:
     """Detect a runner from anchored output markers (or its command), then parse its lines."""
 
@@ -26,7 +40,7 @@ class RunnerParser:
         """Cheap: substring hints, then one regex over the framed text. The command alone never suffices."""
         if self.hints and not any(hint in text for hint in self.hints):
             return False
-        return bool(self.marker_pattern.search(framed(text)))
+        return marker_found(self.marker_pattern, framed(text))
 
     def command_matches(self, command: str) -> bool:
         return bool(command) and bool(self.command_pattern.search(command))

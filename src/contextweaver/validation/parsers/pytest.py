@@ -12,11 +12,12 @@ _WORD = r"(?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|
 # Every pattern starts at a literal "\n" over framed text (see base.framed): fast to search for.
 _SESSION_START = re.compile(r"\n=+ test session starts =+(?=\n)")
 _SUMMARY_LINE = (
-    rf"(?=[=\dn])(?:=+ )?((?:\d+ {_WORD}(?:, |\s))*\d+ {_WORD}|no tests ran)"
+    rf"(?=[=\dn])(?:=+ )?(\d+ {_WORD}(?:(?:, |\s)\d+ {_WORD})*|no tests ran)"
     r",? in [\d.]+ ?s(?:econds)?(?: \([^)\n]*\))?(?: =+)?(?=\n)"
 )
 _SUMMARY = re.compile(r"\n" + _SUMMARY_LINE)
-"""The first-character guard spares most lines the costly setup of the repeated count group."""
+"""The first-character guard, and a first count before the repeated group, spare most lines the
+costly setup of a regex repeat."""
 _COUNT = re.compile(rf"(\d+) ({_WORD})")
 _ID = r"(?P<id>[\w./\\-][^\s\[]*+(?:\[[^\n]*?\])?)"
 """Possessive: the id's first run stops at a space or `[` anyway, so it never needs to backtrack."""
