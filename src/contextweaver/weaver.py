@@ -35,8 +35,18 @@ class ContextWeaver:
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
         self.selector = build_selector(self.config)
-        self.annotator = self._build_annotator(model)
+        self.model = model if model is not None or not self._needs_model() else self._memory_model()
+        self.annotator = self._build_annotator(self.model)
         self.task = ""
+
+    def _needs_model(self) -> bool:
+        return self.config.analyzer != "heuristic" or self.config.summarizer != "extractive"
+
+    def _memory_model(self) -> Model:
+        """One client for all memory work, so retries, the circuit breaker and usage are shared."""
+        from contextweaver.models import build_model
+
+        return build_model(self.config.memory_model)
 
     def _build_annotator(self, model: Model | None) -> Annotator:
         if self.config.llm_mode == "fused" and self.config.analyzer != "heuristic":
@@ -100,4 +110,10 @@ class ContextWeaver:
         ):
             for key, value in (getattr(part, "stats", None) or {}).items():
                 out[f"{getattr(part, 'name', 'annotator')}.{key}"] = value
+        if self.model is not None:
+            from contextweaver.models import usage_of
+
+            usage = usage_of(self.model)
+            if usage is not None:
+                out.update({f"memory.{k}": v for k, v in usage.total.as_dict().items()})
         return out

@@ -93,3 +93,14 @@ def test_calls_out_of_order_explain_themselves() -> None:
     weaver.begin(ROOT)
     with pytest.raises(RuntimeError, match="already"):
         weaver.begin(ROOT)
+
+
+def test_memory_work_shares_one_model_and_reports_its_usage() -> None:
+    weaver = ContextWeaver(WeaverConfig(analyzer="llm", summarizer="llm"))
+    assert weaver.annotator.analyzer.model is weaver.annotator.summarizer.model is weaver.model  # type: ignore[attr-defined]
+    weaver.begin(ROOT)
+    for i in range(1, 5):
+        weaver.add_step(step(i))
+    stats = weaver.stats()
+    assert stats["memory.calls"] > 0 and stats["memory.prompt_tokens"] > 0
+    assert ContextWeaver().model is None  # the heuristic analyzer builds no client at all
