@@ -29,6 +29,17 @@ SELECTORS = Registry(
 )
 
 
+def warmup_plan(graph: DependencyGraph, window: int) -> Plan | None:
+    """While the history has at most W steps it is returned unchanged (the graph is still built)."""
+    from contextweaver.weave import Plan
+
+    k = len(graph) - 1
+    if k > window:
+        return None
+    reason = f"warmup: the history has at most W={window} steps"
+    return Plan(full=[(i, reason) for i in range(k, 0, -1)], compressed_reason=reason)
+
+
 def build_selector(config: WeaverConfig) -> Selector:
     selector: Selector = SELECTORS.get(config.selector)()
     return selector

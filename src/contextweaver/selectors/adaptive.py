@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from contextweaver.config import WeaverConfig
 from contextweaver.graph import DependencyGraph
+from contextweaver.selectors import warmup_plan
 from contextweaver.weave import Plan
 
 
@@ -57,9 +58,9 @@ class AdaptiveSelector:
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
         k = len(graph) - 1
         window = config.window
-        if k <= window:
-            reason = f"warmup: the history has at most W={window} steps"
-            return Plan(full=[(i, reason) for i in range(k, 0, -1)], compressed_reason=reason)
+        warmup = warmup_plan(graph, window)
+        if warmup is not None:
+            return warmup
         slots, why = self.recent_slots(recent_shape(graph, self.lookback), window)
         full = [(k, "current step")]
         chosen = {k}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
 from contextweaver.graph import DependencyGraph
+from contextweaver.selectors import warmup_plan
 from contextweaver.weave import Plan
 
 
@@ -13,9 +14,9 @@ class AncestrySelector:
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
         k = len(graph) - 1
         window = config.window
-        if k <= window:
-            reason = f"warmup: the history has at most W={window} steps"
-            return Plan(full=[(i, reason) for i in range(k, 0, -1)], compressed_reason=reason)
+        warmup = warmup_plan(graph, window)
+        if warmup is not None:
+            return warmup
         full = [(k, "current step")]
         for ancestor, child in graph.ancestry_via(k, window).items():
             edge = next(p for p in graph.node(child).parents if p.index == ancestor)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
 from contextweaver.graph import DependencyGraph
+from contextweaver.selectors import warmup_plan
 from contextweaver.weave import Plan
 
 
@@ -18,9 +19,9 @@ class FrontierSelector:
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
         k = len(graph) - 1
         window = config.window
-        if k <= window:
-            reason = f"warmup: the history has at most W={window} steps"
-            return Plan(full=[(i, reason) for i in range(k, 0, -1)], compressed_reason=reason)
+        warmup = warmup_plan(graph, window)
+        if warmup is not None:
+            return warmup
         full = [(k, "current step")]
         chosen = {k}
         for user in range(k, 0, -1):
