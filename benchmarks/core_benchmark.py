@@ -24,7 +24,7 @@ from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trajectories" / "mini-swe-agent"
-STRATEGIES = ("full", "sliding_window", "masking", "cw")
+STRATEGIES = ("full", "sliding_window", "masking", "cw-ancestry", "cw-frontier", "cw-adaptive")
 
 
 def p95(values: list[float]) -> float:

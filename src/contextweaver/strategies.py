@@ -16,16 +16,18 @@ def strategy_names() -> list[str]:
 
 
 def strategy_factory(name: str, config: WeaverConfig | None = None) -> Callable[[], Strategy]:
-    """`cw` (or `cw-<analyzer>`) is ContextWeaver with `config`; any other name is a baseline."""
+    """`cw` is ContextWeaver with `config`; `cw-<selector>` or `cw-<analyzer>` changes one setting;
+    any other name is a baseline."""
     if name == WEAVER_PREFIX or name.startswith(WEAVER_PREFIX + "-"):
         from contextweaver.weaver import ContextWeaver
 
         settings = config or WeaverConfig()
         if "-" in name:
             variant = name.split("-", 1)[1]
-            settings = settings.model_copy(
-                update={"selector": variant} if variant in ("adaptive", "recency") else {"analyzer": variant}
-            )
+            from contextweaver.selectors import SELECTORS
+
+            field = "selector" if variant in SELECTORS.names() else "analyzer"
+            settings = settings.model_copy(update={field: variant})
         return lambda: ContextWeaver(settings)
     cls = BASELINES.get(name)
     return lambda: cls()
