@@ -57,3 +57,25 @@ def test_unknown_role_is_kept_with_its_step() -> None:
     roles = [m["role"] for m in context.messages]
     assert "critic" in roles
     assert {"role": "critic", "content": "Old environment output: (1 lines omitted)"} in context.messages
+
+
+def test_observation_with_images_says_how_many_were_omitted() -> None:
+    screenshot = Step(
+        thought="Look at the page.",
+        action="screenshot",
+        observation="page rendered\nfooter",
+        messages=(
+            {"role": "assistant", "content": "Look at the page.\nscreenshot"},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "page rendered\nfooter"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}},
+                ],
+            },
+        ),
+    )
+    _, context = weave([screenshot, *[step(i) for i in range(2, 9)]])
+    assert "Old environment output: (2 lines omitted) (2 images omitted)" in context.text()
+    assert "base64" not in str(context.messages[2:4])
