@@ -10,7 +10,7 @@ from contextweaver.validation.report import TestReport, any_failure, record
 
 _JS_FILE = r"\S+\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
 _SUITE = re.compile(rf"\n(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
-_LINE = re.compile(r"\n( +)(?:([✓✕○✎√×]) ([^\n]+)|● ([^\n]+)|(\S[^\n]*))(?=\n)")
+_LINE = re.compile(r"\n( ++)(?:([✓✕○✎√×]) ([^\n]+)|● ([^\n]+)|(\S[^\n]*))(?=\n)")
 """Groups: indent, mark, rest (kind, title and duration: see _title), header, other line."""
 _DURATION = re.compile(r"\d+(?:\.\d+)? ?m?s\)")
 """What follows the last ` (` of a title when jest printed the test's duration."""

@@ -42,7 +42,7 @@ class MavenParser(RunnerParser):
     def parse(self, text: str, command: str = "") -> TestReport | None:
         text = framed(text)
         tests: dict[str, TestStatus] = {}
-        for match in _TEST_FAILURE.finditer(text):
+        for match in _TEST_FAILURE.finditer(text) if "<<< " in text else ():
             name, owner, kind = match.group(1), match.group(2), match.group(3)
             test_id = f"{owner}.{name}" if owner else name
             record(tests, test_id, TestStatus.FAILED if kind == "FAILURE" else TestStatus.ERROR)

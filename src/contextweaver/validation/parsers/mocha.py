@@ -13,7 +13,7 @@ from contextweaver.validation.report import TestReport, any_failure, record
 _PASSING = re.compile(r"\n *+(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)(?=\n)")
 _FAILING = re.compile(r"\n *+(\d+) failing(?=\n)")
 _PENDING = re.compile(r"\n *+(\d+) pending(?=\n)")
-_LINE = re.compile(r"\n( +)(?:[✓✔√] ([^\n]+)|(\d+)\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
+_LINE = re.compile(r"\n( ++)(?:[✓✔√] ([^\n]+)|(\d+)\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
 """Groups: indent, passed title (+ duration), failure number, failed title, pending title, other line."""
 _DURATION = re.compile(r"\d+ ?ms\)")
 """What follows the last ` (` of a passed title when mocha printed the test's duration."""

@@ -11,7 +11,11 @@ from contextweaver.validation.report import TestReport, merge_reports, record
 _START = re.compile(r"\n=+ test process starts =+(?=\n)")
 _FINISHED = re.compile(r"\n=+ tests finished: (.*?),? in [\d.]+ seconds =+(?=\n)")
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|expected to fail but passed|expected to fail|exceptions?)")
-_FILE = re.compile(r"\n(\S+\.(?:py|rst|md|txt))\[\d+\] ?([.FEfXswTK]*)[^\S\n]*(?:\[(OK|FAIL)\])?(?=\n)")
+_FILE_LINE = r"\n(\S+\.(?:py|rst|md|txt))\[\d+\] ?([.FEfXswTK]*+)[^\S\n]*+"
+_FILE_CLOSED = re.compile(_FILE_LINE + r"\[(OK|FAIL)\](?=\n)")
+_FILE_OPEN = re.compile(_FILE_LINE + r"(?=\n)")
+"""A file's progress line, closed by its verdict on the same line (the usual case, read in bulk) or
+continued on later lines until an `[OK]`/`[FAIL]` line."""
 _CONTINUATION = re.compile(r"\n([.FEfXswTK]+)?\s*\[(OK|FAIL)\](?=\n)")
 _BLOCK = re.compile(r"\n_{20,}\n[_ ]*?(\S+\.\w+):(\w+)[_ ]*(?=\n)")
 _EXCEPTION_LINE = re.compile(r"\n([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?=[:\n])")
@@ -74,16 +78,16 @@ def _status_of(body: str) -> TestStatus:
 
 def _clean_files(text: str, start: int, end: int) -> frozenset[str]:
     """Files ending in [OK] whose progress shows only passes."""
-    clean: set[str] = set()
-    for match in _FILE.finditer(text, start, end):
-        chars = match.group(2)
-        if match.group(3) != "OK":
-            if match.group(3) == "FAIL":
-                continue
-            closing = _CONTINUATION.search(text, match.end(), min(end, match.end() + 20000))
-            if closing is None or closing.group(2) != "OK":
-                continue
-            chars += text[match.end() : closing.start()] + (closing.group(1) or "")
+    clean = {
+        file
+        for file, chars, verdict in _FILE_CLOSED.findall(text, start, end)
+        if verdict == "OK" and not chars.strip(".")
+    }
+    for match in _FILE_OPEN.finditer(text, start, end):
+        closing = _CONTINUATION.search(text, match.end(), min(end, match.end() + 20000))
+        if closing is None or closing.group(2) != "OK":
+            continue
+        chars = match.group(2) + text[match.end() : closing.start()] + (closing.group(1) or "")
         if set(chars.replace("\n", "").replace(" ", "")) <= {"."}:
             clean.add(match.group(1))
     return frozenset(clean)
