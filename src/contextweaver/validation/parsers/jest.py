@@ -25,6 +25,7 @@ _MARKS = {
     "○": TestStatus.SKIPPED,
     "✎": TestStatus.SKIPPED,
 }
+_KINDS = ("skipped ", "todo ")
 _NOT_TESTS = ("Test suite failed to run", "Console")
 
 
@@ -92,17 +93,17 @@ class JestParser(RunnerParser):
                     describes.append((indent, other.strip()))
                     path = " › ".join(name for _, name in describes)
                 continue
-            title = _title(rest)
+            title = _title(rest) if rest.endswith("s)") or rest.startswith(_KINDS) else rest.strip()
             record(tests, prefix + (f"{path} › {title}" if path else title), _MARKS[mark])
         return broken
 
 
 def _title(rest: str) -> str:
     """The test title after the mark: without a leading `skipped `/`todo ` and a trailing `(12 ms)`."""
-    for kind in ("skipped ", "todo "):
-        if rest.startswith(kind) and len(rest) > len(kind):
+    if rest.startswith(_KINDS):
+        kind = _KINDS[0] if rest.startswith(_KINDS[0]) else _KINDS[1]
+        if len(rest) > len(kind):
             rest = rest[len(kind) :]
-            break
     if rest.endswith("s)"):
         head, _, tail = rest.rpartition(" (")
         if head and _DURATION.fullmatch(tail):
