@@ -9,28 +9,19 @@ from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.report import TestReport, record
 
-_ATTRIBUTE = re.compile(r"""([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-
 _TAG = re.compile(r"<(testsuite|testcase)\b([^>]*)>|</testsuite>")
 """Greedy up to `>` (a lazy scan is several times slower on thousands of tags)."""
 _OUTCOME = re.compile(r"<(failure|error|skipped)\b")
-_IGNORED = re.compile(r"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)", re.DOTALL)
+_IGNORED = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>", re.DOTALL)
 """Comments and CDATA are not elements: a commented-out <testsuite> or a <testcase> quoted in a
-failure's CDATA is no test (the JUnit schema counts elements only)."""
+failure's CDATA is no test (the JUnit schema counts elements only). An unclosed one is left alone."""
 _ONE_ATTRIBUTE: dict[str, re.Pattern[str]] = {}
 _STATUSES = {"failure": TestStatus.FAILED, "error": TestStatus.ERROR, "skipped": TestStatus.SKIPPED}
 
 
-def attributes(raw: str) -> dict[str, str]:
-    """XML attributes by regex, so a truncated or surrounded report still reads."""
-    return {
-        m.group(1): html.unescape(m.group(2) if m.group(2) is not None else m.group(3))
-        for m in _ATTRIBUTE.finditer(raw)
-    }
-
-
 def attribute(raw: str, key: str) -> str | None:
-    """One attribute of a tag: plain string search for the usual `key="value"`, the regex otherwise."""
+    """One attribute of a tag: plain string search for the usual ` key="value"`, the regex otherwise
+    (other spacing, single quotes)."""
     spaced = raw.find(f' {key}="')
     if spaced >= 0:
         end = raw.find('"', spaced + len(key) + 3)
@@ -39,16 +30,6 @@ def attribute(raw: str, key: str) -> str | None:
             return html.unescape(value) if "&" in value else value
     if key not in raw:
         return None
-    needle = key + '="'
-    at = raw.find(needle)
-    while at >= 0:
-        if at == 0 or raw[at - 1] in " \t\r\n":
-            end = raw.find('"', at + len(needle))
-            if end < 0:
-                break
-            value = raw[at + len(needle) : end]
-            return html.unescape(value) if "&" in value else value
-        at = raw.find(needle, at + 1)
     pattern = _ONE_ATTRIBUTE.get(key)
     if pattern is None:
         pattern = _ONE_ATTRIBUTE.setdefault(
