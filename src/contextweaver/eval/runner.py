@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from contextweaver.config import ModelConfig
+from contextweaver.eval.strategies import USES_MODEL
 from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, trajectory_id
 from contextweaver.formats import load_trajectory
 from contextweaver.formats.base import Trajectory, TrajectoryError
@@ -43,11 +44,13 @@ class RunSettings:
 
     def fingerprint(self, strategy: str) -> str:
         """What a stored result must have been computed with (budgets are checked separately)."""
-        data = {
+        data: dict[str, Any] = {
             "schema": SCHEMA,
             "overrides": self.overrides if strategy.startswith("cw-") else [],
             "model": self.model_config.model_dump() if self.model_config else None,
         }
+        if strategy in USES_MODEL:  # results from before the memory model received the seed are stale
+            data["model_seeded"] = True
         return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.config import ModelConfig, WeaverConfig, apply_overrides
+from contextweaver.models.wrapper import ModelWrapper
 from contextweaver.protocols import Completion, Model, Strategy
 from contextweaver.types import Message
 
@@ -31,17 +32,12 @@ DEFAULT_STRATEGIES = tuple(s for s in STRATEGIES if s not in ("cw-recency", "cw-
 USES_MODEL = frozenset({"llm_summary", "cw-llm", "cw-hybrid"})
 
 
-class TimedModel:
+class TimedModel(ModelWrapper):
     """Delegates to a model and adds up the wall time spent inside it (LLM time, not memory time)."""
 
     def __init__(self, model: Model) -> None:
-        self.inner = model
-        self.name = model.name
+        super().__init__(model)
         self.seconds = 0.0
-
-    @property
-    def usage(self) -> Any:
-        return getattr(self.inner, "usage", None)
 
     def complete(
         self,
@@ -53,10 +49,7 @@ class TimedModel:
     ) -> Completion:
         start = time.perf_counter()
         try:
-            kwargs: dict[str, Any] = {"max_tokens": max_tokens, "json_schema": json_schema}
-            if temperature is not None:
-                kwargs["temperature"] = temperature
-            return self.inner.complete(messages, **kwargs)
+            return self.forward(messages, temperature, max_tokens, json_schema)
         finally:
             self.seconds += time.perf_counter() - start
 
@@ -74,16 +67,22 @@ def weaver_config(name: str, overrides: Sequence[str] = ()) -> WeaverConfig:
 
 
 def build_strategy(
-    name: str, overrides: Sequence[str] = (), model_config: ModelConfig | None = None
+    name: str,
+    overrides: Sequence[str] = (),
+    model_config: ModelConfig | None = None,
+    seed: int | None = None,
 ) -> Built:
-    """A fresh strategy object for one trajectory. Unknown names list the valid ones."""
+    """A fresh strategy object for one trajectory. Unknown names list the valid ones. `seed` reaches the
+    memory model, so replays with different seeds sample differently where the backend samples."""
     from contextweaver.baselines import BASELINES
     from contextweaver.models import build_model
 
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; valid: {', '.join(STRATEGIES)}")
     model = (
-        TimedModel(build_model(model_config or ModelConfig(backend="fake"))) if name in USES_MODEL else None
+        TimedModel(build_model(model_config or ModelConfig(backend="fake"), seed=seed))
+        if name in USES_MODEL
+        else None
     )
     if name in CW_CONFIGS:
         from contextweaver.weaver import ContextWeaver

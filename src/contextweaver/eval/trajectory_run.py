@@ -109,7 +109,7 @@ def evaluate(
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
-    built = build_strategy(strategy_name, overrides, model_config)
+    built = build_strategy(strategy_name, overrides, model_config, seed=seed)
     tokens = MessageTokens()
     previous: dict[Budget, list[Any]] = {}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}

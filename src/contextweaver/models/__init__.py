@@ -31,10 +31,14 @@ MODELS = Registry(
 )
 
 
-def build_model(config: ModelConfig | None = None) -> Model:
-    """The client for `config.backend`, wrapped in the SQLite response cache when `cache_path` is set."""
+def build_model(config: ModelConfig | None = None, *, seed: int | None = None) -> Model:
+    """The client for `config.backend`, wrapped in the SQLite response cache when `cache_path` is set.
+
+    `seed` goes to backends that sample reproducibly (openai-compatible); the cache keys on it too."""
     config = config or ModelConfig()
-    model: Model = MODELS.get(config.backend)(config)
+    backend = MODELS.get(config.backend)
+    # a backend registered elsewhere may not take a seed: it is only asked to when there is one
+    model: Model = backend(config) if seed is None else backend(config, seed=seed)
     if config.cache_path:
         model = CachedModel(model, config.cache_path)
     return model

@@ -35,12 +35,16 @@ def api_key_from_env(config: ModelConfig, *, required: bool) -> str | None:
 
 
 class ModelClient:
-    """Template for backends: `complete` adds bounded retries, the breaker and usage around `_request`."""
+    """Template for backends: `complete` adds bounded retries, the breaker and usage around `_request`.
+
+    `seed` is a run parameter, not a model setting: the eval harness replays the same config once per
+    seed, and a backend that can sample reproducibly sends it."""
 
     backend = "base"
 
-    def __init__(self, config: ModelConfig | None = None) -> None:
+    def __init__(self, config: ModelConfig | None = None, *, seed: int | None = None) -> None:
         self.config = config or ModelConfig(backend=self.backend)
+        self.seed = seed
         self.name = f"{self.backend}:{self.config.model}"
         self.usage = Usage()
         self.breaker = CircuitBreaker(self.config.breaker_threshold, self.config.breaker_cooldown)

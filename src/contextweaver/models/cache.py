@@ -1,8 +1,9 @@
 """A response cache in SQLite around any Model: a replay run twice costs nothing the second time.
 
 The table `llm_cache` is self-contained (created IF NOT EXISTS), so it can share a file with other tables.
-Keys hash the whole request (model name, messages, temperature, max_tokens, schema); no key material
-from the client is part of it.
+Keys hash the whole request (model name, messages, temperature, max_tokens, schema, and the seed when
+one is set: replays with different seeds must not share replies); no key material from the client is
+part of it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from contextweaver.models.usage import Usage, usage_of
+from contextweaver.models.wrapper import ModelWrapper
 from contextweaver.protocols import Completion, Model
 from contextweaver.types import Message
 
@@ -38,24 +39,26 @@ def request_key(
     temperature: float | None,
     max_tokens: int | None,
     json_schema: dict[str, Any] | None,
+    seed: int | None = None,
 ) -> str:
-    payload = {
+    payload: dict[str, Any] = {
         "model": model,
         "messages": list(messages),
         "temperature": temperature,
         "max_tokens": max_tokens,
         "schema": json_schema,
     }
+    if seed is not None:  # unseeded keys stay as they were, so existing caches still hit
+        payload["seed"] = seed
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-class CachedModel:
+class CachedModel(ModelWrapper):
     """Wraps `inner`; hits return the stored reply without a call. `usage` is the inner model's (real calls)."""
 
     def __init__(self, inner: Model, path: str | Path) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.hits = 0
@@ -65,10 +68,6 @@ class CachedModel:
         with self._db:
             self._db.execute(SCHEMA)
 
-    @property
-    def usage(self) -> Usage | None:
-        return usage_of(self.inner)
-
     def complete(
         self,
         messages: Sequence[Message],
@@ -77,7 +76,7 @@ class CachedModel:
         max_tokens: int | None = None,
         json_schema: dict[str, Any] | None = None,
     ) -> Completion:
-        key = request_key(self.name, messages, temperature, max_tokens, json_schema)
+        key = request_key(self.name, messages, temperature, max_tokens, json_schema, self.seed)
         with self._lock:
             row = self._db.execute(
                 "SELECT response, prompt_tokens, completion_tokens, model FROM llm_cache WHERE key = ?",
@@ -87,10 +86,7 @@ class CachedModel:
             self.hits += 1
             return Completion(text=row[0], prompt_tokens=row[1], completion_tokens=row[2], model=row[3])
         self.misses += 1
-        kwargs: dict[str, Any] = {"max_tokens": max_tokens, "json_schema": json_schema}
-        if temperature is not None:
-            kwargs["temperature"] = temperature
-        completion = self.inner.complete(messages, **kwargs)
+        completion = self.forward(messages, temperature, max_tokens, json_schema)
         with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO llm_cache VALUES (?, ?, ?, ?, ?, ?)",

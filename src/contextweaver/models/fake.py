@@ -20,12 +20,15 @@ Scripted = str | BaseException
 class FakeModel(ModelClient):
     """Offline and repeatable. Scripted replies (strings, or exceptions to raise) are used first, in order;
     then the rules in `fake_rules` answer. Every request is kept in `requests` for tests to inspect.
-    Built without a config it does not retry, so a scripted exception reaches the caller."""
+    Built without a config it does not retry, so a scripted exception reaches the caller. The seed is
+    recorded with each request but changes no answer: the fake has nothing to sample."""
 
     backend = "fake"
 
-    def __init__(self, config: ModelConfig | None = None, replies: Iterable[Scripted] = ()) -> None:
-        super().__init__(config or ModelConfig(backend="fake", backoff=0.0, max_retries=0))
+    def __init__(
+        self, config: ModelConfig | None = None, replies: Iterable[Scripted] = (), *, seed: int | None = None
+    ) -> None:
+        super().__init__(config or ModelConfig(backend="fake", backoff=0.0, max_retries=0), seed=seed)
         self.script: deque[Scripted] = deque(replies)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -37,7 +40,14 @@ class FakeModel(ModelClient):
         self, messages: list[Message], temperature: float, max_tokens: int, json_schema: dict[str, Any] | None
     ) -> Completion:
         with self._lock:
-            self.requests.append({"messages": messages, "json_schema": json_schema, "max_tokens": max_tokens})
+            self.requests.append(
+                {
+                    "messages": messages,
+                    "json_schema": json_schema,
+                    "max_tokens": max_tokens,
+                    "seed": self.seed,
+                }
+            )
             scripted = self.script.popleft() if self.script else None
         if isinstance(scripted, BaseException):
             raise scripted
