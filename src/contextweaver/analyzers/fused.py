@@ -8,49 +8,42 @@ Unusable replies get one corrective retry, then heuristic parents and extractive
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from contextweaver.analyzers.heuristic import HeuristicAnalyzer
 from contextweaver.analyzers.hybrid import top_c
+from contextweaver.analyzers.llm import HeuristicBackedJudge
 from contextweaver.analyzers.prompts import (
     ReplyError,
     annotation_messages,
     annotation_schema,
     ask_json,
-    bump,
-    new_stats,
     parse_parents,
     parse_text,
 )
 from contextweaver.analyzers.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
 from contextweaver.annotate import Annotation
 from contextweaver.config import WeaverConfig
-from contextweaver.models import ModelError, at_step, build_model
+from contextweaver.models import ModelError, at_step
 from contextweaver.protocols import Model
 from contextweaver.summaries.extractive import ExtractiveSummarizer
-from contextweaver.types import Node, Parent
+from contextweaver.types import Node
 
 if TYPE_CHECKING:
     from contextweaver.graph import DependencyGraph
 
-log = logging.getLogger("contextweaver.analyzers")
 
-
-class FusedAnnotator:
+class FusedAnnotator(HeuristicBackedJudge):
     """`annotate(node, candidates, graph, task, m) -> Annotation` with one call (used when llm_mode == "fused")."""
 
     name = "fused"
+    role = "annotator"
+    falls_back_to = "heuristic + extractive"
 
     def __init__(self, config: WeaverConfig, model: Model | None = None) -> None:
-        self.config = config
-        self.model = model if model is not None else build_model(self.config.memory_model)
-        self.heuristic = HeuristicAnalyzer(self.config)
+        super().__init__(config, model)
         self.extractive = ExtractiveSummarizer(self.config)
-        self.stats: dict[str, int] = new_stats()
-        self.fallback_steps: list[int] = []
 
     def annotate(
         self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
@@ -92,15 +85,8 @@ class FusedAnnotator:
         m: int,
         exc: Exception,
     ) -> Annotation:
-        bump(self.stats, "fallbacks")
-        self.fallback_steps.append(node.index)
-        cause = type(exc).__name__ if isinstance(exc, ModelError) else getattr(exc, "kind", "reply")
-        log.warning("fused annotator: step %d falls back to heuristic + extractive (%s)", node.index, cause)
         summary = self.extractive.summarize(node, task)
-        parents = [
-            Parent(p.index, p.confidence, f"fallback to heuristic ({cause}): {p.reason}")
-            for p in self.heuristic.select_parents(node, candidates, graph, task, m)
-        ]
+        parents = self.heuristic_fallback(node, candidates, graph, task, m, exc)
         with_summary = replace(node, summary=summary)
         dependency = self.extractive.dependency_summary(with_summary, [graph.node(p.index) for p in parents])
         return Annotation(summary, parents, dependency)

@@ -16,6 +16,7 @@ from contextweaver.analyzers.prompts import (
     ReplyError,
     ask_json,
     bump,
+    fallback_cause,
     new_stats,
     parent_messages,
     parents_schema,
@@ -32,10 +33,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("contextweaver.analyzers")
 
 
-class LLMAnalyzer:
-    """Sees every candidate (paper fidelity: the prompt grows with the history; see `hybrid` for bounded)."""
+class HeuristicBackedJudge:
+    """What the LLM analyzers and the fused annotator share: the memory model, the heuristic that answers
+    when the model cannot, and fallbacks counted, logged and labelled (SPEC 4: never silently recency)."""
 
     name = "llm"
+    role = "analyzer"
+    falls_back_to = "heuristic parents"
 
     def __init__(self, config: WeaverConfig, model: Model | None = None) -> None:
         self.config = config
@@ -44,6 +48,38 @@ class LLMAnalyzer:
         self.stats: dict[str, int] = new_stats()
         self.fallback_steps: list[int] = []
         """Steps whose parents came from the heuristic, in order (for reports)."""
+
+    def heuristic_fallback(
+        self,
+        node: Node,
+        candidates: Sequence[Node],
+        graph: DependencyGraph,
+        task: str,
+        m: int,
+        exc: Exception,
+    ) -> list[Parent]:
+        """The heuristic's parents, each reason saying that (and why) the model's answer was not used."""
+        bump(self.stats, "fallbacks")
+        self.fallback_steps.append(node.index)
+        cause = fallback_cause(exc)
+        log.warning(
+            "%s %s: step %d falls back to %s (%s)",
+            self.name,
+            self.role,
+            node.index,
+            self.falls_back_to,
+            cause,
+        )
+        parents = self.heuristic.select_parents(node, candidates, graph, task, m)
+        return [
+            Parent(p.index, p.confidence, f"fallback to heuristic ({cause}): {p.reason}") for p in parents
+        ]
+
+
+class LLMAnalyzer(HeuristicBackedJudge):
+    """Sees every candidate (paper fidelity: the prompt grows with the history; see `hybrid` for bounded)."""
+
+    name = "llm"
 
     def shortlist(self, node: Node, candidates: Sequence[Node], graph: DependencyGraph) -> list[Node]:
         """The candidates shown to the model: all of them here."""
@@ -69,23 +105,4 @@ class LLMAnalyzer:
                 max_tokens=min(self.config.memory_model.max_tokens, 120 * m + 60),
             )
         except (ReplyError, ModelError) as exc:
-            return self.fall_back(node, candidates, graph, task, m, exc)
-
-    def fall_back(
-        self,
-        node: Node,
-        candidates: Sequence[Node],
-        graph: DependencyGraph,
-        task: str,
-        m: int,
-        exc: Exception,
-    ) -> list[Parent]:
-        """Heuristic parents, counted and labelled (SPEC 4: never silently become recency)."""
-        bump(self.stats, "fallbacks")
-        self.fallback_steps.append(node.index)
-        cause = type(exc).__name__ if isinstance(exc, ModelError) else getattr(exc, "kind", "reply")
-        log.warning("%s analyzer: step %d falls back to heuristic parents (%s)", self.name, node.index, cause)
-        parents = self.heuristic.select_parents(node, candidates, graph, task, m)
-        return [
-            Parent(p.index, p.confidence, f"fallback to heuristic ({cause}): {p.reason}") for p in parents
-        ]
+            return self.heuristic_fallback(node, candidates, graph, task, m, exc)

@@ -8,7 +8,8 @@ summarizer after one corrective retry, counted in `stats`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from contextweaver.analyzers.prompts import (
     ReplyError,
@@ -16,6 +17,7 @@ from contextweaver.analyzers.prompts import (
     bump,
     dependency_messages,
     dependency_schema,
+    fallback_cause,
     new_stats,
     parse_text,
     summary_messages,
@@ -26,7 +28,7 @@ from contextweaver.config import WeaverConfig
 from contextweaver.models import ModelError, at_step, build_model
 from contextweaver.protocols import Model
 from contextweaver.summaries.extractive import ExtractiveSummarizer
-from contextweaver.types import Node
+from contextweaver.types import Message, Node
 
 log = logging.getLogger("contextweaver.summaries")
 
@@ -45,39 +47,51 @@ class LLMSummarizer:
     def summarize(self, node: Node, task: str) -> str:
         if node.index == 0:  # the root is the task itself: its own words are the best summary
             return self.extractive.summarize(node, task)
-        at_step(self.model, node.index)
-        try:
-            return ask_json(
-                self.model,
-                summary_messages(node, task),
-                summary_schema(),
-                lambda obj: parse_text(obj, "summary", SUMMARY_TOKENS),
-                self.stats,
-                max_tokens=min(self.config.memory_model.max_tokens, SUMMARY_TOKENS + 40),
-            )
-        except (ReplyError, ModelError) as exc:
-            self._note_fallback(node, "summary", exc)
-            return self.extractive.summarize(node, task)
+        return self._ask_text(
+            node,
+            "summary",
+            summary_messages(node, task),
+            summary_schema(),
+            SUMMARY_TOKENS,
+            lambda: self.extractive.summarize(node, task),
+        )
 
     def dependency_summary(self, node: Node, parents: Sequence[Node]) -> str:
         real = [p for p in parents if p.index != 0]
         if not real:  # hangs off the task: the chain starts here
             return node.summary
+        return self._ask_text(
+            node,
+            "dependency summary",
+            dependency_messages(node, real),
+            dependency_schema(),
+            DEPENDENCY_TOKENS,
+            lambda: self.extractive.dependency_summary(node, parents),
+        )
+
+    def _ask_text(
+        self,
+        node: Node,
+        what: str,
+        messages: list[Message],
+        schema: dict[str, Any],
+        limit: int,
+        extractive: Callable[[], str],
+    ) -> str:
+        """One JSON field of `limit` tokens (the field is named like `what`), else the extractive text."""
+        field = what.replace(" ", "_")
         at_step(self.model, node.index)
         try:
             return ask_json(
                 self.model,
-                dependency_messages(node, real),
-                dependency_schema(),
-                lambda obj: parse_text(obj, "dependency_summary", DEPENDENCY_TOKENS),
+                messages,
+                schema,
+                lambda obj: parse_text(obj, field, limit),
                 self.stats,
-                max_tokens=min(self.config.memory_model.max_tokens, DEPENDENCY_TOKENS + 40),
+                max_tokens=min(self.config.memory_model.max_tokens, limit + 40),
             )
         except (ReplyError, ModelError) as exc:
-            self._note_fallback(node, "dependency summary", exc)
-            return self.extractive.dependency_summary(node, parents)
-
-    def _note_fallback(self, node: Node, what: str, exc: Exception) -> None:
-        bump(self.stats, "fallbacks")
-        cause = type(exc).__name__ if isinstance(exc, ModelError) else getattr(exc, "kind", "reply")
-        log.warning("llm summarizer: step %d %s falls back to extractive (%s)", node.index, what, cause)
+            bump(self.stats, "fallbacks")
+            cause = fallback_cause(exc)
+            log.warning("llm summarizer: step %d %s falls back to extractive (%s)", node.index, what, cause)
+            return extractive()

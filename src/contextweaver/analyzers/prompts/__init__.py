@@ -1,6 +1,6 @@
 """Prompts, reply schemas and tolerant reply parsing for the LLM analyzers, summarizer and fused annotator."""
 
-from contextweaver.analyzers.prompts.ask import STAT_KEYS, ask_json, bump, new_stats
+from contextweaver.analyzers.prompts.ask import STAT_KEYS, ask_json, bump, fallback_cause, new_stats
 from contextweaver.analyzers.prompts.messages import (
     annotation_messages,
     dependency_messages,
@@ -25,6 +25,7 @@ __all__ = [
     "dependency_messages",
     "dependency_schema",
     "extract_json",
+    "fallback_cause",
     "new_stats",
     "parent_messages",
     "parents_schema",

@@ -36,6 +36,12 @@ def bump(stats: MutableMapping[str, int], key: str) -> None:
     stats[key] = stats.get(key, 0) + 1
 
 
+def fallback_cause(exc: Exception) -> str:
+    """Why a memory request fell back, in a word for logs and reasons: the model error's class, or the
+    kind of unusable reply."""
+    return type(exc).__name__ if isinstance(exc, ModelError) else getattr(exc, "kind", "reply")
+
+
 def ask_json(
     model: Model,
     messages: list[Message],
