@@ -10,8 +10,11 @@ from contextweaver.validation.report import TestReport, any_failure, record
 
 _JS_FILE = r"\S+\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
 _SUITE = re.compile(rf"\n(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
-_LINE = re.compile(r"\n( ++)(?:([✓✕○✎√×]) ([^\n]+)|● ([^\n]+)|(\S[^\n]*))(?=\n)")
-"""Groups: indent, mark, rest (kind, title and duration: see _title), header, other line."""
+_LINE = re.compile(
+    r"\n( ++)(?:([✓✕○✎√×]) ((?:([^\n]+) \(\d+(?:\.\d+)? ?m?s\)|[^\n]+))|● ([^\n]+)|(\S[^\n]*))(?=\n)"
+)
+"""Groups: indent, mark, rest (kind, title and duration: see _title), the title before a duration that
+ends the line (found by backtracking from the line's end: a few steps), header, other line."""
 _DURATION = re.compile(r"\d+(?:\.\d+)? ?m?s\)")
 """What follows the last ` (` of a title when jest printed the test's duration."""
 _TESTS = re.compile(r"\nTests:\s+(.*?)(\d+) total(?=\n)")
@@ -73,7 +76,7 @@ class JestParser(RunnerParser):
         broken = False
         prefix = f"{suite} › " if suite else ""
         # end + 1: the newline that ends the suite's last line
-        for spaces, mark, rest, header, other in _LINE.findall(text, start, end + 1):
+        for spaces, mark, rest, timed, header, other in _LINE.findall(text, start, end + 1):
             indent = len(spaces)
             if header:
                 describes, path = [], ""
@@ -93,8 +96,11 @@ class JestParser(RunnerParser):
                     describes.append((indent, other.strip()))
                     path = " › ".join(name for _, name in describes)
                 continue
-            title = _title(rest) if rest.endswith("s)") or rest.startswith(_KINDS) else rest.strip()
-            record(tests, prefix + (f"{path} › {title}" if path else title), _MARKS[mark])
+            title = _title(rest) if rest.startswith(_KINDS) else (timed or rest).strip()
+            test_id = prefix + (f"{path} › {title}" if path else title)
+            status = _MARKS[mark]
+            if tests.setdefault(test_id, status) is not status:  # seen before: the severer status stays
+                record(tests, test_id, status)
         return broken
 
 
