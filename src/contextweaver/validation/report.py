@@ -68,8 +68,8 @@ def any_failure(statuses: Iterable[TestStatus]) -> bool:
 
 def record(tests: dict[str, TestStatus], test_id: str, status: TestStatus) -> None:
     """Within one run a repeated id keeps its most severe status, so a failure is never hidden."""
-    previous = tests.get(test_id)
-    if previous is None or _SEVERITY[status] >= _SEVERITY[previous]:
+    previous = tests.setdefault(test_id, status)
+    if previous is not status and _SEVERITY[status] >= _SEVERITY[previous]:
         tests[test_id] = status
 
 
