@@ -10,9 +10,8 @@ from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, any_failure, record
 
-_PASSING = re.compile(r"\n *+(\d+) passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)(?=\n)")
-_FAILING = re.compile(r"\n *+(\d+) failing(?=\n)")
-_PENDING = re.compile(r"\n *+(\d+) pending(?=\n)")
+_SUMMARY = re.compile(r"\n *+(\d+) (passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)|failing|pending)(?=\n)")
+"""The closing `N passing (time)`, `N failing`, `N pending` lines, read in one pass."""
 _LINE = re.compile(r"\n( ++)(?:[✓✔√] ([^\n]+)|(\d+)\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
 """Groups: indent, passed title (+ duration), failure number, failed title, pending title, other line."""
 _DURATION = re.compile(r"\d+ ?ms\)")
@@ -26,7 +25,6 @@ class MochaParser(RunnerParser):
     runner = "mocha"
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")
-    hints = (" passing (", " failing", '"stats"')
     marker_pattern = re.compile(r'\n(?: *+\d++ (?:passing \(\d|failing(?=\n))|\{\s*"stats":\s*\{)')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -36,7 +34,10 @@ class MochaParser(RunnerParser):
             report = self._json(text[start.start() + 1 :])
             if report is not None:
                 return report
-        passing = _PASSING.search(text)
+        summary: dict[str, re.Match[str]] = {}
+        for line in _SUMMARY.finditer(text):
+            summary.setdefault(line.group(2).split(" ", 1)[0], line)
+        passing = summary.get("passing")
         listing_end = passing.start() if passing else len(text)
         tests: dict[str, TestStatus] = {}
         describes: list[tuple[int, str]] = []
@@ -62,8 +63,8 @@ class MochaParser(RunnerParser):
             else:
                 title, status = pending, TestStatus.SKIPPED
             record(tests, f"{path} {title.strip()}" if path else title.strip(), status)
-        failing = _FAILING.search(text)
-        pending = _PENDING.search(text)
+        failing = summary.get("failing")
+        skipped = summary.get("pending")
         if passing is None and failing is None and not tests:
             return None
         totals = None
@@ -71,8 +72,8 @@ class MochaParser(RunnerParser):
             totals = {"passed": int(passing.group(1)) if passing else 0}
             if failing:
                 totals["failed"] = int(failing.group(1))
-            if pending:
-                totals["skipped"] = int(pending.group(1))
+            if skipped:
+                totals["skipped"] = int(skipped.group(1))
         return TestReport(
             runner=self.runner,
             tests=tests,

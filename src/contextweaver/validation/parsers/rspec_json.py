@@ -30,7 +30,6 @@ class RspecJsonParser(RunnerParser):
     runner = "rspec"
     family = "rspec"
     command_pattern = re.compile(r"\brspec\b")
-    hints = ('"examples"',)
     marker_pattern = _EXAMPLES
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
