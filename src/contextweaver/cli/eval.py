@@ -113,19 +113,20 @@ def command(
         seed_list = [int(s) for s in seeds.split(",") if s.strip()] or [0]
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    trajectories = discover(inputs)
-    if not trajectories:
+    unreadable: dict[str, str] = {}
+    trajectories = discover(inputs, unreadable)
+    if not trajectories and not unreadable:
         raise click.UsageError("no readable trajectories in the given paths")
-    total = len(trajectories) * len(names) * len(seed_list)
+    total = (len(trajectories) + len(unreadable)) * len(names) * len(seed_list)
     workers = workers or os.cpu_count() or 1
     console.print(
-        f"{len(trajectories)} trajectories x {len(names)} strategies x {len(seed_list)} seed(s) = {total} runs, "
+        f"{len(trajectories) + len(unreadable)} trajectories x {len(names)} strategies x {len(seed_list)} seed(s) = {total} runs, "
         f"budgets {budgets}, {workers} worker(s), results in {out}",
         highlight=False,
     )
     started = time.perf_counter()
     results, computed = _run(
-        trajectories, names, seed_list, settings, out, workers, total, console, no_progress
+        trajectories, unreadable, names, seed_list, settings, out, workers, total, console, no_progress
     )
     meta = {
         "command": "contextweaver eval " + shlex.join(sys.argv[2:]),
@@ -139,15 +140,19 @@ def command(
     built = report.build(results, meta)
     paths = report.write(built, out)
     report.print_report(built, Console(width=None if sys.stdout.isatty() else 240))
+    reused = total - computed - len(unreadable) * len(names) * len(seed_list)
     console.print(
-        f"{computed} run(s) computed, {total - computed} reused, {time.perf_counter() - started:.1f}s; "
-        f"report: {paths['html']}",
+        f"{computed} run(s) computed, {reused} reused, {len(built.failures)} failed, "
+        f"{time.perf_counter() - started:.1f}s; report: {paths['html']}",
         highlight=False,
     )
+    if built.failures:  # the report is written; the exit status tells scripts that it is incomplete
+        raise SystemExit(1)
 
 
 def _run(
     trajectories: Sequence[tuple[str, Trajectory]],
+    unreadable: dict[str, str],
     names: Sequence[str],
     seeds: Sequence[int],
     settings: RunSettings,
@@ -169,7 +174,7 @@ def _run(
     from contextweaver.eval.runner import run_grid
 
     if no_progress:
-        return run_grid(trajectories, names, seeds, settings, out, workers=workers)
+        return run_grid(trajectories, names, seeds, settings, out, workers=workers, unreadable=unreadable)
     columns = (
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -187,4 +192,6 @@ def _run(
                 description=f"{'reused' if reused else 'done'} {unit.strategy} {unit.instance}"[:60],
             )
 
-        return run_grid(trajectories, names, seeds, settings, out, workers=workers, on_done=done)
+        return run_grid(
+            trajectories, names, seeds, settings, out, workers=workers, on_done=done, unreadable=unreadable
+        )

@@ -38,6 +38,8 @@ class Row:
     seeds: int
     kept_jaccard: float
     recall_std: float
+    failed: int = 0
+    """Runs of this strategy (any seed) that failed: they are in no other column of the row."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

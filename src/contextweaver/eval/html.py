@@ -58,6 +58,10 @@ def render_html(
         parts.append(f"<ul>{items}</ul>")
     parts.append("<h2>All strategies, all budgets</h2>")
     parts.append(_table([h for _, h, _ in columns], body, left=2, breaks=breaks))
+    if report.failures:
+        parts.append(f"<h2 class='no'>Failed runs ({len(report.failures)}), not in the numbers above</h2>")
+        failure_rows = [[f["strategy"], f["trajectory"], str(f["seed"]), f["error"]] for f in report.failures]
+        parts.append(_table(["strategy", "trajectory", "seed", "error"], failure_rows, left=4))
     parts.append("<h2>Verdicts</h2><ul>")
     for line, holds in verdicts:
         parts.append(f'<li class="{"ok" if holds else "no"}">{esc(line)}</li>')

@@ -1,4 +1,8 @@
-"""Write the report: table (terminal, CSV, JSON), per-group table, verdicts, PNG plots, one HTML file."""
+"""Write the report: table (terminal, CSV, JSON), per-group table, verdicts, PNG plots, one HTML file.
+
+Failed runs count in their strategy's `failed` column and are listed (failures.csv, the JSON, the HTML
+and the terminal); every other number comes from the runs that finished.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from rich.table import Table
 
 from contextweaver.eval import aggregate, checks, plots
 from contextweaver.eval.html import render_html
+from contextweaver.eval.runner import failed
 
 COLUMNS = [
     ("strategy", "strategy", "{}"),
@@ -31,7 +36,11 @@ COLUMNS = [
     ("prefix_share", "prefix reuse", "{:.2f}"),
     ("kept_jaccard", "kept Jaccard", "{:.3f}"),
     ("recall_std", "recall std", "{:.4f}"),
+    ("failed", "failed runs", "{}"),
 ]
+FAILURE_FIELDS = ["strategy", "trajectory", "seed", "source", "error"]
+ERROR_CHARS = 200
+"""Longest error shown per failed run in the terminal."""
 
 
 def fmt(value: Any, pattern: str) -> str:
@@ -48,14 +57,21 @@ class Report:
     arms: list[checks.ArmVerdict]
     meta: dict[str, Any] = field(default_factory=dict)
     images: dict[str, bytes] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    """Failure records of the runner, in its order."""
 
 
-def build(results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = None) -> Report:
+def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = None) -> Report:
+    results = [r for r in all_results if not failed(r)]
+    failures = [r for r in all_results if failed(r)]
     rows = aggregate.rows(results)
+    for row in rows:
+        row.failed = sum(1 for f in failures if f["strategy"] == row.strategy)
     groups = aggregate.group_rows(results)
     report = Report(
         rows, groups, checks.recall_at_cost(rows), checks.adaptive_vs_arms(groups, rows), dict(meta or {})
     )
+    report.failures = failures
     if rows:
         report.images["recall_vs_tokens.png"] = plots.recall_vs_tokens(rows)
         for budget in aggregate.budgets_of(results):
@@ -107,10 +123,21 @@ def verdict_lines(report: Report) -> list[tuple[str, bool]]:
     return lines
 
 
+def failure_lines(report: Report) -> list[str]:
+    """A heading and one line per failed run (empty when none failed)."""
+    if not report.failures:
+        return []
+    lines = [f"{len(report.failures)} run(s) FAILED (not in the numbers above):"]
+    for f in report.failures:  # the whole error is in failures.csv, the JSON and the HTML
+        error = f["error"] if len(f["error"]) <= ERROR_CHARS else f["error"][: ERROR_CHARS - 3] + "..."
+        lines.append(f"  {f['strategy']} on {f['trajectory']} (seed {f['seed']}): {error}")
+    return lines
+
+
 def print_report(report: Report, console: Console | None = None) -> None:
     console = console or Console()
     console.print(terminal_table(report))
-    for line, _ in verdict_lines(report):
+    for line in [text for text, _ in verdict_lines(report)] + failure_lines(report):
         console.print(line, markup=False, highlight=False)
 
 
@@ -122,6 +149,7 @@ def write(report: Report, out: str | Path) -> dict[str, Path]:
         "csv": out / "report.csv",
         "json": out / "report.json",
         "groups_csv": out / "groups.csv",
+        "failures_csv": out / "failures.csv",
         "html": out / "report.html",
     }
     with paths["csv"].open("w", newline="", encoding="utf-8") as handle:
@@ -134,6 +162,10 @@ def write(report: Report, out: str | Path) -> dict[str, Path]:
         writer.writeheader()
         for group in report.groups:
             writer.writerow({k: _csv(v) for k, v in asdict(group).items()})
+    with paths["failures_csv"].open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FAILURE_FIELDS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(report.failures)
     data = {
         "meta": report.meta,
         "rows": [r.as_dict() for r in report.rows],
@@ -141,6 +173,7 @@ def write(report: Report, out: str | Path) -> dict[str, Path]:
         "recall_at_cost": [{**asdict(v), "holds": v.holds} for v in report.cost],
         "adaptive_vs_arms": [{**asdict(v), "holds": v.holds} for v in report.arms],
         "images": sorted(report.images),
+        "failures": report.failures,
     }
     paths["json"].write_text(json.dumps(_clean(data), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     for name, png in report.images.items():

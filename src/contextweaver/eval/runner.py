@@ -3,6 +3,10 @@
 Each finished (trajectory, strategy, seed) is written at once to its own JSON file under
 `<out>/results/`; a rerun loads the files that match (same trajectory content, settings and budgets)
 and computes only the rest, so an interrupted run loses at most the units in flight.
+
+A unit that fails (its file does not read, the strategy raises, the worker dies) becomes a failure
+record (`failed(result)`) with the error, and the other units go on; failures are never stored, so a
+rerun tries them again.
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+import traceback
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +23,10 @@ from typing import Any
 
 from contextweaver.config import ModelConfig
 from contextweaver.eval.strategies import USES_MODEL
-from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, trajectory_id
-from contextweaver.formats import load_trajectory
+from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, file_id, trajectory_id
+from contextweaver.formats import detect_format, load_trajectory
 from contextweaver.formats.base import Trajectory, TrajectoryError
+from contextweaver.formats.source import Source
 
 SCHEMA = 1
 TRAJECTORY_SUFFIXES = (".json", ".jsonl", ".traj")
@@ -54,29 +60,70 @@ class RunSettings:
         return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def discover(inputs: Sequence[str | Path]) -> list[tuple[str, Trajectory]]:
+def discover(
+    inputs: Sequence[str | Path], unreadable: dict[str, str] | None = None
+) -> list[tuple[str, Trajectory]]:
     """Trajectories in the given files and directories (a directory's own files, sorted).
 
-    Files in a directory that no reader recognizes are skipped; a file named explicitly must load.
+    Files that are not trajectories (no reader recognizes them) are skipped in a directory and an
+    error when named. A trajectory file that fails to read (broken JSON, or a reader's error) is put in
+    `unreadable` (path -> error) when that is given, to be reported as failed runs; without it, it is
+    skipped in a directory and raises when named.
     """
     found: list[tuple[str, Trajectory]] = []
     for item in inputs:
         path = Path(item)
-        if path.is_dir():
-            for child in sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TRAJECTORY_SUFFIXES):
-                try:
-                    found.append((str(child), load_trajectory(child)))
-                except TrajectoryError:
-                    continue
-        elif path.is_file():
-            found.append((str(path), load_trajectory(path)))
-        else:
+        if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or directory")
+        named = not path.is_dir()
+        children = (
+            [path]
+            if named
+            else sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TRAJECTORY_SUFFIXES)
+        )
+        for child in children:
+            try:
+                found.append((str(child), load_trajectory(child)))
+            except TrajectoryError as exc:
+                if unreadable is not None and is_broken_trajectory(child):
+                    unreadable[str(child)] = str(exc)
+                elif named:
+                    raise
     ids = [trajectory_id(t, p) for p, t in found]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise ValueError(f"trajectory ids occur twice: {', '.join(duplicates)}; pass each run once")
     return found
+
+
+def is_broken_trajectory(path: Path) -> bool:
+    """A file meant as a trajectory that does not read: it is not valid JSON (Lines), or a reader
+    claims it. Valid JSON of another shape (reports, notes) is not a trajectory at all."""
+    try:
+        if Source.read(path).json_error() is not None:
+            return True
+        detect_format(path)
+    except TrajectoryError:
+        return False
+    return True
+
+
+def failure(unit: Unit, error: BaseException | str) -> dict[str, Any]:
+    """The record of a unit that could not be evaluated: which one, and the error (with its traceback)."""
+    message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    detail = "" if isinstance(error, str) else "".join(traceback.format_exception(error))
+    return {
+        "trajectory": unit.instance,
+        "source": unit.path,
+        "strategy": unit.strategy,
+        "seed": unit.seed,
+        "error": message,
+        "traceback": detail,
+    }
+
+
+def failed(result: Mapping[str, Any]) -> bool:
+    return "error" in result
 
 
 def content_hash(path: str) -> str:
@@ -122,14 +169,17 @@ class ResultStore:
 def _work(
     unit: Unit, trajectory: Trajectory, settings: RunSettings, fingerprint: str, digest: str, out: str
 ) -> dict[str, Any]:
-    data = evaluate(
-        trajectory,
-        unit.strategy,
-        settings.budgets,
-        seed=unit.seed,
-        overrides=settings.overrides if unit.strategy.startswith("cw-") else (),
-        model_config=settings.model_config,
-    )
+    try:
+        data = evaluate(
+            trajectory,
+            unit.strategy,
+            settings.budgets,
+            seed=unit.seed,
+            overrides=settings.overrides if unit.strategy.startswith("cw-") else (),
+            model_config=settings.model_config,
+        )
+    except Exception as exc:  # one unit's error is its own result, not the end of the grid
+        return failure(unit, exc)
     data.update(fingerprint=fingerprint, content_hash=digest)
     ResultStore(out).save(unit, data)
     return data
@@ -144,8 +194,10 @@ def run_grid(
     *,
     workers: int = 2,
     on_done: Callable[[Unit, bool], None] | None = None,
+    unreadable: Mapping[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """All results (stored ones reused) in a deterministic order, and how many were computed now.
+    """All results (stored ones reused; failures as `failure` records) in a deterministic order, and how
+    many units were computed now. Each `unreadable` file (path -> error) fails once per strategy and seed.
 
     `on_done(unit, reused)` is called once per unit, for progress display.
     """
@@ -156,6 +208,11 @@ def run_grid(
     for strategy in strategies:
         fingerprint = settings.fingerprint(strategy)
         for seed in seeds:
+            for path, error in (unreadable or {}).items():
+                unit = Unit(path, file_id(path), strategy, seed)
+                results[unit] = failure(unit, error)
+                if on_done:
+                    on_done(unit, False)
             for path, trajectory in trajectories:
                 unit = Unit(path, trajectory_id(trajectory, path), strategy, seed)
                 stored = store.load(unit, fingerprint, digests[path], settings.budgets)
@@ -190,7 +247,10 @@ def run_grid(
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     unit = pending.pop(future)
-                    results[unit] = future.result()
+                    try:
+                        results[unit] = future.result()
+                    except Exception as exc:  # the worker died (or the unit could not reach it)
+                        results[unit] = failure(unit, exc)
                     if on_done:
                         on_done(unit, False)
     order = {s: i for i, s in enumerate(strategies)}

@@ -53,7 +53,12 @@ def trajectory_id(trajectory: Trajectory, fallback: str = "") -> str:
     found = trajectory.meta.get("instance_id")
     if found:
         return str(found)
-    name = Path(trajectory.source or fallback).name
+    return file_id(trajectory.source or fallback)
+
+
+def file_id(path: str) -> str:
+    """`runs/django__django-1.traj.json` -> `django__django-1`: a run's id from its file name."""
+    name = Path(path).name
     for suffix in (".jsonl", ".json", ".traj"):
         name = name.removesuffix(suffix)
     return name or "trajectory"
