@@ -9,15 +9,13 @@ from contextweaver.store.base import SessionInfo, Store
 from contextweaver.types import WovenContext
 
 
+def fields(record: object, *names: str) -> dict[str, Any]:
+    """The named attributes of a record, as a JSON-ready dict in that order."""
+    return {name: getattr(record, name) for name in names}
+
+
 def session_summary(info: SessionInfo) -> dict[str, Any]:
-    return {
-        "id": info.id,
-        "steps": info.steps,
-        "format": info.format,
-        "created_at": info.created_at,
-        "updated_at": info.updated_at,
-        "conversation_key": info.conversation_key,
-    }
+    return fields(info, "id", "steps", "format", "created_at", "updated_at", "conversation_key")
 
 
 def session_detail(store: Store, session_id: str) -> dict[str, Any] | None:
@@ -41,10 +39,7 @@ def session_detail(store: Store, session_id: str) -> dict[str, Any] | None:
                 summary=item.annotation.summary,
                 dependency_summary=item.annotation.dependency_summary,
                 status=item.annotation.validation_status,
-                parents=[
-                    {"index": p.index, "confidence": p.confidence, "reason": p.reason}
-                    for p in item.annotation.parents
-                ],
+                parents=[fields(p, "index", "confidence", "reason") for p in item.annotation.parents],
                 labels=[
                     {"index": label.index, "status": str(label.status), "reason": label.reason}
                     for label in item.annotation.labels
@@ -69,15 +64,7 @@ def woven_at(
 
 def context_detail(context: WovenContext) -> dict[str, Any]:
     return {
-        "strategy": context.strategy,
-        "tokens": context.tokens,
-        "full_history_tokens": context.full_history_tokens,
-        "budget": context.budget,
-        "test_status": context.test_status,
-        "notes": context.notes,
-        "decisions": [
-            {"index": d.index, "mode": d.mode, "reason": d.reason, "tokens": d.tokens}
-            for d in context.decisions
-        ],
+        **fields(context, "strategy", "tokens", "full_history_tokens", "budget", "test_status", "notes"),
+        "decisions": [fields(d, "index", "mode", "reason", "tokens") for d in context.decisions],
         "messages": context.messages,
     }
