@@ -8,7 +8,7 @@ from typing import Any
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import STATUS_KEY, TestReport, any_failure, record
 
 _EVENT = re.compile(
     r'\n(?:\{"test":\{"id":(\d+),"name":"((?:[^"\\\n]|\\.)*+)","suiteID":(\d+),[^\n]*"type":"testStart"'
@@ -72,7 +72,7 @@ class DartJsonParser(RunnerParser):
                 )
                 status = status or TestStatus.ERROR
                 record(tests, test_id, status)
-                totals[status.value] += 1  # per run: two tests of one name both count
+                totals[STATUS_KEY[status]] += 1  # per run: two tests of one name both count
             elif kind == "done":
                 done = event
         if not tests and not suites and done is None:

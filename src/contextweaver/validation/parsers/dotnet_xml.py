@@ -7,7 +7,7 @@ import re
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.parsers.junit_xml import attribute, without_comments
-from contextweaver.validation.report import TestReport, record
+from contextweaver.validation.report import STATUS_KEY, TestReport, record
 
 _CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^>]*)>")
 _ROOT_CLOSE = re.compile(r"</(?:test-run|test-results|TestRun|assemblies|assembly)>")
@@ -65,7 +65,7 @@ class DotnetXmlParser(RunnerParser):
             if status is None or not name:
                 continue
             record(tests, name, status)
-            totals[status.value] += 1
+            totals[STATUS_KEY[status]] += 1
         if not tests:
             return None
         return TestReport(

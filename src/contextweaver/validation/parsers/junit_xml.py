@@ -7,7 +7,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
-from contextweaver.validation.report import TestReport, record
+from contextweaver.validation.report import STATUS_KEY, TestReport, record
 
 _TAG = re.compile(r"<(testsuite|testcase)\b([^>]*)>|</testsuite>")
 """Greedy up to `>` (a lazy scan is several times slower on thousands of tags)."""
@@ -88,7 +88,7 @@ class JunitXmlParser(RunnerParser):
             owner = attribute(raw, "classname") or (suites[-1] if suites else "")
             name = attribute(raw, "name") or ""
             record(tests, f"{owner}.{name}" if owner and owner != name else name, status)
-            totals[status.value] += 1
+            totals[STATUS_KEY[status]] += 1
         if not found and not opened:
             return None
         return TestReport(
