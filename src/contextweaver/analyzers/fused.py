@@ -74,19 +74,10 @@ class FusedAnnotator(HeuristicBackedJudge):
                 ),
             )
         except (ReplyError, ModelError) as exc:
-            return self._fall_back(node, candidates, graph, task, m, exc)
-
-    def _fall_back(
-        self,
-        node: Node,
-        candidates: Sequence[Node],
-        graph: DependencyGraph,
-        task: str,
-        m: int,
-        exc: Exception,
-    ) -> Annotation:
-        summary = self.extractive.summarize(node, task)
-        parents = self.heuristic_fallback(node, candidates, graph, task, m, exc)
-        with_summary = replace(node, summary=summary)
-        dependency = self.extractive.dependency_summary(with_summary, [graph.node(p.index) for p in parents])
-        return Annotation(summary, parents, dependency)
+            summary = self.extractive.summarize(node, task)
+            parents = self.heuristic_fallback(node, candidates, graph, task, m, exc)
+            with_summary = replace(node, summary=summary)
+            dependency = self.extractive.dependency_summary(
+                with_summary, [graph.node(p.index) for p in parents]
+            )
+            return Annotation(summary, parents, dependency)
