@@ -15,7 +15,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from contextweaver.eval.evidence import StepEvidence, next_step_evidence
+from contextweaver.eval.evidence import StepEvidence, from_earlier_observations, next_step_evidence
 from contextweaver.formats.base import Trajectory
 
 _SED = re.compile(
@@ -114,21 +114,12 @@ def edit_evidence(trajectory: Trajectory, evidence: list[StepEvidence] | None = 
     by_index = {
         e.index: e.items for e in (evidence if evidence is not None else next_step_evidence(trajectory))
     }
-    always = f"{trajectory.system}\n{trajectory.task}"
     steps = trajectory.steps
     out = []
     for nxt in range(1, len(steps)):
         edits = find_edits(steps[nxt].action)
         if not edits:
             continue
-        said_before = "\n".join(f"{s.thought}\n{s.action}" for s in steps[:nxt])
-        observations = [s.observation for s in steps[:nxt]]
-        kept = set(by_index.get(nxt + 1, ()))
-        for item in set().union(*(edit_items(e) for e in edits)):
-            if item in always or item in said_before:
-                continue
-            seen = sum(1 for o in observations if item in o)
-            if seen and seen <= len(observations) / 2:
-                kept.add(item)
-        out.append(StepEvidence(nxt + 1, frozenset(kept)))
+        targets = from_earlier_observations(set().union(*(edit_items(e) for e in edits)), trajectory, nxt)
+        out.append(StepEvidence(nxt + 1, frozenset(set(by_index.get(nxt + 1, ())) | targets)))
     return out

@@ -35,21 +35,34 @@ def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
     Items also in the system prompt, the task or an earlier thought/action are dropped (those are
     always in every context), and so are items found in more than half of the earlier observations.
     """
-    always = f"{trajectory.system}\n{trajectory.task}"
     steps = trajectory.steps
-    out = []
-    for nxt in range(1, len(steps)):
-        said_before = "\n".join(f"{s.thought}\n{s.action}" for s in steps[:nxt])
-        observations = [s.observation for s in steps[:nxt]]
-        kept = set()
-        for item in evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"):
-            if item in always or item in said_before:
-                continue
-            seen = sum(1 for o in observations if item in o)
-            if seen and seen <= len(observations) / 2:
-                kept.add(item)
-        out.append(StepEvidence(nxt + 1, frozenset(kept)))
-    return out
+    return [
+        StepEvidence(
+            nxt + 1,
+            frozenset(
+                from_earlier_observations(
+                    evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"), trajectory, nxt
+                )
+            ),
+        )
+        for nxt in range(1, len(steps))
+    ]
+
+
+def from_earlier_observations(items: set[str], trajectory: Trajectory, nxt: int) -> set[str]:
+    """The items that only earlier observations (steps before index `nxt`, 0-based) could supply:
+    not in the system prompt, the task or an earlier thought/action, and not in most observations."""
+    always = f"{trajectory.system}\n{trajectory.task}"
+    said_before = "\n".join(f"{s.thought}\n{s.action}" for s in trajectory.steps[:nxt])
+    observations = [s.observation for s in trajectory.steps[:nxt]]
+    kept = set()
+    for item in items:
+        if item in always or item in said_before:
+            continue
+        seen = sum(1 for o in observations if item in o)
+        if seen and seen <= len(observations) / 2:
+            kept.add(item)
+    return kept
 
 
 def covered(items: frozenset[str], context_text: str) -> int:
