@@ -57,10 +57,18 @@ def dev_set(budget: int | None) -> None:
             per_trajectory.append(t_hits / t_total if t_total else 1.0)
             mean_tokens.append(statistics.mean(tokens))
             all_tokens += tokens
-        rows[name] = (hits / total, statistics.mean(per_trajectory), statistics.mean(mean_tokens), p95(all_tokens), statistics.mean(seconds))
+        rows[name] = (
+            hits / total,
+            statistics.mean(per_trajectory),
+            statistics.mean(mean_tokens),
+            p95(all_tokens),
+            statistics.mean(seconds),
+        )
     base = rows["sliding_window"][4]
     print(f"\n{len(files)} dev trajectories, budget={budget}")
-    print(f"{'strategy':<16}{'pooled recall':>14}{'mean recall':>13}{'mean tokens':>13}{'p95 tokens':>12}{'time/step vs sw':>17}")
+    print(
+        f"{'strategy':<16}{'pooled recall':>14}{'mean recall':>13}{'mean tokens':>13}{'p95 tokens':>12}{'time/step vs sw':>17}"
+    )
     for name, (pooled, mean, tokens, high, secs) in rows.items():
         print(f"{name:<16}{pooled:>14.3f}{mean:>13.3f}{tokens:>13,.0f}{high:>12,.0f}{secs / base:>16.2f}x")
 
@@ -70,7 +78,10 @@ def synthetic_step(rng: random.Random, i: int) -> Step:
     path = f"pkg/module_{rng.randrange(40)}.py"
     kind = rng.random()
     if kind < 0.5:
-        lines = "\n".join(f"{n:>4}  def func_{i}_{n}(arg_{n}): return helper_{rng.randrange(500)}(arg_{n})" for n in range(30))
+        lines = "\n".join(
+            f"{n:>4}  def func_{i}_{n}(arg_{n}): return helper_{rng.randrange(500)}(arg_{n})"
+            for n in range(30)
+        )
         return Step(f"Read {path} to find where helper is called.", f"nl -ba {path}", lines)
     if kind < 0.8:
         return Step(f"Patch {path}.", f"sed -i 's/helper_{i}/helper_{i + 1}/' {path}", "")
@@ -84,7 +95,9 @@ def synthetic(lengths: tuple[int, ...]) -> None:
     for n in lengths:
         rng = random.Random(7)
         weaver = ContextWeaver()
-        weaver.begin([{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}])
+        weaver.begin(
+            [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
+        )
         add_times, context_times, sizes = [], [], []
         for i in range(1, n + 1):
             step = synthetic_step(rng, i)
@@ -97,11 +110,15 @@ def synthetic(lengths: tuple[int, ...]) -> None:
                 sizes.append(len(context.messages))
                 add_times.append(middle - start)
         per_message = statistics.mean(context_times) / statistics.mean(sizes) * 1e6
-        print(f"{n:>7}{statistics.mean(add_times) * 1e3:>13.2f}{statistics.mean(context_times) * 1e3:>12.2f}{statistics.mean(sizes):>10.0f}{per_message:>20.2f}")
+        print(
+            f"{n:>7}{statistics.mean(add_times) * 1e3:>13.2f}{statistics.mean(context_times) * 1e3:>12.2f}{statistics.mean(sizes):>10.0f}{per_message:>20.2f}"
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--budget", type=int, default=None)
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--lengths", default="100,1000,10000")
