@@ -1,4 +1,4 @@
-"""The evaluation report on the 35 dev mini-swe-agent trajectories: every strategy, four budgets, two seeds.
+"""The evaluation report on the 35 dev mini-swe-agent trajectories: every strategy, five budgets, two seeds.
 
     .venv/bin/python benchmarks/eval_report.py [--out eval-out] [-j 2]
 
@@ -19,7 +19,7 @@ DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "trajecto
 def run(extra: list[str]) -> None:
     if not DEV.is_dir():
         sys.exit(f"no dev trajectories at {DEV.resolve()}: the shared data is not present")
-    args = ["eval", str(DEV.resolve()), "-s", "all", "-b", "4000,8000,16000,none", "--seeds", "0,1"]
+    args = ["eval", str(DEV.resolve()), "-s", "all", "-b", "4000,6000,8000,16000,none", "--seeds", "0,1"]
     if not any(a in ("--out", "-o") for a in extra):
         args += ["--out", "eval-out"]
     main.main(args=args + extra, prog_name="contextweaver")

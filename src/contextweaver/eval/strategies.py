@@ -17,14 +17,15 @@ from contextweaver.protocols import Completion, Model, Strategy
 from contextweaver.types import Message
 
 CW_CONFIGS: dict[str, dict[str, Any]] = {
-    "cw-heuristic": {},
-    "cw-llm": {"analyzer": "llm", "summarizer": "llm"},
-    "cw-hybrid": {"analyzer": "hybrid", "summarizer": "llm", "llm_mode": "fused"},
+    "cw-heuristic": {"selector": "ancestry"},
+    "cw-llm": {"analyzer": "llm", "summarizer": "llm", "selector": "ancestry"},
+    "cw-hybrid": {"analyzer": "hybrid", "summarizer": "llm", "llm_mode": "fused", "selector": "ancestry"},
     "cw-adaptive": {"selector": "adaptive"},
     "cw-recency": {"selector": "recency"},
     "cw-frontier": {"selector": "frontier"},
 }
-"""ContextWeaver settings per strategy name; the llm/hybrid ones use the memory model (fake by default)."""
+"""ContextWeaver settings per strategy name; the llm/hybrid ones use the memory model (fake by default).
+The analyzer variants share the paper's ancestry selection, so they differ only in the parents chosen."""
 BASELINE_NAMES = ("full", "sliding_window", "masking", "bm25", "llm_summary")
 STRATEGIES = (*BASELINE_NAMES, *CW_CONFIGS)
 DEFAULT_STRATEGIES = tuple(s for s in STRATEGIES if s not in ("cw-recency", "cw-frontier"))
