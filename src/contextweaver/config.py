@@ -52,6 +52,9 @@ class WeaverConfig(BaseModel):
     hybrid_top_c: int = Field(12, ge=1, description="C: candidates the LLM judges in hybrid mode")
     memory_model: ModelConfig = Field(default_factory=ModelConfig)
     budget: int | None = Field(None, ge=1, description="hard token budget for every woven context")
+    drop_repeated_outputs: bool = Field(
+        True, description="compress a kept step whose output lines all recur in a later kept output"
+    )
     token_safety_factor: float = Field(
         1.0, ge=1.0, description="scale counts for models whose tokenizer differs"
     )

@@ -110,6 +110,8 @@ class Node:
     """Tokens of this step's messages kept in full (counted once, when the node is added)."""
     compressed_tokens: int = 0
     """Tokens of this step's messages with observations replaced by the placeholder."""
+    output_lines: frozenset[int] = frozenset()
+    """Hashes of the observation's non-blank lines (in-process only), to spot repeated outputs."""
 
     @property
     def id(self) -> str:

@@ -24,6 +24,11 @@ class Plan:
     full: list[tuple[int, str]]
     compressed_reason: str
     notes: list[str] = field(default_factory=list)
+    compressed_reasons: dict[int, str] = field(default_factory=dict)
+    """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
+
+    def why_compressed(self, index: int) -> str:
+        return self.compressed_reasons.get(index, self.compressed_reason)
 
 
 def weave(
@@ -70,7 +75,7 @@ def _unbounded(
         else:
             messages += compressed_messages(node)
             decisions.append(
-                Decision(node.index, "compressed", plan.compressed_reason, node.compressed_tokens)
+                Decision(node.index, "compressed", plan.why_compressed(node.index), node.compressed_tokens)
             )
             tokens += node.compressed_tokens
     return WovenContext(
@@ -144,7 +149,7 @@ def _budgeted(
             take(
                 node,
                 compressed_messages(node),
-                Decision(node.index, "compressed", plan.compressed_reason, node.compressed_tokens),
+                Decision(node.index, "compressed", plan.why_compressed(node.index), node.compressed_tokens),
             )
     messages = [*full_messages(root), *status]
     decisions = []

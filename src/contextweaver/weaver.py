@@ -17,6 +17,7 @@ from contextweaver.config import WeaverConfig
 from contextweaver.extract import make_node, root_node
 from contextweaver.graph import DependencyGraph
 from contextweaver.protocols import Model
+from contextweaver.repeats import drop_repeated_outputs
 from contextweaver.selectors import build_selector
 from contextweaver.summaries import build_summarizer
 from contextweaver.types import Message, Node, Step, ValidationStatus, WovenContext
@@ -89,6 +90,8 @@ class ContextWeaver:
         if not len(self.graph):
             raise RuntimeError("call begin(messages) before context()")
         plan = self.selector.plan(self.graph, self.config)
+        if self.config.drop_repeated_outputs and len(self.graph) - 1 > self.config.window:  # not in warmup
+            plan = drop_repeated_outputs(plan, self.graph.nodes)
         return weave(
             self.graph.node(0),
             self.graph.nodes[1:],

@@ -1,0 +1,34 @@
+"""Lossless saving: a planned step whose every output line also appears in a later kept output adds
+nothing the context does not already hold (a re-run with the same result, `sed -n` of a range the
+agent later printed whole), so it is compressed and its slot's tokens are saved."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from contextweaver.types import Node
+from contextweaver.weave import Plan
+
+
+def output_lines(observation: str) -> frozenset[int]:
+    """Hashes of the non-blank lines of an output, computed once per node."""
+    return frozenset(hash(line) for line in observation.splitlines() if line.strip())
+
+
+def drop_repeated_outputs(plan: Plan, nodes: Mapping[int, Node]) -> Plan:
+    """The plan without steps whose output lines all recur in a later planned step's output."""
+    planned = [index for index, _ in plan.full]
+    full, repeated = [], dict(plan.compressed_reasons)
+    for index, reason in plan.full:
+        lines = nodes[index].output_lines
+        later = next(
+            (j for j in planned if j > index and lines and lines <= nodes[j].output_lines),
+            None,
+        )
+        if later is None or index == planned[0]:
+            full.append((index, reason))
+        else:
+            repeated[index] = f"{reason}; compressed: every line of its output recurs in step {later}'s"
+    return Plan(
+        full=full, compressed_reason=plan.compressed_reason, notes=plan.notes, compressed_reasons=repeated
+    )
