@@ -4,7 +4,7 @@ agent later printed whole), so it is compressed and its slot's tokens are saved.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 
 from contextweaver.types import Node
 from contextweaver.weave import Plan
@@ -15,8 +15,10 @@ def output_lines(observation: str) -> frozenset[int]:
     return frozenset(hash(line) for line in observation.splitlines() if line.strip())
 
 
-def drop_repeated_outputs(plan: Plan, nodes: Mapping[int, Node]) -> Plan:
-    """The plan without steps whose output lines all recur in a later planned step's output."""
+def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
+    """The plan without steps whose output lines all recur in a later planned step's output.
+
+    `nodes` is indexed by step index (the graph's node list)."""
     planned = [index for index, _ in plan.full]
     full, repeated = [], dict(plan.compressed_reasons)
     for index, reason in plan.full:
