@@ -41,28 +41,36 @@ class MochaParser(RunnerParser):
         listing_end = passing.start() if passing else len(text)
         tests: dict[str, TestStatus] = {}
         describes: list[tuple[int, str]] = []
-        path = ""
+        top = -1
+        """The innermost describe's indent: a line indented no deeper closes it."""
+        prefix = ""
+        """The describe titles above the line, each followed by a space (built once per block)."""
+        passed_status, failed_status = TestStatus.PASSED, TestStatus.FAILED
         # listing_end + 1: the newline that ends the listing's last line
         for spaces, passed, _number, failed, pending, other in _LINE.findall(text, 0, listing_end + 1):
-            indent = len(spaces)
-            if describes and describes[-1][0] >= indent:
+            if top >= len(spaces):
+                indent = len(spaces)
                 while describes and describes[-1][0] >= indent:
                     describes.pop()
-                path = " ".join(name for _, name in describes)
-            if other:
-                describes.append((indent, other.strip()))
-                path = " ".join(name for _, name in describes)
-                continue
+                top = describes[-1][0] if describes else -1
+                prefix = "".join(f"{name} " for _, name in describes)
             if passed:
-                title, status = passed, TestStatus.PASSED
+                title, status = passed, passed_status
                 if passed.endswith("ms)"):
                     head, _, tail = passed.rpartition(" (")
                     title = head if head and _DURATION.fullmatch(tail) else passed
+            elif other:
+                top = len(spaces)
+                describes.append((top, other.strip()))
+                prefix = "".join(f"{name} " for _, name in describes)
+                continue
             elif failed:
-                title, status = failed, TestStatus.FAILED
+                title, status = failed, failed_status
             else:
                 title, status = pending, TestStatus.SKIPPED
-            record(tests, f"{path} {title.strip()}" if path else title.strip(), status)
+            test = prefix + title.strip()
+            if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
+                record(tests, test, status)
         failing = summary.get("failing")
         skipped = summary.get("pending")
         if passing is None and failing is None and not tests:
