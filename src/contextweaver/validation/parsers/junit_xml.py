@@ -85,9 +85,21 @@ class JunitXmlParser(RunnerParser):
                 outcome = _OUTCOME.search(text, match.end(), stop if next_case < 0 else next_case)
                 if outcome:
                     status = _STATUSES[outcome.group(1)]
-            owner = attribute(raw, "classname") or (suites[-1] if suites else "")
-            name = attribute(raw, "name") or ""
-            record(tests, f"{owner}.{name}" if owner and owner != name else name, status)
+            # attribute()'s plain-search path, inlined for the two attributes every testcase has
+            at = raw.find(' classname="')
+            stop = raw.find('"', at + 12) if at >= 0 else -1
+            owner = raw[at + 12 : stop] if stop >= 0 else attribute(raw, "classname") or ""
+            if stop >= 0 and "&" in owner:
+                owner = html.unescape(owner)
+            at = raw.find(' name="')
+            stop = raw.find('"', at + 7) if at >= 0 else -1
+            name = raw[at + 7 : stop] if stop >= 0 else attribute(raw, "name") or ""
+            if stop >= 0 and "&" in name:
+                name = html.unescape(name)
+            owner = owner or (suites[-1] if suites else "")
+            test = f"{owner}.{name}" if owner and owner != name else name
+            if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
+                record(tests, test, status)
             totals[STATUS_KEY[status]] += 1
         if not found and not opened:
             return None
