@@ -72,35 +72,39 @@ class JestParser(RunnerParser):
     def _suite(self, text: str, suite: str, start: int, end: int, tests: dict[str, TestStatus]) -> bool:
         """Record one suite's tests; True when jest said the suite itself failed to run."""
         describes: list[tuple[int, str]] = []
-        path = ""
+        top = -1
+        """The innermost describe's indent: a line indented no deeper closes it."""
         broken = False
         prefix = f"{suite} › " if suite else ""
+        base = prefix
+        """The suite and describe titles above the line, each followed by ` › ` (built once per block)."""
+        marks = _MARKS
         # end + 1: the newline that ends the suite's last line
         for spaces, mark, rest, timed, header, other in _LINE.findall(text, start, end + 1):
-            indent = len(spaces)
-            if header:
-                describes, path = [], ""
+            if top >= len(spaces):
+                indent = len(spaces)
+                while describes and describes[-1][0] >= indent:
+                    describes.pop()
+                top = describes[-1][0] if describes else -1
+                base = prefix + "".join(f"{name} › " for _, name in describes)
+            if mark:
+                title = _title(rest) if rest.startswith(_KINDS) else (timed or rest).strip()
+                test_id = base + title
+                status = marks[mark]
+                if tests.setdefault(test_id, status) is not status:  # seen before: the severer status stays
+                    record(tests, test_id, status)
+            elif header:
+                describes, top, base = [], -1, prefix
                 header = header.strip()
                 if header.startswith(_NOT_TESTS[0]):
                     broken = True
                     record(tests, suite or "jest suite", TestStatus.ERROR)
                 elif not header.startswith(_NOT_TESTS[1]) and f"{prefix}{header}" not in tests:
                     record(tests, f"{prefix}{header}", TestStatus.FAILED)
-                continue
-            if describes and describes[-1][0] >= indent:
-                while describes and describes[-1][0] >= indent:
-                    describes.pop()
-                path = " › ".join(name for _, name in describes)
-            if other:
-                if indent >= 2 and "|" not in other:
-                    describes.append((indent, other.strip()))
-                    path = " › ".join(name for _, name in describes)
-                continue
-            title = _title(rest) if rest.startswith(_KINDS) else (timed or rest).strip()
-            test_id = prefix + (f"{path} › {title}" if path else title)
-            status = _MARKS[mark]
-            if tests.setdefault(test_id, status) is not status:  # seen before: the severer status stays
-                record(tests, test_id, status)
+            elif len(spaces) >= 2 and "|" not in other:
+                top = len(spaces)
+                describes.append((top, other.strip()))
+                base += f"{describes[-1][1]} › "
         return broken
 
 
