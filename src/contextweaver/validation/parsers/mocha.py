@@ -12,8 +12,9 @@ from contextweaver.validation.report import TestReport, any_failure, record
 
 _SUMMARY = re.compile(r"\n *+(\d+) (passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)|failing|pending)(?=\n)")
 """The closing `N passing (time)`, `N failing`, `N pending` lines, read in one pass."""
-_LINE = re.compile(r"\n( ++)(?:[✓✔√] ([^\n]+)|(\d+)\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
-"""Groups: indent, passed title (+ duration), failure number, failed title, pending title, other line."""
+_LINE = re.compile(r"\n( ++)(?:[✓✔√] ([^\n]+)|\d+\) ([^\n]+)|- ([^\n]+)|(\S[^\n]*))(?=\n)")
+"""Groups: indent, passed title (+ duration), failed title, pending title, other line (each capture
+costs: the failure number is not kept)."""
 _DURATION = re.compile(r"\d+ ?ms\)")
 """What follows the last ` (` of a passed title when mocha printed the test's duration."""
 _JSON_START = re.compile(r'\n\{\s*"stats":\s*\{')
@@ -47,7 +48,7 @@ class MochaParser(RunnerParser):
         """The describe titles above the line, each followed by a space (built once per block)."""
         passed_status, failed_status = TestStatus.PASSED, TestStatus.FAILED
         # listing_end + 1: the newline that ends the listing's last line
-        for spaces, passed, _number, failed, pending, other in _LINE.findall(text, 0, listing_end + 1):
+        for spaces, passed, failed, pending, other in _LINE.findall(text, 0, listing_end + 1):
             if top >= len(spaces):
                 indent = len(spaces)
                 while describes and describes[-1][0] >= indent:
