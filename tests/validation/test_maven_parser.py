@@ -36,3 +36,11 @@ def test_failures_errors_totals_and_clean_classes() -> None:
 def test_cut_before_results_is_incomplete() -> None:
     report = parse_observation(RUN.split("[INFO] Results:")[0], "mvn test")
     assert report is not None and not report.complete and report.failed_signal
+
+
+def test_a_lone_failing_test_line_is_detected_and_fails() -> None:
+    from contextweaver.validation import TestTracker
+
+    text = "[ERROR] testTotal(com.acme.InvoiceTest)  Time elapsed: 0.01 s  <<< FAILURE!\n  1 passing (0m)\n"
+    verdict = TestTracker().observe(1, "", text)
+    assert verdict.status == "failed"

@@ -37,6 +37,8 @@ class MavenParser(RunnerParser):
     def detect(self, text: str, command: str = "") -> bool:
         if super().detect(text, command):
             return True
+        if "<<< " in text and _TEST_FAILURE.search(framed(text)):  # a failing test whose totals were cut
+            return True
         return self.command_matches(command) and bool(_COMPILATION_ERROR.search(framed(text)))
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
