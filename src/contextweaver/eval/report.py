@@ -20,6 +20,7 @@ from rich.table import Table
 from contextweaver.eval import aggregate, checks, plots
 from contextweaver.eval.html import render_html
 from contextweaver.eval.runner import failed
+from contextweaver.prompt_cache import PRICES, PRICES_TAKEN
 
 COLUMNS = [
     ("strategy", "strategy", "{}"),
@@ -29,11 +30,16 @@ COLUMNS = [
     ("ratio_to_full", "vs full", "{:.2f}"),
     ("recall_pooled", "recall", "{:.3f}"),
     ("recall_mean", "recall (mean)", "{:.3f}"),
+    ("history_pooled", "history evidence", "{:.3f}"),
     ("edit_pooled", "edit support", "{:.3f}"),
     ("llm_calls_per_step", "LLM calls/step", "{:.2f}"),
     ("memory_tokens_per_step", "memory tokens/step", "{:,.0f}"),
     ("time_vs_sliding", "time vs window", "{:.1f}x"),
     ("prefix_share", "prefix reuse", "{:.2f}"),
+    ("input_vs_full", "input vs full", "{:.2f}"),
+    ("cache_share", "from cache", "{:.2f}"),
+    ("billed_anthropic", "billed (Anthropic)", "{:.2f}"),
+    ("billed_openai", "billed (OpenAI)", "{:.2f}"),
     ("kept_jaccard", "kept Jaccard", "{:.3f}"),
     ("recall_std", "recall std", "{:.4f}"),
     ("failed", "failed runs", "{}"),
@@ -68,9 +74,8 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
     for row in rows:
         row.failed = sum(1 for f in failures if f["strategy"] == row.strategy)
     groups = aggregate.group_rows(results)
-    report = Report(
-        rows, groups, checks.recall_at_cost(rows), checks.adaptive_vs_arms(groups, rows), dict(meta or {})
-    )
+    meta = {"cache_prices": cache_prices(), **(meta or {})}
+    report = Report(rows, groups, checks.recall_at_cost(rows), checks.adaptive_vs_arms(groups, rows), meta)
     report.failures = failures
     if rows:
         report.images["recall_vs_tokens.png"] = plots.recall_vs_tokens(rows)
@@ -78,6 +83,11 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
             series = aggregate.tokens_by_step(results, budget)
             report.images[f"tokens_over_steps_{budget}.png"] = plots.tokens_over_steps(series, budget)
     return report
+
+
+def cache_prices() -> dict[str, Any]:
+    """The prices behind the billed columns, with the day they were taken and where from."""
+    return {"taken": PRICES_TAKEN, **{name: asdict(p) for name, p in PRICES.items()}}
 
 
 def terminal_table(report: Report) -> Table:
@@ -137,6 +147,12 @@ def failure_lines(report: Report) -> list[str]:
 def print_report(report: Report, console: Console | None = None) -> None:
     console = console or Console()
     console.print(terminal_table(report))
+    console.print(
+        f"billed: input at each provider's prompt-cache prices ({PRICES_TAKEN}; simulated prefix cache, "
+        "contextweaver.prompt_cache) over the full history billed without a cache",
+        markup=False,
+        highlight=False,
+    )
     for line in [text for text, _ in verdict_lines(report)] + failure_lines(report):
         console.print(line, markup=False, highlight=False)
 

@@ -23,14 +23,15 @@ CW_CONFIGS: dict[str, dict[str, Any]] = {
     "cw-adaptive": {"selector": "adaptive"},
     "cw-recency": {"selector": "recency"},
     "cw-frontier": {"selector": "frontier"},
+    "cw-perstep": {"selector": "adaptive", "mode": "per_step"},
 }
 """ContextWeaver settings per strategy name; the llm/hybrid ones use the memory model (fake by default).
 The analyzer variants share the paper's ancestry selection, so they differ only in the parents chosen."""
-BASELINE_NAMES = ("full", "sliding_window", "masking", "bm25", "llm_summary")
+BASELINE_NAMES = ("full", "sliding_window", "masking", "bm25", "llm_summary", "llm_summary_lazy")
 STRATEGIES = (*BASELINE_NAMES, *CW_CONFIGS)
 DEFAULT_STRATEGIES = tuple(s for s in STRATEGIES if s not in ("cw-recency", "cw-frontier"))
 """The issue's list; cw-recency (the adaptive selector's recency arm) and cw-frontier run with `-s all`."""
-USES_MODEL = frozenset({"llm_summary", "cw-llm", "cw-hybrid"})
+USES_MODEL = frozenset({"llm_summary", "llm_summary_lazy", "cw-llm", "cw-hybrid"})
 
 
 class TimedModel(ModelWrapper):
@@ -92,7 +93,7 @@ def build_strategy(
         if model_config is not None:
             config = config.model_copy(update={"memory_model": model_config})
         return Built(ContextWeaver(config, model=model), model)
-    if name == "llm_summary":
+    if name in ("llm_summary", "llm_summary_lazy"):
         return Built(BASELINES.get(name)(model=model), model)
     return Built(BASELINES.get(name)(), None)
 

@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from contextweaver.serve.cache_ledger import TAIL_BYTES, CacheLedger
 from contextweaver.serve.conversation import BadConversation, read_conversation
 from contextweaver.serve.http import (
     BodyTooLarge,
@@ -51,6 +52,8 @@ from contextweaver.store.base import StoreError
 
 log = logging.getLogger("contextweaver.serve")
 SESSION_HEADER = "x-contextweaver-session"
+CACHE_HEADER = "x-contextweaver-cached-prefix"
+"""Share of the forwarded request a provider's prefix cache could serve (simulated)."""
 
 
 @dataclass
@@ -68,6 +71,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     locks = KeyedLocks()
     upstream = settings.upstream.rstrip("/")
     state: dict[str, httpx.AsyncClient] = {}
+    ledger = CacheLedger()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -117,16 +121,20 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra = {"server-timing": f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"}
+        on_answer = None
         if woven.session_id is not None:
-            extra[SESSION_HEADER] = woven.session_id
+            extra[SESSION_HEADER] = sid = woven.session_id
+            share = await anyio.to_thread.run_sync(ledger.request, sid, payload["messages"])
+            extra[CACHE_HEADER] = f"{share:.3f}"
+            on_answer = lambda body: ledger.answer(sid, body)  # noqa: E731
         return await forward(request, "/chat/completions", json.dumps(payload).encode(), extra,
-                             stream=bool(payload.get("stream")))  # fmt: skip
+                             stream=bool(payload.get("stream")), on_answer=on_answer)  # fmt: skip
 
     async def models(request: Request) -> Response:
         return await forward(request, "/models", None, {}, stream=False)
 
     async def forward(request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
-                      stream: bool) -> Response:  # fmt: skip
+                      stream: bool, on_answer: Callable[[bytes], None] | None = None) -> Response:  # fmt: skip
         client = state["client"]
         fallback = os.environ.get(settings.api_key_env) if settings.api_key_env else None
         headers = upstream_headers(request.headers.items(), fallback)
@@ -144,7 +152,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             )
         out_headers = response_headers(answer.headers.multi_items(), extra)
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            return StreamingResponse(_relay(answer), status_code=answer.status_code, headers=out_headers)
+            return StreamingResponse(_relay(answer, on_answer), status_code=answer.status_code,
+                                     headers=out_headers)  # fmt: skip
         try:
             data = b"".join([chunk async for chunk in answer.aiter_raw()])
         except httpx.HTTPError as exc:
@@ -152,6 +161,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
                          kind="upstream_error")  # fmt: skip
         finally:
             await answer.aclose()
+        if on_answer is not None:
+            on_answer(data)
         return Response(data, status_code=answer.status_code, headers=out_headers)
 
     async def list_sessions(request: Request) -> Response:
@@ -163,6 +174,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         detail = await anyio.to_thread.run_sync(session_detail, manager.store, session_id)
         if detail is None:
             return error(404, f"no session {session_id!r} in the store", code="session_not_found")
+        detail["prompt_cache"] = ledger.summary(session_id)
         return JSONResponse(detail)
 
     async def health(request: Request) -> Response:
@@ -180,10 +192,15 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-async def _relay(answer: httpx.Response) -> AsyncIterator[bytes]:
-    """The upstream's event stream, byte for byte; the upstream connection is closed either way."""
+async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None) -> AsyncIterator[bytes]:
+    """The upstream's event stream, byte for byte; the upstream connection is closed either way.
+    The stream's end (where the usage event is) goes to `on_answer`."""
+    tail = b""
     try:
         async for chunk in answer.aiter_raw():
+            tail = (tail + chunk)[-TAIL_BYTES:]
             yield chunk
     finally:
         await answer.aclose()
+    if on_answer is not None:
+        on_answer(tail)
