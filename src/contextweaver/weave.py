@@ -3,35 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.render import compressed_messages, full_messages, trimmed_messages
+from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
 
 
-class BudgetError(ValueError):
+class BudgetError(ContextWeaverError, ValueError):
     """The budget cannot hold even the system prompt and the task, which are always kept verbatim."""
-
-
-@dataclass
-class Plan:
-    """A strategy's wish: steps to keep in full, highest priority first, each with its reason.
-
-    Every other step is compressed to the placeholder with `compressed_reason`.
-    """
-
-    full: list[tuple[int, str]]
-    compressed_reason: str
-    notes: list[str] = field(default_factory=list)
-    compressed_reasons: dict[int, str] = field(default_factory=dict)
-    """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
-    calls_share: float = 0.0
-    """Under a budget, the share of the room left after the current step that is held for the other
-    steps' placeholders before further planned outputs (a dropped step loses its thought and call)."""
-
-    def why_compressed(self, index: int) -> str:
-        return self.compressed_reasons.get(index, self.compressed_reason)
 
 
 def weave(
@@ -40,7 +21,7 @@ def weave(
     plan: Plan,
     *,
     strategy: str,
-    budget: int | None = None,
+    budget: float | None = None,
     status_line: str | None = None,
     min_trim_tokens: int = 128,
     safety_factor: float = 1.0,
@@ -138,7 +119,7 @@ def _budgeted(
             room.take(node.index, full_messages(node), _full(node, "written by a person: always kept"))
     status = room.fit_status(status)
     by_index = {n.index: n for n in steps}
-    current = plan.full[0][0] if plan.full else None
+    current = steps[-1].index if steps else None  # the newest step is the one the agent acts on next
     held = 0.0
     for index, reason in plan.full:
         if index in by_index and index not in room.chosen:

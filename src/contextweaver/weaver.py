@@ -12,18 +12,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from contextweaver.analyzers import build_analyzer
-from contextweaver.annotate import Annotator, ThreeCallAnnotator
+from contextweaver.annotate import ThreeCallAnnotator
 from contextweaver.config import WeaverConfig
 from contextweaver.extract import make_node, root_node
 from contextweaver.graph import DependencyGraph
 from contextweaver.lazy import LazyContext, upgraded_plan
-from contextweaver.protocols import Model
+from contextweaver.protocols import Annotator, Model
 from contextweaver.repeats import drop_repeated_outputs
 from contextweaver.selectors import build_selector
+from contextweaver.selectors.plan import Plan
 from contextweaver.summaries import build_summarizer
 from contextweaver.types import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.validation import TestTracker
-from contextweaver.weave import Plan, weave
+from contextweaver.weave import weave
 
 
 class ContextWeaver:
@@ -37,14 +38,11 @@ class ContextWeaver:
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
         self.selector = build_selector(self.config)
-        self.model = model if model is not None or not self._needs_model() else self._memory_model()
+        self.model = model if model is not None or not self.config.needs_model() else self._memory_model()
         self.annotator = self._build_annotator(self.model)
         self.task = ""
         self._lazy: dict[int | None, LazyContext] = {}
         """Lazy mode: one growing context per budget asked for (replays may ask for several)."""
-
-    def _needs_model(self) -> bool:
-        return self.config.analyzer != "heuristic" or self.config.summarizer != "extractive"
 
     def _memory_model(self) -> Model:
         """One client for all memory work, so retries, the circuit breaker and usage are shared."""
@@ -137,6 +135,10 @@ class ContextWeaver:
         base = self._weave_plan(plan, target, None)
         upgraded = upgraded_plan(plan, base, self.graph.nodes, target)
         return base if upgraded is None else self._weave_plan(upgraded, target, None)
+
+    @property
+    def nodes(self) -> list[Node]:
+        return self.graph.nodes
 
     def stats(self) -> dict[str, Any]:
         """Counters of the memory's own work (analyzer calls, fallbacks, LLM usage)."""

@@ -6,7 +6,6 @@ the result is frozen until the next crossing (the compaction Claude Code and Ope
 from __future__ import annotations
 
 from contextweaver.baselines.llm_summary import LLMSummary
-from contextweaver.config import ModelConfig
 from contextweaver.lazy import LazyContext
 from contextweaver.protocols import Model
 from contextweaver.types import Node, Step, WovenContext
@@ -21,11 +20,10 @@ class LazySummary(LLMSummary):
         self,
         keep_last: int = 5,
         model: Model | None = None,
-        model_config: ModelConfig | None = None,
         high_water: float = 1.0,
         low_water: float = 0.85,
     ) -> None:
-        super().__init__(keep_last, model, model_config)
+        super().__init__(keep_last, model)
         self.high_water = high_water
         self.low_water = low_water
         self._lazy: dict[int | None, LazyContext] = {}

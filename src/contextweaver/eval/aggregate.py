@@ -162,9 +162,9 @@ def rows(results: Sequence[Result]) -> list[Row]:
                     history_pooled=recall(
                         _trajectory_recall(s, "history_covered", "history_items") for s in per_traj
                     )[0],
-                    **cache_columns(all_steps),
                 )
             )
+            vars(out[-1]).update(cache_columns(all_steps))
     return out
 
 

@@ -92,8 +92,12 @@ def cache_prices() -> dict[str, Any]:
 
 def terminal_table(report: Report) -> Table:
     table = Table(title="ContextWeaver evaluation: every strategy at every budget", show_lines=False)
+    names = max((len(row.strategy) for row in report.rows), default=8)
     for _, header, _ in COLUMNS:
-        table.add_column(header, justify="left" if header in ("strategy", "budget") else "right")
+        if header in ("strategy", "budget"):
+            table.add_column(header, justify="left", no_wrap=True, min_width=names if header == "strategy" else 6)
+        else:
+            table.add_column(header, justify="right")
     previous = None
     for row in report.rows:
         if previous is not None and row.budget != previous:

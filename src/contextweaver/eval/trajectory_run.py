@@ -20,10 +20,10 @@ from contextweaver.config import ModelConfig
 from contextweaver.eval.edits import edit_evidence
 from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
-from contextweaver.eval.strategies import build_strategy
 from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import PrefixCache
 from contextweaver.protocols import Strategy
+from contextweaver.strategies import build_strategy, cw_settings, spec
 from contextweaver.types import WovenContext
 
 Budget = int | None
@@ -116,7 +116,8 @@ def evaluate(
     items = {e.index: e.items for e in evidence}
     said = {e.index: e.items for e in next_step_evidence(trajectory, history=True)}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
-    built = build_strategy(strategy_name, overrides, model_config, seed=seed)
+    settings = cw_settings(overrides) if spec(strategy_name).baseline is None else {}
+    built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     tokens = MessageTokens()
     previous: dict[Budget, list[Any]] = {}
     caches = {budget: PrefixCache() for budget in budgets}
