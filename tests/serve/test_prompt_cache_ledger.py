@@ -53,13 +53,11 @@ def cached_reply(request: Request) -> Reply:
 def test_the_proxy_reports_the_cached_share_per_session(tmp_path: Path) -> None:
     messages = task("cache-run")
     messages[0]["content"] += " Keep going." * 600  # a root long enough to be cached
-    with FakeLLMServer(cached_reply) as upstream:
-        with running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, _):
-            agent_loop(client(url, "cache-run"), messages, "cache-run", 6)
-            detail = httpx.get(url.removesuffix("/v1") + "/contextweaver/sessions/cache-run").json()
-            raw = client(url, "cache-run").chat.completions.with_raw_response.create(
-                model="m", messages=messages
-            )  # type: ignore[arg-type]
+    store = SQLiteStore(tmp_path / "s.db")
+    with FakeLLMServer(cached_reply) as upstream, running_proxy(store, upstream.base_url) as (url, _):
+        agent_loop(client(url, "cache-run"), messages, "cache-run", 6)
+        detail = httpx.get(url.removesuffix("/v1") + "/contextweaver/sessions/cache-run").json()
+        raw = client(url, "cache-run").chat.completions.with_raw_response.create(model="m", messages=messages)  # type: ignore[arg-type]
     record = detail["prompt_cache"]
     assert record["requests"] == 6 and record["provider_reports"] == 6
     assert record["provider_cached_tokens"] == 6 * 1536

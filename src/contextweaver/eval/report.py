@@ -95,7 +95,9 @@ def terminal_table(report: Report) -> Table:
     names = max((len(row.strategy) for row in report.rows), default=8)
     for _, header, _ in COLUMNS:
         if header in ("strategy", "budget"):
-            table.add_column(header, justify="left", no_wrap=True, min_width=names if header == "strategy" else 6)
+            table.add_column(
+                header, justify="left", no_wrap=True, min_width=names if header == "strategy" else 6
+            )
         else:
             table.add_column(header, justify="right")
     previous = None
