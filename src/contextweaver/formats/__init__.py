@@ -13,6 +13,7 @@ from typing import Protocol
 
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
+from contextweaver.formats.toolcalls import chat_step
 from contextweaver.registry import Registry
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "Reader",
     "Trajectory",
     "TrajectoryError",
+    "chat_step",
     "detect_format",
     "load_trajectory",
 ]
