@@ -49,6 +49,8 @@ FORMATS = Registry(
         "openhands-v0": "contextweaver.formats.openhands:READER",
         "openhands-sdk": "contextweaver.formats.openhands_sdk:READER",
         "openai": "contextweaver.formats.openai:READER",
+        "claude-code": "contextweaver.formats.claude_code:READER",
+        "codex": "contextweaver.formats.codex:READER",
     },
 )
 
@@ -57,6 +59,8 @@ DETECT_ORDER: tuple[str, ...] = (
     "swe-agent",
     "openhands-sdk",
     "openhands-v0",
+    "claude-code",
+    "codex",
     "jsonl",
     "openai",
 )

@@ -8,11 +8,33 @@ several calls in one assistant message stay in one Step (providers reject a spli
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import chat_step, message_list
 from contextweaver.tokens import content_text, count_images
 from contextweaver.types import Message, Step
+
+
+def chat_trajectory(messages: Sequence[Message]) -> tuple[list[Message], list[Step]]:
+    """Root (the messages before the first assistant message) and Steps of a chat with tool calls."""
+    first = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+    steps: list[Step] = []
+    turn: list[Message] = []
+    for message in messages[first:]:
+        if message["role"] == "assistant" or (message["role"] == "user" and turn):
+            if turn:
+                steps.append(chat_step(turn))
+            turn = []
+        if message["role"] == "user":
+            steps.append(Step(observation=content_text(message.get("content")), messages=(message,), kind="user",
+                              images=count_images(message.get("content"))))  # fmt: skip
+            continue
+        turn.append(message)
+    if turn:
+        steps.append(chat_step(turn))
+    return list(messages[:first]), steps
 
 
 class OpenAIChatReader:
@@ -34,29 +56,13 @@ class OpenAIChatReader:
                 raise source.error(
                     f"messages[{position}] is not a chat message with 'role'; expected {self.expected}"
                 )
-        first = next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
-        steps: list[Step] = []
-        turn: list[Message] = []
-        for message in messages[first:]:
-            if message["role"] == "assistant" or (message["role"] == "user" and turn):
-                if turn:
-                    steps.append(chat_step(turn))
-                turn = []
-            if message["role"] == "user":
-                steps.append(Step(observation=content_text(message.get("content")), messages=(message,), kind="user",
-                                  images=count_images(message.get("content"))))  # fmt: skip
-                continue
-            turn.append(message)
-        if turn:
-            steps.append(chat_step(turn))
+        root, steps = chat_trajectory(messages)
         meta = (
             {k: v for k, v in source.document.items() if k != "messages"}
             if isinstance(source.document, dict)
             else {}
         )
-        return Trajectory(
-            root=list(messages[:first]), steps=steps, source=str(source.path), format=self.name, meta=meta
-        )
+        return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
 
 
 READER = OpenAIChatReader()

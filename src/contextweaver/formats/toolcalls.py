@@ -16,6 +16,7 @@ provider rejects an assistant message whose tool calls lack results.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,7 +63,10 @@ def action_text(name: str, arguments: Any) -> str:
         except ValueError:
             parsed = None
     if isinstance(parsed, dict):
-        for key in ("command", "code"):
+        shell = _shell_command(parsed.get("command"))
+        if shell:
+            return shell
+        for key in ("command", "code", "cmd"):
             value = parsed.get(key)
             if (
                 isinstance(value, str)
@@ -73,6 +77,19 @@ def action_text(name: str, arguments: Any) -> str:
                 return value
     text = arguments_text(arguments)
     return f"{name} {text}".strip() if text not in ("", "{}") else name
+
+
+def _shell_command(command: Any) -> str:
+    """An argv list (Codex's shell tool) as the command line it runs: `bash -lc X` is X."""
+    if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
+        return ""
+    if (
+        len(command) == 3
+        and command[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
+        and command[1] in ("-c", "-lc")
+    ):
+        return command[2]
+    return shlex.join(command)
 
 
 def tool_step(
