@@ -21,8 +21,8 @@ from contextweaver.serve.anthropic import MESSAGES
 from contextweaver.session import Session
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.types import PLACEHOLDER
-from contextweaver.weaver import ContextWeaver
 from tests.serve.harness import run_tool, running_proxy
+from tests.serve.wire_expect import woven_field
 
 SECRET = "sk-ant-test-never-stored-77c1"
 SYSTEM = [
@@ -82,15 +82,7 @@ def task(marker: str) -> list[dict[str, Any]]:
 
 
 def expected_upstream(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What ContextWeaver weaves from the caller's history, in the Messages wire format."""
-    conversation, marks = MESSAGES.read({"messages": sent, "system": SYSTEM}, "auto")
-    weaver = ContextWeaver()
-    weaver.begin(conversation.root)
-    for step in conversation.steps:
-        weaver.add_step(step)
-    payload: dict[str, Any] = {}
-    MESSAGES.write(payload, [*weaver.context().messages, *conversation.pending], marks)
-    return payload["messages"]
+    return woven_field(MESSAGES, {"messages": sent, "system": SYSTEM})  # type: ignore[no-any-return]
 
 
 def check_pairing(messages: list[dict[str, Any]]) -> None:

@@ -18,8 +18,8 @@ from contextweaver.models.fake_wire import responses_object
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.types import PLACEHOLDER
-from contextweaver.weaver import ContextWeaver
 from tests.serve.harness import run_tool, running_proxy
+from tests.serve.wire_expect import woven_field
 
 SECRET = "sk-test-responses-never-stored-1b2"
 INSTRUCTIONS = "You are a coding agent. Call bash once per turn."
@@ -60,14 +60,7 @@ def agent_loop(client: openai.OpenAI, items: list[dict[str, Any]], marker: str, 
 
 
 def expected_input(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    conversation, state = RESPONSES.read({"input": sent, "instructions": INSTRUCTIONS}, "auto")
-    weaver = ContextWeaver()
-    weaver.begin(conversation.root)
-    for step in conversation.steps:
-        weaver.add_step(step)
-    payload: dict[str, Any] = {}
-    RESPONSES.write(payload, [*weaver.context().messages, *conversation.pending], state)
-    return payload["input"]
+    return woven_field(RESPONSES, {"input": sent, "instructions": INSTRUCTIONS})  # type: ignore[no-any-return]
 
 
 def task(marker: str) -> list[dict[str, Any]]:
