@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from contextweaver.models.fake_server import FakeLLMServer, Reply, Request
-from contextweaver.models.fake_wire import responses_object
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
+from contextweaver.testing.fake_wire import responses_object
 from tests.serve.harness import running_proxy
 from tests.serve.wire_expect import woven_field
 

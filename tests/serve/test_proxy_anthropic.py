@@ -15,11 +15,11 @@ import anthropic
 from click.testing import CliRunner
 
 from contextweaver.cli import main
-from contextweaver.models.fake_server import FakeLLMServer, Reply, Request
-from contextweaver.models.fake_wire import anthropic_message
 from contextweaver.serve.anthropic import MESSAGES
 from contextweaver.session import Session
 from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
+from contextweaver.testing.fake_wire import anthropic_message
 from contextweaver.types import PLACEHOLDER
 from tests.serve.harness import run_tool, running_proxy
 from tests.serve.wire_expect import woven_field

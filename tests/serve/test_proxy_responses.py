@@ -13,10 +13,10 @@ from typing import Any
 
 import openai
 
-from contextweaver.models.fake_server import FakeLLMServer, Reply, Request
-from contextweaver.models.fake_wire import responses_object
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
+from contextweaver.testing.fake_wire import responses_object
 from contextweaver.types import PLACEHOLDER
 from tests.serve.harness import run_tool, running_proxy
 from tests.serve.wire_expect import woven_field

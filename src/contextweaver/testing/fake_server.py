@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from contextweaver.models import fake_wire
 from contextweaver.models.fake_rules import answer
+from contextweaver.testing import fake_wire
 from contextweaver.tokens import content_text, count_message, count_text
 
 
