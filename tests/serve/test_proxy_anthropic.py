@@ -127,13 +127,15 @@ def test_streaming_through_the_proxy_and_the_stored_session_replays(tmp_path: Pa
         messages = task("anth-002")
         sent = agent_loop(claude_client(url), messages, "anth-002", 5, stream=True)
         session_id = manager.store.sessions()[0].id
+        counted = claude_client(url).messages.count_tokens(model="claude-test", messages=messages)  # type: ignore[arg-type]
     assert messages[-2]["content"][1]["input"] == {
         "command": "cat file_9.py  # anth-002"
     }  # streamed tool_use
     assert all(m["role"] == "assistant" for m in messages[1::2]) and len(messages) == 11
-    assert upstream.requests[-1].body["stream"] is True
+    assert upstream.requests[-2].body["stream"] is True
     assert len(SQLiteStore(path).steps(session_id)) == 4
-    assert upstream.requests[-1].body["messages"] == expected_upstream(sent[-1])
+    assert counted.input_tokens > 0 and upstream.requests[-1].path == "/v1/messages/count_tokens"
+    assert upstream.requests[-2].body["messages"] == expected_upstream(sent[-1])
     assert Session.open(SQLiteStore(path), session_id).context().messages[-1]["role"] == "tool"
     out = tmp_path / "session.json"
     runner = CliRunner()

@@ -133,6 +133,9 @@ class FakeLLMServer:
                     return
                 request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 server._record(request)
+                if self.path.split("?")[0].endswith("/messages/count_tokens"):
+                    self._send(200, {"input_tokens": sum(count_message(m) for m in request.messages)})
+                    return
                 if not self.path.split("?")[0].endswith(("/chat/completions", "/messages", "/responses")):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
