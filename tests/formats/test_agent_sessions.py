@@ -90,3 +90,11 @@ def test_replay_runs_on_the_session_files(path: Path) -> None:
     assert len(rows) == len(load_trajectory(path).steps)
     assert all(row["tokens.cw"] <= 400 for row in rows)
     assert any(len(row["kept"]) < row["step"] for row in rows)  # the budget made the weaving compress
+
+
+@pytest.mark.parametrize("path", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+def test_graph_runs_on_the_session_files(path: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["graph", str(path), "--out", str(tmp_path), "--format", "mermaid"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / f"{path.stem}.mmd").read_text(encoding="utf-8")
+    assert text.count("-->") >= len(load_trajectory(path).steps) - 1  # parent edges were found
