@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import openai
+from click.testing import CliRunner
 
+from contextweaver.cli import main
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
@@ -111,3 +113,12 @@ def test_streaming_responses_and_previous_response_id_passes_through(tmp_path: P
         assert raw.headers["x-contextweaver-passthrough"] == "previous_response_id"
         assert upstream.requests[-1].body["input"] == follow
         assert len(manager.store.steps(manager.store.sessions()[0].id)) == stored == 3
+        session_id = manager.store.sessions()[0].id
+    out = tmp_path / "session.json"
+    runner = CliRunner()
+    exported = runner.invoke(main, ["sessions", "export", "--store", str(tmp_path / "s.db"), session_id,
+                                    "--format", "messages", "--out", str(out)])  # fmt: skip
+    assert exported.exit_code == 0, exported.output
+    replayed = runner.invoke(main, ["replay", str(out), "--json", "--strategy", "cw,full"])
+    assert replayed.exit_code == 0, replayed.output
+    assert len(replayed.output.splitlines()) == 3
