@@ -36,3 +36,23 @@ def test_text_protocol_and_tool_calling_share_the_builder() -> None:
     assert step.action == "pwd" and step.observation == "/repo"
     assert step.meta == {"message_index": 7}
     assert "extra" not in step.messages[0]
+
+
+def test_shell_commands_of_codex_tools_read_as_the_command_line() -> None:
+    from contextweaver.formats.toolcalls import action_text
+
+    assert (
+        action_text("shell", '{"command": ["bash", "-lc", "ls -la"], "workdir": "/r", "timeout_ms": 1}')
+        == "ls -la"
+    )
+    assert action_text("shell", '{"command": ["git", "diff", "a b"]}') == "git diff 'a b'"
+    assert (
+        action_text(
+            "exec_command",
+            '{"cmd": "pytest -q", "workdir": "/r", "yield_time_ms": 1, "max_output_tokens": 9}',
+        )
+        == "pytest -q"
+    )
+    assert action_text("str_replace_editor", '{"command": "view", "path": "a.py"}').startswith(
+        "str_replace_editor {"
+    )

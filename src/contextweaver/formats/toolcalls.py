@@ -63,10 +63,11 @@ def action_text(name: str, arguments: Any) -> str:
         except ValueError:
             parsed = None
     if isinstance(parsed, dict):
-        shell = _shell_command(parsed.get("command"))
-        if shell:
+        cmd = parsed.get("cmd")  # Codex's exec_command
+        shell = _shell_command(parsed.get("command")) or (cmd if isinstance(cmd, str) else "")
+        if shell.strip():
             return shell
-        for key in ("command", "code", "cmd"):
+        for key in ("command", "code"):
             value = parsed.get(key)
             if (
                 isinstance(value, str)
