@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from contextweaver.render import compressed_messages, full_messages, trimmed_messages
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
+
+if TYPE_CHECKING:
+    from contextweaver.excerpts import Excerpt
 
 
 class BudgetError(ValueError):
@@ -26,6 +30,8 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     compressed_reasons: dict[int, str] = field(default_factory=dict)
     """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
+    excerpts: dict[int, Excerpt] = field(default_factory=dict)
+    """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
 
     def why_compressed(self, index: int) -> str:
         return self.compressed_reasons.get(index, self.compressed_reason)
@@ -67,7 +73,12 @@ def _unbounded(
     decisions = []
     tokens = root.full_tokens + sum(count_message(m) for m in status)
     for node in steps:
-        if node.step.kind == "user" or node.index in wanted:
+        excerpt = plan.excerpts.get(node.index)
+        if excerpt is not None and node.index in wanted:
+            messages += excerpt.messages
+            decisions.append(Decision(node.index, "trimmed", wanted[node.index], excerpt.tokens))
+            tokens += excerpt.tokens
+        elif node.step.kind == "user" or node.index in wanted:
             reason = wanted.get(node.index, "written by a person: always kept")
             messages += full_messages(node)
             decisions.append(Decision(node.index, "full", reason, node.full_tokens))
@@ -130,6 +141,10 @@ def _budgeted(
         if index not in by_index or index in chosen:
             continue
         node = by_index[index]
+        excerpt = plan.excerpts.get(index)
+        if excerpt is not None and excerpt.tokens <= left:
+            take(node, excerpt.messages, Decision(index, "trimmed", reason, excerpt.tokens))
+            continue
         current = index == plan.full[0][0]
         trimmed = None
         if node.full_tokens > left and (

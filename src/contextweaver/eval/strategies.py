@@ -23,6 +23,7 @@ CW_CONFIGS: dict[str, dict[str, Any]] = {
     "cw-adaptive": {"selector": "adaptive"},
     "cw-recency": {"selector": "recency"},
     "cw-frontier": {"selector": "frontier"},
+    "cw-select": {"selector": "select"},
 }
 """ContextWeaver settings per strategy name; the llm/hybrid ones use the memory model (fake by default).
 The analyzer variants share the paper's ancestry selection, so they differ only in the parents chosen."""
