@@ -24,10 +24,13 @@ def run(instance: str = "octo__widgets-7") -> dict[str, Any]:
         "trajectory": [
             {"role": "system", "system_prompt": "You are a programmer.", "text": "None"},
             {"role": "user", "text": "ISSUE: widgets break on empty input"},
-            {"role": "ai", "text": "Find the widget code.\n\n```\nsearch_dir \"class Widget\"\n```"},
-            {"role": "user", "text": "Found 1 matches for \"class Widget\" in /repo:\n/repo/widgets/core.py"},
+            {"role": "ai", "text": 'Find the widget code.\n\n```\nsearch_dir "class Widget"\n```'},
+            {"role": "user", "text": 'Found 1 matches for "class Widget" in /repo:\n/repo/widgets/core.py'},
             {"role": "ai", "text": "Open it.\n```\nopen widgets/core.py\n```\n"},
-            {"role": "user", "text": "[File: /repo/widgets/core.py (3 lines total)]\n1:class Widget:\n2:    pass"},
+            {
+                "role": "user",
+                "text": "[File: /repo/widgets/core.py (3 lines total)]\n1:class Widget:\n2:    pass",
+            },
             {"role": "ai", "text": "Done.\n\n```\nsubmit\n```"},
         ],
     }
@@ -39,7 +42,11 @@ def test_reads_steps_thoughts_and_actions(write: Callable[[str, Any], Path]) -> 
     trajectory = load_trajectory(path)
     assert trajectory.system == "You are a programmer."
     assert trajectory.task == "ISSUE: widgets break on empty input"
-    assert [s.action for s in trajectory.steps] == ['search_dir "class Widget"', "open widgets/core.py", "submit"]
+    assert [s.action for s in trajectory.steps] == [
+        'search_dir "class Widget"',
+        "open widgets/core.py",
+        "submit",
+    ]
     assert trajectory.steps[0].thought == "Find the widget code."
     assert "1:class Widget:" in trajectory.steps[1].observation
     assert trajectory.steps[2].observation == ""

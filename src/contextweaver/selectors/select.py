@@ -1,7 +1,8 @@
 """Evidence-per-token selection: a recency floor, then excerpts of the older outputs the work still uses.
 
 1. Floor: the last W outputs stay (a W-window never knows more about the recent past than this).
-2. Older outputs are searched for the words the last few steps' thoughts and actions mention; each
+2. Older outputs are searched for the words the last few steps' thoughts and actions mention (a word
+   weighs 1 / log(2 + the outputs holding it), so a rare name counts more than a common one); each
    output offers the lines around its hits (whole lines, at most `excerpt_tokens`), valued by hits per
    token, doubled when the graph makes the output a parent of a recent step. The best offers are
    taken until `extra_tokens` are spent. A word on many lines of one output marks nothing there.
@@ -14,6 +15,7 @@ posting list links to their words (the newest `postings` per word), so its cost 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from contextweaver.config import WeaverConfig
@@ -110,15 +112,18 @@ class SelectSelector:
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
         offers = []
+        weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
         for index, words in candidates.items():
-            offer = self._offer(index, words, cap, index in parents)
+            offer = self._offer(index, words, weight, cap, index in parents)
             if offer is not None:
                 offers.append(offer)
         return offers
 
-    def _offer(self, index: int, words: list[str], cap: int, parent: bool) -> Offer | None:
+    def _offer(
+        self, index: int, words: list[str], weight: dict[str, float], cap: int, parent: bool
+    ) -> Offer | None:
         lines = self._lines[index]
-        score: dict[int, int] = {}
+        score: dict[int, float] = {}
         hit_words = []
         for word in sorted(words):
             numbers = lines.words[word]
@@ -126,9 +131,9 @@ class SelectSelector:
                 continue
             hit_words.append(word)
             for n in numbers:
-                score[n] = score.get(n, 0) + 1
+                score[n] = score.get(n, 0.0) + weight[word]
         keep: set[int] = set()
-        spent = value = 0
+        spent, value = 0, 0.0
         c = self.context_lines
         for n in sorted(score, key=lambda n: (-score[n], n)):
             add = [i for i in range(max(0, n - c), min(len(lines.lines), n + c + 1)) if i not in keep]
@@ -166,7 +171,7 @@ class SelectSelector:
                 key = lines.key(n)
                 if key is not None and key not in later:
                     later[key] = index
-            if seen_in and not any(lines.key(n) for n in kept):
+            if seen_in and not any(lines.lines[n].strip() for n in kept):
                 repeated[index] = min(seen_in)
                 continue
             if wanted is None and len(kept) == len(lines.lines):
