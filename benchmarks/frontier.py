@@ -31,7 +31,7 @@ DATASETS = {
     "nebius": DATA / "train" / "swe-agent__nebius-llama__150.tar.gz",
     "java": DATA / "train" / "swe-agent__gpt-4o__multi-swe-bench-java__89.tar.gz",
 }
-STRATEGIES = "sliding_window,masking,cw-adaptive,cw-heuristic,cw-select"
+STRATEGIES = "sliding_window,masking,cw,cw-ancestry,cw-select"
 
 
 def runs_of(name: str, split: str) -> list[Any]:

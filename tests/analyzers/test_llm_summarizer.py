@@ -7,7 +7,7 @@ import json
 from contextweaver.config import WeaverConfig
 from contextweaver.models import ModelUnavailable
 from contextweaver.models.fake import FakeModel
-from contextweaver.models.planted import NEW_STEP, TASK, planted_graph
+from contextweaver.testing.planted import NEW_STEP, TASK, planted_graph
 from contextweaver.summaries import SUMMARIZERS
 from contextweaver.summaries.llm import LLMSummarizer
 

@@ -10,7 +10,7 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.models.fake_server import FakeLLMServer
+from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.serve import read_conversation
 from contextweaver.store.sqlite import SQLiteStore
 from tests.serve.harness import running_proxy, task, tool_call_reply

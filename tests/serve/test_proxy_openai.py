@@ -15,7 +15,7 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.models.fake_server import FakeLLMServer, Reply, Request
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.serve import read_conversation
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.types import PLACEHOLDER

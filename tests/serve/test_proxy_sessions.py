@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.models.fake_server import FakeLLMServer
+from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.serve import read_conversation
 from contextweaver.session import Session, signature
 from contextweaver.store.sqlite import SQLiteStore

@@ -22,7 +22,7 @@ from contextweaver.config import WeaverConfig
 from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, runs_of
 from contextweaver.graph import DependencyGraph
 from contextweaver.selectors import warmup_plan
-from contextweaver.weave import Plan
+from contextweaver.selectors.plan import Plan
 
 
 @dataclass(frozen=True)
