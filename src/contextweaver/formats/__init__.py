@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from contextweaver.formats.archive import is_archive, load_archive
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import chat_step
@@ -39,11 +40,13 @@ FORMATS = Registry(
         "openai": "contextweaver.formats.openai:READER",
         "claude-code": "contextweaver.formats.claude_code:READER",
         "codex": "contextweaver.formats.codex:READER",
+        "nebius": "contextweaver.formats.nebius:READER",
     },
 )
 
 DETECT_ORDER: tuple[str, ...] = (
     "mini-swe-agent",
+    "nebius",
     "swe-agent",
     "openhands-sdk",
     "openhands-v0",
@@ -95,8 +98,15 @@ def _shape(source: Source) -> str:
 
 
 def load_trajectories(path: str | Path, format: str | None = None) -> list[Trajectory]:
-    """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line."""
+    """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line;
+    a `.tar.gz` / `.tgz` / `.tar` archive of runs is read in place, member by member."""
+    if is_archive(path):
+        return load_archive(path, format)
     source = Source.read(path)
+    return _read_runs(source, format)
+
+
+def _read_runs(source: Source, format: str | None) -> list[Trajectory]:
     reader = _reader(source, format)
     read_all = getattr(reader, "read_all", None)
     runs: list[Trajectory] = read_all(source) if read_all is not None else [reader.read(source)]
