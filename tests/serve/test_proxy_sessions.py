@@ -13,7 +13,8 @@ import pytest
 
 from contextweaver.models.fake_server import FakeLLMServer
 from contextweaver.serve import read_conversation
-from contextweaver.session import Session, signature
+from contextweaver.store import Session
+from contextweaver.store.replay import signature
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.types import PLACEHOLDER
 from contextweaver.weaver import ContextWeaver

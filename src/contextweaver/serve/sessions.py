@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from contextweaver.config import WeaverConfig
 from contextweaver.protocols import Model
 from contextweaver.serve.conversation import Conversation
-from contextweaver.session import Session
+from contextweaver.store import Session
 from contextweaver.store.base import SessionExists, StepConflict, Store
 from contextweaver.types import WovenContext
 
