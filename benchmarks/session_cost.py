@@ -4,7 +4,8 @@
 
 For each length N a session of N steps is stored (OpenAI tool-calling messages: file reads, edits,
 pytest runs that fail then pass), then:
-- reopen: a fresh proxy (new SessionManager on the same store) loads the session;
+- reopen: `Session.open` reads the session back from the store (as a restarted proxy does on the
+  first request, whose whole time is shown too);
 - request: the agent resends its whole history plus one new step, `--requests` times in a row; the
   time is the proxy's own work before forwarding: JSON parse of the body, reading the conversation,
   storing the new step, weaving, encoding the outgoing body. Medians are printed, with the phases.
@@ -24,8 +25,8 @@ from typing import Any
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve.conversation import read_conversation
-from contextweaver.serve.sessions import SessionManager
-from contextweaver.store import open_store
+from contextweaver.serve.routing import SessionManager
+from contextweaver.store import Session, open_store
 
 FAILING = """============================= test session starts ==============================
 collected 42 items
@@ -52,7 +53,8 @@ def step_messages(rng: random.Random, i: int) -> list[dict[str, Any]]:
     if kind < 0.5:
         command, thought = f"nl -ba {path}", f"Read {path} to find where helper is called."
         output = "\n".join(
-            f"{n:>4}  def func_{i}_{n}(arg_{n}): return helper_{rng.randrange(500)}(arg_{n})" for n in range(30)
+            f"{n:>4}  def func_{i}_{n}(arg_{n}): return helper_{rng.randrange(500)}(arg_{n})"
+            for n in range(30)
         )
     elif kind < 0.8:
         command, thought, output = f"sed -i 's/helper_{i}/helper_{i + 1}/' {path}", f"Patch {path}.", ""
@@ -87,7 +89,7 @@ def request(manager: SessionManager, session_id: str, body: bytes) -> dict[str, 
     t2 = time.perf_counter()
     woven = manager.weave(conversation, session_id)
     t3 = time.perf_counter()
-    assert woven.context is not None and woven.added == 1, woven
+    assert woven.context is not None and woven.added == 1, f"added {woven.added} steps, not 1"
     payload["messages"] = [*woven.context.messages, *conversation.pending]
     json.dumps(payload).encode()
     t4 = time.perf_counter()
@@ -95,7 +97,7 @@ def request(manager: SessionManager, session_id: str, body: bytes) -> dict[str, 
 
 
 def measure(n: int, requests: int, location: str | None, workdir: Path) -> dict[str, float]:
-    messages = conversation(n + requests)
+    messages = conversation(n + requests + 1)
     session_id = f"bench-{n}-{int(time.time())}"
     store_location = location or str(workdir / f"s{n}.db")
     if location is None:
@@ -111,15 +113,17 @@ def measure(n: int, requests: int, location: str | None, workdir: Path) -> dict[
     setup_store.close()
 
     store = open_store(store_location)
-    manager = SessionManager(store, WeaverConfig())
     started = time.perf_counter()
-    manager._load(session_id)
+    Session.open(store, session_id)
     reopen = time.perf_counter() - started
-    samples = [request(manager, session_id, json.dumps({"model": "m", "messages": messages[: 2 + 2 * (n + r + 1)]}).encode())
-               for r in range(requests)]  # fmt: skip
+    manager = SessionManager(store, WeaverConfig())  # a restarted proxy: its first request loads the session
+    bodies = [json.dumps({"model": "m", "messages": messages[: 2 + 2 * (n + r + 1)]}).encode()
+              for r in range(requests + 1)]  # fmt: skip
+    first = request(manager, session_id, bodies[0])["total"]
+    samples = [request(manager, session_id, body) for body in bodies[1:]]
     store.close()
     row = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
-    row.update(build=build, reopen=reopen, body_mb=len(json.dumps(messages)) / 1e6)
+    row.update(build=build, reopen=reopen, first=first, body_mb=len(bodies[-1]) / 1e6)
     return row
 
 
@@ -130,13 +134,16 @@ def main() -> None:
     parser.add_argument("--store", help="a postgresql:// DSN (default: a new SQLite file per length)")
     args = parser.parse_args()
     print(f"{'steps':>7}{'request ms':>12}{'parse':>8}{'read':>8}{'weave':>8}{'encode':>8}"
-          f"{'reopen ms':>11}{'body MB':>9}{'build s':>9}")  # fmt: skip
+          f"{'reopen ms':>11}{'1st request ms':>16}{'body MB':>9}{'build s':>9}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="cw-cost-") as tmp:
         for n in (int(x) for x in args.steps.split(",")):
             row = measure(n, args.requests, args.store, Path(tmp))
-            ms = {key: row[key] * 1000 for key in ("total", "parse", "read", "weave", "encode", "reopen")}
+            ms = {
+                key: row[key] * 1000
+                for key in ("total", "parse", "read", "weave", "encode", "reopen", "first")
+            }
             print(f"{n:>7}{ms['total']:>12.1f}{ms['parse']:>8.1f}{ms['read']:>8.1f}{ms['weave']:>8.1f}"
-                  f"{ms['encode']:>8.1f}{ms['reopen']:>11.0f}{row['body_mb']:>9.2f}{row['build']:>9.1f}", flush=True)  # fmt: skip
+                  f"{ms['encode']:>8.1f}{ms['reopen']:>11.0f}{ms['first']:>16.0f}{row['body_mb']:>9.2f}{row['build']:>9.1f}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

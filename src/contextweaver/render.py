@@ -59,7 +59,9 @@ def placeholders(node: Node) -> list[str]:
 def with_placeholders(step: Step, texts: Sequence[str]) -> tuple[Message, ...]:
     """The compressed messages of a step from its stored placeholders, without reading its observations."""
     given = iter(texts)
-    return tuple({**m, "content": next(given)} if is_observation(step, m) else m for m in step.chat_messages())
+    return tuple(
+        {**m, "content": next(given)} if is_observation(step, m) else m for m in step.chat_messages()
+    )
 
 
 def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:

@@ -40,7 +40,7 @@ from contextweaver.serve.http import (
     upstream_headers,
 )
 from contextweaver.serve.inspect import session_detail, session_summary
-from contextweaver.serve.sessions import (
+from contextweaver.serve.routing import (
     BadSessionId,
     DivergedHistory,
     SessionManager,

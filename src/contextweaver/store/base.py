@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -178,6 +179,10 @@ class Store(Protocol):
         computed: StoredNode,
     ) -> None:
         """Commit step `index` with everything the memory made of it, in one transaction (else nothing)."""
+        ...
+
+    def hold(self, key: str) -> AbstractContextManager[None]:
+        """Keep other processes off `key` (a conversation) until released, where the database can."""
         ...
 
     def close(self) -> None: ...

@@ -16,6 +16,7 @@ from contextweaver.store.base import StoredAnnotation, canonical
 from contextweaver.types import Facts, Node, Step, TestStatus, ValidationStatus
 
 FACT_SETS = ("files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files")
+"""Fact sets are stored one item a line (a JSON list when an item holds a line break): fast to read."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,8 @@ class StoredNode:
 
     def columns(self) -> dict[str, Any]:
         """The cw_nodes columns (JSON text, sorted so equal nodes store equal rows)."""
-        facts: dict[str, Any] = {name: sorted(getattr(self.facts, name)) for name in FACT_SETS}
-        facts["commands"] = list(self.facts.commands)
+        facts = {name: _joined(sorted(getattr(self.facts, name))) for name in FACT_SETS}
+        facts["commands"] = _joined(list(self.facts.commands))
         tests = {"results": {k: str(v) for k, v in self.test_results.items()},
                  "inferred": list(self.inferred_passes), "runner": self.runner}  # fmt: skip
         return {
@@ -84,7 +85,10 @@ class StoredNode:
         facts = json.loads(row["facts"])
         tests = json.loads(row["tests"])
         return cls(
-            facts=Facts(**{name: frozenset(facts[name]) for name in FACT_SETS}, commands=tuple(facts["commands"])),
+            facts=Facts(
+                **{name: frozenset(_lines(facts[name])) for name in FACT_SETS},
+                commands=tuple(_lines(facts["commands"])),
+            ),  # fmt: skip
             full_tokens=int(row["full_tokens"]),
             compressed_tokens=int(row["compressed_tokens"]),
             placeholders=tuple(json.loads(row["placeholders"])),
@@ -92,3 +96,13 @@ class StoredNode:
             inferred_passes=tuple(tests["inferred"]),
             runner=str(tests["runner"]),
         )
+
+
+def _joined(items: list[str]) -> str | list[str]:
+    return items if any("\n" in item for item in items) else "\n".join(items)
+
+
+def _lines(value: str | list[str]) -> list[str]:
+    if isinstance(value, list):
+        return value
+    return value.split("\n") if value else []

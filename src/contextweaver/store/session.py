@@ -133,8 +133,12 @@ class Session:
             self.weaver.annotator = real
         if item.annotation is None:
             if write:
-                self.store.save_annotation(self.id, item.index, annotation_of(node, self.graph.labels[before:]))
-                self.notes.append(f"step {item.index} had no stored annotation (interrupted write): annotated now")
+                self.store.save_annotation(
+                    self.id, item.index, annotation_of(node, self.graph.labels[before:])
+                )
+                self.notes.append(
+                    f"step {item.index} had no stored annotation (interrupted write): annotated now"
+                )
             return
         self.notes += differences(signature(self.graph, node.index), stored_signature([item]))
 

@@ -11,7 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
 from contextweaver.graph import LabelRecord
@@ -67,6 +67,11 @@ class SQLStore:
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def hold(self, key: str) -> AbstractContextManager[None]:
+        """Serialize work on `key` across processes where the database can (PostgreSQL); else a no-op:
+        one process serializes its own threads, and row keys make concurrent writers safe anyway."""
+        return nullcontext()
 
     # -- schema ---------------------------------------------------------------------------------
 
