@@ -174,10 +174,10 @@ class SessionManager:
             try:
                 session = self._create(session_id, conversation, key)
             except SessionExists:  # another process started it just now: join it when it is ours
-                info = self.store.session(session_id)
-                if info is None or info.conversation_key != key:
+                found = self.store.session(session_id)
+                if found is None or found.conversation_key != key:
                     continue
-                session = self._current(info)
+                session = self._current(found)
                 new = continuation(session, conversation)
                 if new is None:
                     continue
