@@ -29,7 +29,7 @@ import httpx
 
 UPSTREAM = """
 import json, sys
-from contextweaver.models.fake_server import FakeLLMServer, Reply
+from contextweaver.testing.fake_server import FakeLLMServer, Reply
 def reply(request):
     messages = request.body["messages"]
     marker = messages[1]["content"].rsplit(" ", 1)[-1]

@@ -22,6 +22,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from contextweaver.config import WeaverConfig
+from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.serve.conversation import Conversation
 from contextweaver.store import Session, SessionExists, StepConflict, Store
@@ -34,11 +35,11 @@ ATTEMPTS = 5
 """Tries of one request when other writers keep appending to its session in between."""
 
 
-class BadSessionId(ValueError):
+class BadSessionId(ContextWeaverError, ValueError):
     pass
 
 
-class DivergedHistory(RuntimeError):
+class DivergedHistory(ContextWeaverError, RuntimeError):
     """The request's history is not a continuation of the named session's stored steps."""
 
 

@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.graph import LabelRecord
 from contextweaver.types import Message, Node, Parent, Step
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from contextweaver.store.nodes import StoredNode
 
 
-class StoreError(RuntimeError):
+class StoreError(ContextWeaverError, RuntimeError):
     """The store cannot do what was asked; the message says why and how to fix it."""
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from contextweaver.annotate import Annotation, Annotator
+from contextweaver.annotate import Annotation
 from contextweaver.graph import DependencyGraph
+from contextweaver.protocols import Annotator
 from contextweaver.store.base import StoredAnnotation
 from contextweaver.types import Node, ValidationStatus
 
