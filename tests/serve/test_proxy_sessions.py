@@ -12,7 +12,8 @@ import openai
 import pytest
 
 from contextweaver.serve import read_conversation
-from contextweaver.session import Session, signature
+from contextweaver.store import Session
+from contextweaver.store.replay import signature
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.types import PLACEHOLDER

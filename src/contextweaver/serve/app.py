@@ -45,7 +45,7 @@ from contextweaver.serve.http import (
 )
 from contextweaver.serve.inspect import session_detail, session_summary
 from contextweaver.serve.responses import RESPONSES
-from contextweaver.serve.sessions import (
+from contextweaver.serve.routing import (
     BadSessionId,
     DivergedHistory,
     SessionManager,
