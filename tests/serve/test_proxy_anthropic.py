@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from contextweaver.cli import main
 from contextweaver.serve.anthropic import MESSAGES
-from contextweaver.session import Session
+from contextweaver.store.session import Session
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import anthropic_message
