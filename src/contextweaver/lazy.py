@@ -124,4 +124,5 @@ def upgraded_plan(plan: Plan, base: WovenContext, nodes: Sequence[Node], target:
         notes=list(plan.notes),
         compressed_reasons=dict(plan.compressed_reasons),
         calls_share=plan.calls_share,
+        excerpts=dict(plan.excerpts),
     )

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.render import compressed_messages, full_messages, trimmed_messages
 from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
+
+if TYPE_CHECKING:
+    from contextweaver.excerpts import Excerpt
 
 
 class BudgetError(ContextWeaverError, ValueError):
@@ -50,7 +54,12 @@ def _unbounded(
     decisions = []
     tokens = root.full_tokens + sum(count_message(m) for m in status)
     for node in steps:
-        if node.step.kind == "user" or node.index in wanted:
+        excerpt = plan.excerpts.get(node.index)
+        if excerpt is not None and node.index in wanted:
+            messages += excerpt.messages
+            decisions.append(Decision(node.index, "trimmed", wanted[node.index], excerpt.tokens))
+            tokens += excerpt.tokens
+        elif node.step.kind == "user" or node.index in wanted:
             reason = wanted.get(node.index, "written by a person: always kept")
             messages += full_messages(node)
             decisions.append(_full(node, reason))
@@ -123,7 +132,8 @@ def _budgeted(
     held = 0.0
     for index, reason in plan.full:
         if index in by_index and index not in room.chosen:
-            _take_planned(room, by_index[index], reason, index == current, min_trim)
+            node = by_index[index]
+            _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
         if index == current:
             held = room.hold(plan.calls_share, steps)
     room.left += held
@@ -135,8 +145,14 @@ def _budgeted(
     return _assemble(root, steps, plan, strategy, status, room)
 
 
-def _take_planned(room: _Room, node: Node, reason: str, current: bool, min_trim: int) -> None:
-    """A planned step in full, else head/tail-trimmed, else as its placeholder, else not at all."""
+def _take_planned(
+    room: _Room, node: Node, reason: str, current: bool, min_trim: int, excerpt: Excerpt | None
+) -> None:
+    """A planned step as its excerpt when it has one that fits, else in full, else head/tail-trimmed,
+    else as its placeholder, else not at all."""
+    if excerpt is not None and excerpt.tokens <= room.left:
+        room.take(node.index, excerpt.messages, Decision(node.index, "trimmed", reason, excerpt.tokens))
+        return
     if node.full_tokens <= room.left:
         room.take(node.index, full_messages(node), _full(node, reason))
         return

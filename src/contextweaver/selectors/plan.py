@@ -4,6 +4,10 @@ into messages under the budget. The current step is always the newest one, whate
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from contextweaver.excerpts import Excerpt
 
 
 @dataclass
@@ -21,6 +25,8 @@ class Plan:
     calls_share: float = 0.0
     """Under a budget, the share of the room left after the current step held for the other steps'
     placeholders before further planned outputs (a dropped step loses its thought and call too)."""
+    excerpts: dict[int, Excerpt] = field(default_factory=dict)
+    """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
 
     def why_compressed(self, index: int) -> str:
         return self.compressed_reasons.get(index, self.compressed_reason)
