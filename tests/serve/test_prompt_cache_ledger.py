@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 
+from contextweaver.config import WeaverConfig
 from contextweaver.serve.cache_ledger import CacheLedger, provider_cached_tokens
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
@@ -54,12 +55,13 @@ def test_the_proxy_reports_the_cached_share_per_session(tmp_path: Path) -> None:
     messages = task("cache-run")
     messages[0]["content"] += " Keep going." * 600  # a root long enough to be cached
     store = SQLiteStore(tmp_path / "s.db")
-    with FakeLLMServer(cached_reply) as upstream, running_proxy(store, upstream.base_url) as (url, _):
+    lazy = WeaverConfig()  # the default: the unbudgeted history passes through, so every prefix repeats
+    with FakeLLMServer(cached_reply) as upstream, running_proxy(store, upstream.base_url, lazy) as (url, _):
         agent_loop(client(url, "cache-run"), messages, "cache-run", 6)
         detail = httpx.get(url.removesuffix("/v1") + "/contextweaver/sessions/cache-run").json()
         raw = client(url, "cache-run").chat.completions.with_raw_response.create(model="m", messages=messages)  # type: ignore[arg-type]
     record = detail["prompt_cache"]
     assert record["requests"] == 6 and record["provider_reports"] == 6
     assert record["provider_cached_tokens"] == 6 * 1536
-    assert 0.5 < record["cached_prefix_share"] <= 1.0  # the history passes through: prefixes repeat
+    assert 0.5 < record["cached_prefix_share"] <= 1.0
     assert 0.5 < float(raw.headers["x-contextweaver-cached-prefix"]) <= 1.0

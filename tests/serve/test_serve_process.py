@@ -41,7 +41,7 @@ def processes(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
     port, store = free_port(), tmp_path / "sessions.db"
     proxy = subprocess.Popen(
         [str(CLI), "serve", "--upstream", f"http://127.0.0.1:{upstream_port}/v1", "--store", str(store),
-         "--port", str(port), "--log-level", "warning"],
+         "--port", str(port), "--log-level", "warning", "-c", "mode=per_step"],
         stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

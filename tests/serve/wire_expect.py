@@ -6,12 +6,13 @@ from typing import Any
 
 from contextweaver.serve.wire import Wire
 from contextweaver.weaver import ContextWeaver
+from tests.serve.harness import PER_STEP
 
 
 def woven_field(wire: Wire, payload: dict[str, Any]) -> Any:
     """The request's history field after weaving the same steps with a fresh ContextWeaver."""
     conversation, state = wire.read(dict(payload), "auto")
-    weaver = ContextWeaver()
+    weaver = ContextWeaver(PER_STEP)
     weaver.begin(conversation.root)
     for step in conversation.steps:
         weaver.add_step(step)
