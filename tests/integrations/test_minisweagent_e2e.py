@@ -47,7 +47,11 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         model,
         LocalEnvironment(cwd=str(repo)),
         output_path=traj,
-        contextweaver={"window": 2, "max_parents": 2, "options": {"selector": "ancestry"}},
+        contextweaver={
+            "window": 2,
+            "max_parents": 2,
+            "options": {"selector": "ancestry", "mode": "per_step"},
+        },
         **AGENT,
     )
     info = agent.run(TASK)
