@@ -51,7 +51,7 @@ class DartJsonParser(RunnerParser):
             else:
                 try:
                     event = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # RecursionError: hostile nesting
                     continue
             if not isinstance(event, dict):
                 continue

@@ -9,7 +9,8 @@ from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.parsers.junit_xml import attribute, without_comments
 from contextweaver.validation.report import STATUS_KEY, TestReport, record
 
-_CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^>]*)>")
+_CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^<>]*+)>")
+"""`[^<>]`: an opening that never closes stops at the next tag, not the end of the text."""
 _ROOT_CLOSE = re.compile(r"</(?:test-run|test-results|TestRun|assemblies|assembly)>")
 _OUTCOMES = {
     "passed": TestStatus.PASSED,
@@ -38,7 +39,7 @@ class DotnetXmlParser(RunnerParser):
     runner = "dotnet-xml"
     family = "dotnet-xml"
     marker_pattern = re.compile(
-        r"<(?:test-run|test-results|TestRun|assemblies|assembly)\b[^>]*>|<test-case\b"
+        r"<(?:test-run|test-results|TestRun|assemblies|assembly)\b[^<>]*+>|<test-case\b"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -10,11 +10,11 @@ from contextweaver.validation.report import TestReport, record
 
 _EVENT = re.compile(
     r"--- (PASS|FAIL|SKIP): (\S+) \([\d.]+ ?(?:s|seconds)\)"
-    r"|\n(?:=== RUN\s+(\S+)"
-    r"|(ok|FAIL)\s+(\S+)(?:\s+(\[(?:build|setup) failed\]|\(cached\)|[\d.]+s|"
+    r"|\n(?:=== RUN[ \t]++(\S+)"
+    r"|(ok|FAIL)[ \t]++(\S++)(?:[ \t]++(\[(?:build|setup) failed\]|\(cached\)|[\d.]+s|"
     r"\[no test files\])[^\n]*)?(?=\n)"
     r"|(PASS|FAIL)(?=\n)"
-    r"|(Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op)"
+    r"|(Benchmark\S+?)(?:-\d+)?[ \t]++\d++[ \t]++[\d.]++ ns/op)"
 )
 """One pass; every alternative starts with a literal ("--- " anywhere, the others at a line start),
 which lets the regex engine skip ahead. Groups: result, name, run, pkgstatus, pkg, how, bare, bench."""
@@ -36,9 +36,9 @@ class GoTestParser(RunnerParser):
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")
     marker_pattern = re.compile(
-        r"\n(?:=== RUN\s|\s*+--- (?:PASS|FAIL|SKIP): \S+ \(|"
-        r"(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"
-        r"Benchmark\S+\s+\d+\s+[\d.]+ ns/op)"
+        r"\n(?:=== RUN\s|[^\S\n]*+--- (?:PASS|FAIL|SKIP): \S+ \(|"
+        r"(?:ok|FAIL)[ \t]++\S++[ \t]++(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"
+        r"Benchmark\S++[ \t]++\d++[ \t]++[\d.]++ ns/op)"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -17,7 +17,7 @@ _TOTALS = re.compile(
     _PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)[^\S\n]*(?=\n)"
 )
 _TEST_FAILURE = re.compile(
-    _PREFIX + r"(\S+?)(?:\((\S+)\))?\s+Time elapsed: [\d.,]+ s(?:ec)?\s+<<< (FAILURE|ERROR)!"
+    _PREFIX + r"([^\s(]++)(?:\(([^\s)]++)\))?(?: --)?[ \t]++Time elapsed: [\d.,]++ s(?:ec)?[ \t]++<<< (FAILURE|ERROR)!"
 )
 _RESULTS = re.compile(_PREFIX + r"Results ?:")
 _BUILD = re.compile(_PREFIX + r"BUILD (SUCCESS|FAILURE)(?=\n)")

@@ -95,7 +95,7 @@ class MochaParser(RunnerParser):
         """mocha --reporter json prints one object: stats plus passes / failures / pending lists."""
         try:
             data: Any = json.JSONDecoder().raw_decode(text)[0]
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: hostile nesting
             return None
         if not isinstance(data, dict) or not isinstance(data.get("stats"), dict):
             return None

@@ -69,7 +69,7 @@ def _documents(text: str) -> list[dict[str, Any]]:
                 break
             try:
                 data, end = decoder.raw_decode(text, start)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: hostile nesting
                 continue
             if _is_rspec(data):
                 documents.append(data)

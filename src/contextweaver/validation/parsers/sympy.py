@@ -16,7 +16,7 @@ _FILE_CLOSED = re.compile(_FILE_LINE + r"\[(OK|FAIL)\](?=\n)")
 _FILE_OPEN = re.compile(_FILE_LINE + r"(?=\n)")
 """A file's progress line, closed by its verdict on the same line (the usual case, read in bulk) or
 continued on later lines until an `[OK]`/`[FAIL]` line."""
-_CONTINUATION = re.compile(r"\n([.FEfXswTK]+)?\s*\[(OK|FAIL)\](?=\n)")
+_CONTINUATION = re.compile(r"\n([.FEfXswTK]++)?[^\S\n]*+\[(OK|FAIL)\](?=\n)")
 _BLOCK = re.compile(r"\n_{20,}\n[_ ]*?(\S+\.\w+):(\w+)[_ ]*(?=\n)")
 _EXCEPTION_LINE = re.compile(r"\n([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?)(?=[:\n])")
 _NAMES = {
@@ -83,9 +83,13 @@ def _clean_files(text: str, start: int, end: int) -> frozenset[str]:
         for file, chars, verdict in _FILE_CLOSED.findall(text, start, end)
         if verdict == "OK" and not chars.strip(".")
     }
+    closing: re.Match[str] | None = None
     for match in _FILE_OPEN.finditer(text, start, end):
-        closing = _CONTINUATION.search(text, match.end(), min(end, match.end() + 20000))
-        if closing is None or closing.group(2) != "OK":
+        if closing is None or closing.start() < match.end():  # one search serves every line before it
+            closing = _CONTINUATION.search(text, match.end(), end)
+            if closing is None:
+                break
+        if closing.group(2) != "OK" or closing.start() - match.end() > 20000:
             continue
         chars = match.group(2) + text[match.end() : closing.start()] + (closing.group(1) or "")
         if set(chars.replace("\n", "").replace(" ", "")) <= {"."}:

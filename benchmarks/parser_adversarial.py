@@ -1,0 +1,48 @@
+"""Parse time of hostile observations (tests/validation/adversarial.py), in ms per MB.
+
+Every runner anchor followed by a long filler, openers that never close, deep nesting, CSI escapes and
+carriage returns, at about 1 MB each; a shape slower than 2 s at 256 KB is reported without the 1 MB run.
+Run: PYTHONPATH=src .venv/bin/python benchmarks/parser_adversarial.py [--size 1000000] [--top 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from contextweaver.validation import parse_observation
+from tests.validation.adversarial import shapes
+
+
+def best_ms(text: str, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        parse_observation(text, "")
+        best = min(best, time.perf_counter() - start)
+    return best * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args()
+    probes = shapes(args.size // 4)
+    rows = []
+    for name, text in shapes(args.size).items():
+        probe = best_ms(probes[name], runs=1)
+        if probe > 2000:
+            rows.append((probe * 1e6 / len(probes[name]), f"{name} (at {len(probes[name]) / 1e6:.2f} MB)"))
+            continue
+        rows.append((best_ms(text) * 1e6 / len(text), name))
+    rows.sort(reverse=True)
+    print(f"{len(rows)} shapes of about {args.size / 1e6:.1f} MB; the slowest:")
+    print(f"{'ms/MB':>8}  shape")
+    for rate, name in rows[: args.top]:
+        print(f"{rate:8.1f}  {name}")
+    print(f"worst: {rows[0][0]:.1f} ms/MB; median: {rows[len(rows) // 2][0]:.1f} ms/MB")
+
+
+if __name__ == "__main__":
+    main()
