@@ -39,6 +39,7 @@ class CargoParser(RunnerParser):
     runner = "cargo"
     family = "cargo"
     command_pattern = re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")
+    failure_marker = re.compile(r"\ntest \S++ \.\.\. FAILED|\ntest result: FAILED\.")
     marker_pattern = re.compile(
         r"\n(?:running \d+ tests?(?=\n)|test result: (?:ok|FAILED)\. |\{\s*\"type\":\s*\"(?:suite|test)\")"
     )

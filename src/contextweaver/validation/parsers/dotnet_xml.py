@@ -38,6 +38,7 @@ class DotnetXmlParser(RunnerParser):
 
     runner = "dotnet-xml"
     family = "dotnet-xml"
+    failure_marker = re.compile(r'(?:outcome|result)="(?:Failed|Error)"|success="False"')
     marker_pattern = re.compile(
         r"<(?:test-run|test-results|TestRun|assemblies|assembly)\b[^<>]*+>|<test-case\b"
     )

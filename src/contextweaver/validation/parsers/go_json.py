@@ -38,6 +38,7 @@ class GoJsonParser(RunnerParser):
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b[^\n|]*\s-json\b")
+    failure_marker = re.compile(r'"Action":\s*"fail"')
     marker_pattern = re.compile(r'\n\{"Time":"[^"]*","Action":"(?:run|pass|fail|skip|output|start)"')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

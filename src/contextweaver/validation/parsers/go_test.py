@@ -35,6 +35,7 @@ class GoTestParser(RunnerParser):
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")
+    failure_marker = re.compile(r"--- FAIL: |\nFAIL(?:\t|(?=\n))")
     marker_pattern = re.compile(
         r"\n(?:=== RUN\s|[^\S\n]*+--- (?:PASS|FAIL|SKIP): \S+ \(|"
         r"(?:ok|FAIL)[ \t]++\S++[ \t]++(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"

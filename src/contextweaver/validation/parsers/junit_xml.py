@@ -75,6 +75,7 @@ class JunitXmlParser(RunnerParser):
 
     runner = "junit-xml"
     family = "junit-xml"
+    failure_marker = re.compile(r"<(?:failure|error)\b")
     marker_pattern = re.compile(r"<testsuites?\b[^<>]*+>|<testcase\b")
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

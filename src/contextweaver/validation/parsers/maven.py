@@ -30,6 +30,7 @@ class MavenParser(RunnerParser):
     runner = "maven"
     family = "maven"
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
+    failure_marker = re.compile(r"<<< (?:FAILURE|ERROR)!|BUILD FAILURE|Tests run: \d++, Failures: (?:[1-9]|\d++, Errors: [1-9])")
     marker_pattern = re.compile(
         _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S(?=\n))"
     )

@@ -89,6 +89,7 @@ class PytestParser(RunnerParser):
     runner = "pytest"
     family = "pytest"
     command_pattern = re.compile(r"\bpy\.?test\b")
+    failure_marker = re.compile(r"\n(?:(?:FAILED|ERROR) [^\s:]++::\S|=+ (?:FAILURES|ERRORS) =+(?=\n))")
     marker_pattern = re.compile(
         rf"\n(?:=+ test session starts =+(?=\n)|{_SUMMARY_LINE}|(?:FAILED|ERROR|XPASS) \S+::\S|"
         r"(?=\S++ (?:PASSED|FAILED|ERROR)\b)\S+::\S)"

@@ -30,6 +30,7 @@ class RspecJsonParser(RunnerParser):
     runner = "rspec"
     family = "rspec"
     command_pattern = re.compile(r"\brspec\b")
+    failure_marker = re.compile(r'"status":\s*"failed"')
     marker_pattern = _EXAMPLES
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

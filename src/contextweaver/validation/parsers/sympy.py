@@ -33,6 +33,7 @@ class SympyParser(RunnerParser):
     runner = "sympy"
     family = "sympy"
     command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")
+    failure_marker = re.compile(r"\[FAIL\](?=\n)|\n=+ tests finished: [^\n]*?\b[1-9]\d* (?:failed|exceptions?)")
     marker_pattern = re.compile(r"\n=+ test(?: process starts =+(?=\n)|s finished: )")
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
