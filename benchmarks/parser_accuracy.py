@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contextweaver.types import TestStatus
-from contextweaver.validation import TestReport, parse_observation
+from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.validation import TestReport, TestTracker, parse_observation
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "test_logs"
 
@@ -44,6 +44,8 @@ class Tally:
     totals_n: int = 0
     tests_ok: int = 0
     tests_n: int = 0
+    verdict_ok: int = 0
+    verdict_n: int = 0
     misses: list[str] = field(default_factory=list)
 
 
@@ -231,9 +233,29 @@ def _match_id(expected: str, got: dict[str, TestStatus]) -> str | None:
     return None
 
 
+def _verdict(case: Case, where: str, tally: Tally) -> None:
+    """The node label against the runner's own closing counts: failed when any failed or errored,
+    passed when some passed and none did."""
+    totals = case.totals or {}
+    if totals.get("failed") or totals.get("error"):
+        want = ValidationStatus.FAILED
+    elif totals.get("passed") or totals.get("total", 0) - totals.get("skipped", 0) > 0:
+        want = ValidationStatus.PASSED
+    else:
+        return
+    got = TestTracker().observe(1, case.command, case.text).status
+    tally.verdict_n += 1
+    if got is want:
+        tally.verdict_ok += 1
+    else:
+        tally.misses.append(f"{where}: verdict {got.value} != {want.value}")
+
+
 def score(case: Case, tally: Tally) -> None:
     report = parse_observation(case.text, case.command)
     where = f"{case.set_name}/{case.runner}/{case.name}"
+    if case.totals is not None:
+        _verdict(case, where, tally)
     if case.totals is not None:
         tally.totals_n += 1
         printed = (
@@ -340,13 +362,25 @@ def main() -> int:
     for set_name in args.set or list(SETS):
         for case in SETS[set_name](args.data):
             score(case, tallies[(case.set_name, case.runner)])
-    print(f"{'set':<20} {'runner':<34} {'totals exact':>16} {'per-test exact':>18}")
+    print(f"{'set':<20} {'runner':<34} {'verdict right':>16} {'totals exact':>16} {'per-test exact':>18}")
     for (set_name, runner), tally in sorted(tallies.items()):
+        verdict = f"{tally.verdict_ok}/{tally.verdict_n}" if tally.verdict_n else "-"
+        rate_v = f" {100 * tally.verdict_ok / tally.verdict_n:5.1f}%" if tally.verdict_n else ""
         totals = f"{tally.totals_ok}/{tally.totals_n}" if tally.totals_n else "-"
         tests = f"{tally.tests_ok}/{tally.tests_n}" if tally.tests_n else "-"
         rate_t = f" {100 * tally.totals_ok / tally.totals_n:5.1f}%" if tally.totals_n else ""
         rate_s = f" {100 * tally.tests_ok / tally.tests_n:5.1f}%" if tally.tests_n else ""
-        print(f"{set_name:<20} {runner:<34} {totals + rate_t:>16} {tests + rate_s:>18}")
+        print(f"{set_name:<20} {runner:<34} {verdict + rate_v:>16} {totals + rate_t:>16} {tests + rate_s:>18}")
+    for set_name in sorted({name for name, _ in tallies}):
+        parts = [tally for (name, _), tally in tallies.items() if name == set_name]
+        rates = []
+        for label, ok, n in (
+            ("verdict right", sum(t.verdict_ok for t in parts), sum(t.verdict_n for t in parts)),
+            ("totals exact", sum(t.totals_ok for t in parts), sum(t.totals_n for t in parts)),
+            ("per-test exact", sum(t.tests_ok for t in parts), sum(t.tests_n for t in parts)),
+        ):
+            rates.append(f"{label} {ok}/{n}" + (f" ({ok / n:.3f})" if n else ""))
+        print(f"  set {set_name}: " + ", ".join(rates))
     misses = [miss for tally in tallies.values() for miss in tally.misses]
     print(f"\n{len(misses)} misses")
     for miss in sorted(misses):
