@@ -28,12 +28,11 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
-    probes = shapes(args.size // 4)
     rows = []
-    for name, text in shapes(args.size).items():
-        probe = best_ms(probes[name], runs=1)
-        if probe > 2000:
-            rows.append((probe * 1e6 / len(probes[name]), f"{name} (at {len(probes[name]) / 1e6:.2f} MB)"))
+    for (name, probe), (_, text) in zip(shapes(args.size // 4), shapes(args.size), strict=True):
+        probe_ms = best_ms(probe, runs=1)
+        if probe_ms > 2000:
+            rows.append((probe_ms * 1e6 / len(probe), f"{name} (at {len(probe) / 1e6:.2f} MB)"))
             continue
         rows.append((best_ms(text) * 1e6 / len(text), name))
     rows.sort(reverse=True)

@@ -3,7 +3,7 @@ with no closer, deep nesting. Shared by the linearity tests and benchmarks/parse
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 PREFIXES = (
     "",
@@ -99,8 +99,11 @@ SPECIAL: dict[str, Callable[[int], str]] = {
 }
 
 
-def shapes(size: int) -> dict[str, str]:
-    """Every prefix with every filler (one long run each), plus the hand-made shapes, about `size` chars."""
-    out = {f"{prefix!r} + {filler!r}*": prefix + _repeat(filler, size) for prefix in PREFIXES for filler in FILLERS}
-    out.update({name: make(size) for name, make in SPECIAL.items()})
-    return out
+def shapes(size: int) -> Iterator[tuple[str, str]]:
+    """Every prefix with every filler (one long run each), then the hand-made shapes, about `size` chars
+    each (made one at a time: a thousand megabyte strings would not fit in memory at once)."""
+    for prefix in PREFIXES:
+        for filler in FILLERS:
+            yield f"{prefix!r} + {filler!r}*", prefix + _repeat(filler, size)
+    for name, make in SPECIAL.items():
+        yield name, make(size)
