@@ -32,6 +32,27 @@ _OUTCOMES = {
 }
 
 
+_NUNIT2_SUCCESS = {"True": "success", "False": "failure", "true": "success", "false": "failure"}
+"""NUnit 2.0-2.4 have no `result=`: `executed` and `success` say it."""
+_TRX_DEFINITION = re.compile(r"<(UnitTest|TestMethod)\b([^<>]*+)>")
+
+
+def _trx_classes(text: str) -> dict[str, str]:
+    """TRX test id -> the class of its method (the results name only the method: two classes' tests of
+    one name would fold into one)."""
+    classes: dict[str, str] = {}
+    current = ""
+    for tag, raw in _TRX_DEFINITION.findall(text):
+        if tag == "UnitTest":
+            current = attribute(raw, "id") or ""
+        elif current:
+            owner = (attribute(raw, "className") or "").split(",", 1)[0].strip()
+            if owner:
+                classes[current] = owner
+            current = ""
+    return classes
+
+
 class DotnetXmlParser(RunnerParser):
     """One element per test in each format: NUnit <test-case result=>, TRX <UnitTestResult outcome=>,
     xUnit.net <test result=>."""
@@ -47,13 +68,20 @@ class DotnetXmlParser(RunnerParser):
         tests: dict[str, TestStatus] = {}
         totals = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         runner = self.runner
-        for tag, raw in _CASE.findall(without_comments(text)):
+        classes: dict[str, str] | None = None
+        text = without_comments(text)
+        for tag, raw in _CASE.findall(text):
             if tag == "UnitTestResult":
                 runner = "trx"
                 name, outcome = attribute(raw, "testName") or "", attribute(raw, "outcome") or ""
+                if classes is None:
+                    classes = _trx_classes(text)
+                owner = classes.get(attribute(raw, "testId") or "", "")
+                if owner and not name.startswith(owner + "."):
+                    name = f"{owner}.{name}"
             elif tag == "test-case":
                 runner, name = "nunit-xml", attribute(raw, "fullname") or attribute(raw, "name") or ""
-                outcome = attribute(raw, "result") or ""
+                outcome = attribute(raw, "result") or _NUNIT2_SUCCESS.get(attribute(raw, "success") or "", "")
                 if (attribute(raw, "label") or "").lower() == "error" and outcome.lower() == "failed":
                     outcome = "error"
                 if (attribute(raw, "executed") or "").lower() == "false":

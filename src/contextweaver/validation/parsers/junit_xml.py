@@ -18,6 +18,9 @@ _IGNORED = {"<!--": "-->", "<![CDATA[": "]]>"}
 failure's CDATA is no test (the JUnit schema counts elements only). An unclosed one is left alone."""
 _ONE_ATTRIBUTE: dict[str, re.Pattern[str]] = {}
 _STATUSES = {"failure": TestStatus.FAILED, "error": TestStatus.ERROR, "skipped": TestStatus.SKIPPED}
+_SEVERITY = {"skipped": 0, "failure": 1, "error": 2}
+_NOT_RUN = frozenset(("disabled", "notrun", "skipped"))
+"""A testcase's own `status=` saying it did not run (CTest, GoogleTest): skipped, not passed."""
 
 
 def attribute(raw: str, key: str) -> str | None:
@@ -108,9 +111,12 @@ class JunitXmlParser(RunnerParser):
                     case_end = text.find("</testcase>", position)
                 stop = len(text) if case_end < 0 else case_end
                 next_case = text.find("<testcase", position, stop)
-                outcome = _OUTCOME.search(text, position, stop if next_case < 0 else next_case)
-                if outcome:
-                    status = _STATUSES[outcome.group(1)]
+                outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
+                if outcomes:  # the most severe child decides (`<skipped/>` may precede `<failure>`)
+                    status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
+            if status is TestStatus.PASSED and ' status="' in raw:
+                if (attribute(raw, "status") or "").lower() in _NOT_RUN:
+                    status = TestStatus.SKIPPED
             # attribute()'s plain-search path, inlined for the two attributes every testcase has
             at = raw.find(' classname="')
             stop = raw.find('"', at + 12) if at >= 0 else -1
