@@ -22,6 +22,10 @@ _TEST_FAILURE = re.compile(
 _RESULTS = re.compile(_PREFIX + r"Results ?:")
 _BUILD = re.compile(_PREFIX + r"BUILD (SUCCESS|FAILURE)(?=\n)")
 _COMPILATION_ERROR = re.compile(_PREFIX + r"COMPILATION ERROR")
+_GOAL_FAILED = re.compile(r"\n\[ERROR\] Failed to execute goal [^\n]*?: (Compilation failure|No tests were executed!)")
+"""Maven's closing error for a build that never ran a test (Maven 3.9 prints no COMPILATION ERROR banner
+when the compiler's messages are quiet); either is a failed run."""
+_GOAL_IDS = {"Compilation failure": "[compilation error]", "No tests were executed!": "[no tests executed]"}
 
 
 class MavenParser(RunnerParser):
@@ -39,6 +43,8 @@ class MavenParser(RunnerParser):
         if super().detect(text, command):
             return True
         if "<<< " in text and _TEST_FAILURE.search(framed(text)):  # a failing test whose totals were cut
+            return True
+        if "Failed to execute goal" in text and _GOAL_FAILED.search(framed(text)):
             return True
         return self.command_matches(command) and bool(_COMPILATION_ERROR.search(framed(text)))
 
@@ -70,6 +76,9 @@ class MavenParser(RunnerParser):
         compile_error = bool(_COMPILATION_ERROR.search(text))
         if compile_error:
             record(tests, "[compilation error]", TestStatus.ERROR)
+        for goal in _GOAL_FAILED.findall(text) if "Failed to execute goal" in text else ():
+            record(tests, _GOAL_IDS[goal], TestStatus.ERROR)
+            compile_error = True
         if not tests and totals is None and not clean and not _CLASS_LINE.search(text):
             return None
         failed |= bool(totals and (totals.get("failed") or totals.get("error"))) or compile_error
