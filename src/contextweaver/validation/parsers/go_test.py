@@ -9,14 +9,14 @@ from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, record
 
 _EVENT = re.compile(
-    r"--- (PASS|FAIL|SKIP): (\S+) \([\d.]+ ?(?:s|seconds)\)"
+    r"--- (PASS|FAIL|SKIP): (\S++)(?: \([\d.]+ ?(?:s|seconds)\)|(?=\n))"
     r"|\n(?:=== RUN[ \t]++(\S+)"
     r"|(ok|FAIL)[ \t]++(\S++)(?:[ \t]++(\[(?:build|setup) failed\]|\(cached\)|[\d.]+s|"
     r"\[no test files\])[^\n]*)?(?=\n)"
     r"|(PASS|FAIL)(?=\n)"
     r"|(Benchmark\S+?)(?:-\d+)?[ \t]++\d++[ \t]++[\d.]++ ns/op)"
 )
-"""One pass; every alternative starts with a literal ("--- " anywhere, the others at a line start),
+"""One pass (a benchmark's `--- FAIL`/`--- SKIP` has no duration); every alternative starts with a literal ("--- " anywhere, the others at a line start),
 which lets the regex engine skip ahead. Groups: result, name, run, pkgstatus, pkg, how, bare, bench."""
 _STATUSES = {"PASS": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "SKIP": TestStatus.SKIPPED}
 
