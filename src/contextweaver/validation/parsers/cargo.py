@@ -46,6 +46,7 @@ class CargoParser(RunnerParser):
     family = "cargo"
     command_pattern = re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")
     failure_marker = re.compile(r"\ntest \S++ \.\.\. FAILED|\ntest result: FAILED\.")
+    hints = ("running ", "test result: ", '"type"')
     marker_pattern = re.compile(
         r"\n(?:running \d+ tests?(?=\n)|test result: (?:ok|FAILED)\. |\{\s*\"type\":\s*\"(?:suite|test)\")"
     )

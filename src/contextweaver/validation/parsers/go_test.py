@@ -36,6 +36,7 @@ class GoTestParser(RunnerParser):
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")
     failure_marker = re.compile(r"--- FAIL: |\nFAIL(?:\t|(?=\n))")
+    hints = ("=== RUN", "--- ", "ok ", "ok\t", "FAIL", "Benchmark")
     marker_pattern = re.compile(
         r"\n(?:=== RUN\s|[^\S\n]*+--- (?:PASS|FAIL|SKIP): \S+ \(|"
         r"(?:ok|FAIL)[ \t]++\S++[ \t]++(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"

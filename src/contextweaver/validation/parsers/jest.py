@@ -44,6 +44,7 @@ class JestParser(RunnerParser):
     family = "jest"
     command_pattern = re.compile(r"\bjest\b|\b(?:npm|yarn|pnpm)(?: run)? test\b")
     failure_marker = re.compile(r"\n *+[✕×] |\nFAIL |\nTests: [^\n]*?\b[1-9]\d* failed")
+    hints = ("PASS", "FAIL", "Tests:")
     marker_pattern = re.compile(
         rf"\n(?:(?:PASS|FAIL){_WORDS}{_JS_FILE}|Tests: ++(?:\d++ \w++, )*+\d++ total(?=\n))"
     )

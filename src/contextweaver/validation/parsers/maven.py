@@ -35,6 +35,7 @@ class MavenParser(RunnerParser):
     family = "maven"
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
     failure_marker = re.compile(r"<<< (?:FAILURE|ERROR)!|BUILD FAILURE|Tests run: \d++, Failures: (?:[1-9]|\d++, Errors: [1-9])")
+    hints = ("Tests run: ", " T E S T S")
     marker_pattern = re.compile(
         _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S(?=\n))"
     )

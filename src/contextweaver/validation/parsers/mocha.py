@@ -27,6 +27,7 @@ class MochaParser(RunnerParser):
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")
     failure_marker = re.compile(r"\n *+[1-9]\d* failing(?=\n)")
+    hints = (" passing", " failing", '"stats"')
     marker_pattern = re.compile(r'\n(?: *+\d++ (?:passing \(\d|failing(?=\n))|\{\s*"stats":\s*\{)')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -93,6 +93,7 @@ class PytestParser(RunnerParser):
     family = "pytest"
     command_pattern = re.compile(r"\bpy\.?test\b")
     failure_marker = re.compile(r"\n(?:(?:FAILED|ERROR) [^\s:]++::\S|=+ (?:FAILURES|ERRORS) =+(?=\n))")
+    hints = ("test session starts", " in ", "::", "Results (")
     marker_pattern = re.compile(
         rf"\n(?:=+ test session starts =+(?=\n)|{_SUMMARY_LINE}|(?:FAILED|ERROR|XPASS) \S+::\S|Results \([\d.]+s\):\n +\d|"
         r"(?=\S++ (?:PASSED|FAILED|ERROR)\b)\S+::\S)"

@@ -65,6 +65,7 @@ class UnittestParser(RunnerParser):
     family = "unittest"
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")
     failure_marker = re.compile(r"\n(?:(?:FAIL|ERROR): \w++ \(|FAILED \((?:failures|errors)=)")
+    hints = ("Ran ", "FAIL: ", "ERROR: ", " ... ")
     marker_pattern = re.compile(
         r"\n(?:Ran \d+ tests? in [\d.]+s(?=\n)|(?:FAIL|ERROR): \w+ \([\w.]+\)|\w++ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b)"
     )
