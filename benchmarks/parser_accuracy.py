@@ -7,6 +7,7 @@ Run: .venv/bin/python benchmarks/parser_accuracy.py [--data PATH]
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
@@ -36,6 +37,8 @@ class Case:
     multiset: Counter[tuple[str, str]] | None = None
     counts: dict[str, int] | None = None
     """Per-status counts the per-test results must add up to (jest: its Tests: line)."""
+    verdict: str | None = None
+    """The run's verdict when the data states it (otherwise derived from the totals)."""
 
 
 @dataclass
@@ -71,6 +74,36 @@ def agent_observation_cases(root: Path) -> Iterator[Case]:
         if summary is not None:
             totals = {_OBS_KEYS.get(k, k): v for k, v in summary.items() if k != "result"}
         yield Case("agent-observations", row["runner"], row["id"], row["observation"], row["command"], totals)
+
+
+# ---------------------------------------------------------------- agent runs (../shared/data/train)
+def _agent_runs_module():  # type: ignore[no-untyped-def]
+    """benchmarks/parser_agent_runs.py, loaded by path (benchmarks/ is not a package)."""
+    path = Path(__file__).with_name("parser_agent_runs.py")
+    spec = importlib.util.spec_from_file_location("parser_agent_runs", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("parser_agent_runs", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def agent_run_cases(split: str):  # type: ignore[no-untyped-def]
+    def cases(root: Path) -> Iterator[Case]:
+        module = _agent_runs_module()
+        for run in module.agent_runs(root.parent / "train", split):
+            name = f"{run.instance_id}#{run.step}"
+            yield Case(
+                f"agent-runs-{split}",
+                f"{run.source}:{run.runner}",
+                name,
+                run.observation,
+                run.command,
+                run.totals,
+                verdict=run.verdict,
+            )
+
+    return cases
 
 
 # ---------------------------------------------------------------- go-junit-report
@@ -140,11 +173,13 @@ def gotestsum_cases(root: Path) -> Iterator[Case]:
 _EXPORT = re.compile(r"^exports\[`(.*?)`\] = `\n?(.*?)`;$", re.M | re.S)
 _JEST_TESTS_LINE = re.compile(r"^Tests:\s+(.*?)(\d+) total$", re.M)
 _JEST_TEST_MARK = re.compile(r"^ +[✓✕○✎] ", re.M)
+_JEST_SUITES_FAILED = re.compile(r"^(?: *\"summary\": \")?Test Suites: .*\b[1-9]\d* failed", re.M)
+"""A suite that failed to run fails the run even when every test in the others passed."""
 _JEST_COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
 
 
 def _unescape_snapshot(body: str) -> str:
-    body = body.replace("\\`", "`").replace("\\${", "${").replace("\\\\", "\\")
+    body = body.replace("\\`", "`").replace("\\${", "${").replace("\\\\", "\\").strip("\n")
     if body.startswith('"') and body.endswith('"'):
         body = body[1:-1]
     return body
@@ -237,7 +272,10 @@ def _verdict(case: Case, where: str, tally: Tally) -> None:
     """The node label against the runner's own closing counts: failed when any failed or errored,
     passed when some passed and none did."""
     totals = case.totals or {}
-    if totals.get("failed") or totals.get("error"):
+    suites_failed = case.runner == "jest" and _JEST_SUITES_FAILED.search(case.text)
+    if case.verdict is not None:
+        want = ValidationStatus(case.verdict)
+    elif totals.get("failed") or totals.get("error") or suites_failed:
         want = ValidationStatus.FAILED
     elif totals.get("passed") or totals.get("total", 0) - totals.get("skipped", 0) > 0:
         want = ValidationStatus.PASSED
@@ -347,6 +385,8 @@ SETS = {
     "gotestsum": gotestsum_cases,
     "jest-snapshots": jest_cases,
     "junit-xml-dorny": junit_dorny_cases,
+    "agent-runs-validation": agent_run_cases("validation"),
+    "agent-runs-train": agent_run_cases("train"),
 }
 
 
@@ -370,7 +410,9 @@ def main() -> int:
         tests = f"{tally.tests_ok}/{tally.tests_n}" if tally.tests_n else "-"
         rate_t = f" {100 * tally.totals_ok / tally.totals_n:5.1f}%" if tally.totals_n else ""
         rate_s = f" {100 * tally.tests_ok / tally.tests_n:5.1f}%" if tally.tests_n else ""
-        print(f"{set_name:<20} {runner:<34} {verdict + rate_v:>16} {totals + rate_t:>16} {tests + rate_s:>18}")
+        print(
+            f"{set_name:<20} {runner:<34} {verdict + rate_v:>16} {totals + rate_t:>16} {tests + rate_s:>18}"
+        )
     for set_name in sorted({name for name, _ in tallies}):
         parts = [tally for (name, _), tally in tallies.items() if name == set_name]
         rates = []

@@ -67,7 +67,26 @@ PREFIXES = (
 )
 """Openers of every runner's anchors, each followed by a long filler that never completes them."""
 
-FILLERS = (" ", "\t", "a", "a ", ".", "a.", "\r", "abc\r", "\n ", "(", "[", "<", "=", "_", "1;", "\\", '"', ", ")
+FILLERS = (
+    " ",
+    "\t",
+    "a",
+    "a ",
+    ".",
+    "a.",
+    "\r",
+    "abc\r",
+    "\n ",
+    "(",
+    "[",
+    "<",
+    "=",
+    "_",
+    "1;",
+    "\\",
+    '"',
+    ", ",
+)
 
 
 def _repeat(unit: str, size: int) -> str:
@@ -76,7 +95,9 @@ def _repeat(unit: str, size: int) -> str:
 
 def _nested(depth: int) -> str:
     """jest/mocha describe blocks nested ever deeper, each with one test under it."""
-    return "".join(f"\n{' ' * (2 * i + 2)}describe {i}\n{' ' * (2 * i + 4)}✓ t{i} (1 ms)" for i in range(depth))
+    return "".join(
+        f"\n{' ' * (2 * i + 2)}describe {i}\n{' ' * (2 * i + 4)}✓ t{i} (1 ms)" for i in range(depth)
+    )
 
 
 SPECIAL: dict[str, Callable[[int], str]] = {

@@ -75,7 +75,10 @@ LIBTEST_JSON = """\
 def test_libtest_json_results_name_the_test_before_the_event() -> None:
     report = parse_observation(LIBTEST_JSON, "cargo test -- -Z unstable-options --format json")
     assert report is not None
-    assert report.tests == {"parse::reads_header": TestStatus.PASSED, "parse::rejects_empty": TestStatus.FAILED}
+    assert report.tests == {
+        "parse::reads_header": TestStatus.PASSED,
+        "parse::rejects_empty": TestStatus.FAILED,
+    }
     assert report.totals == {"passed": 1, "failed": 1, "skipped": 0}
 
 

@@ -69,7 +69,9 @@ _OLD_IGNORED = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>", re.DOTALL)
 
 
 @settings(max_examples=300, deadline=None, database=None)
-@given(st.lists(st.sampled_from(["<!--", "-->", "<![CDATA[", "]]>", "a", "<testcase>", "-", "]"]), max_size=20))
+@given(
+    st.lists(st.sampled_from(["<!--", "-->", "<![CDATA[", "]]>", "a", "<testcase>", "-", "]"]), max_size=20)
+)
 def test_comment_removal_matches_the_xml_rule(parts: list[str]) -> None:
     """Comments and CDATA sections are blanked; an unclosed one, and what follows it, stays as text."""
     text = "".join(parts)

@@ -190,3 +190,29 @@ FAILED tests/test_io.py::test_writes - OSError: disk full
         "tests/test_io.py::test_writes": TestStatus.FAILED,
         "tests/test_io.py::test_remote": TestStatus.SKIPPED,
     }
+
+
+UNCLOSED_NESTED = """\
+============================= test session starts ==============================
+collected 1 item
+
+testing/test_nodes.py F                                                  [100%]
+
+=================================== FAILURES ===================================
+__________________________ test_collects_package_file __________________________
+>       node = testdir.getnode(config, path)
+E       IndexError: list index out of range
+----------------------------- Captured stdout call -----------------------------
+============================= test session starts ==============================
+rootdir: /tmp/pytest-of-dev/pytest-7/test_collects_package_file0
+collected 0 items / 1 errors
+=========================== short test summary info ============================
+FAILED testing/test_nodes.py::test_collects_package_file - IndexError: list...
+============================== 1 failed in 0.21s ===============================
+"""
+
+
+def test_the_last_closing_line_closes_the_outer_run_when_a_nested_session_never_closed() -> None:
+    verdict = TestTracker().observe(1, "pytest testing/test_nodes.py", UNCLOSED_NESTED)
+    assert verdict.status is ValidationStatus.FAILED
+    assert verdict.report is not None and verdict.report.totals == {"failed": 1}

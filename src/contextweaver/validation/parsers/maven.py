@@ -17,12 +17,15 @@ _TOTALS = re.compile(
     _PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)[^\S\n]*(?=\n)"
 )
 _TEST_FAILURE = re.compile(
-    _PREFIX + r"([^\s(]++)(?:\(([^\s)]++)\))?(?: --)?[ \t]++Time elapsed: [\d.,]++ s(?:ec)?[ \t]++<<< (FAILURE|ERROR)!"
+    _PREFIX
+    + r"([^\s(]++)(?:\(([^\s)]++)\))?(?: --)?[ \t]++Time elapsed: [\d.,]++ s(?:ec)?[ \t]++<<< (FAILURE|ERROR)!"
 )
 _RESULTS = re.compile(_PREFIX + r"Results ?:")
 _BUILD = re.compile(_PREFIX + r"BUILD (SUCCESS|FAILURE)(?=\n)")
 _COMPILATION_ERROR = re.compile(_PREFIX + r"COMPILATION ERROR")
-_GOAL_FAILED = re.compile(r"\n\[ERROR\] Failed to execute goal [^\n]*?: (Compilation failure|No tests were executed!)")
+_GOAL_FAILED = re.compile(
+    r"\n\[ERROR\] Failed to execute goal [^\n]*?: (Compilation failure|No tests were executed!)"
+)
 """Maven's closing error for a build that never ran a test (Maven 3.9 prints no COMPILATION ERROR banner
 when the compiler's messages are quiet); either is a failed run."""
 _GOAL_IDS = {"Compilation failure": "[compilation error]", "No tests were executed!": "[no tests executed]"}
@@ -34,7 +37,9 @@ class MavenParser(RunnerParser):
     runner = "maven"
     family = "maven"
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
-    failure_marker = re.compile(r"<<< (?:FAILURE|ERROR)!|BUILD FAILURE|Tests run: \d++, Failures: (?:[1-9]|\d++, Errors: [1-9])")
+    failure_marker = re.compile(
+        r"<<< (?:FAILURE|ERROR)!|BUILD FAILURE|Tests run: \d++, Failures: (?:[1-9]|\d++, Errors: [1-9])"
+    )
     hints = ("Tests run: ", " T E S T S")
     marker_pattern = re.compile(
         _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S(?=\n))"

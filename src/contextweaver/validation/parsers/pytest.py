@@ -158,7 +158,12 @@ def split_runs(text: str) -> list[tuple[str, bool]]:
     in_report = False
     depth = 0
     last_end = 0
-    for position, kind, end in events:
+    last_summary = max((i for i, event in enumerate(events) if event[1] == "summary"), default=-1)
+    for index, (position, kind, end) in enumerate(events):
+        if kind == "summary" and depth > 0 and index == last_summary:
+            # the output's last closing line closes the outer run: a nested session left unclosed
+            # (pytester stopped by the failure being reported) ends where the outer run's line begins
+            depth, pieces_from = 0, position
         if kind == "report":
             in_report = in_report or (run_start is not None and depth == 0)
         elif kind == "start":

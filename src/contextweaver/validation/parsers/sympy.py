@@ -49,7 +49,9 @@ class SympyParser(RunnerParser):
     runner = "sympy"
     family = "sympy"
     command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")
-    failure_marker = re.compile(r"\[FAIL\](?=\n)|\n=+ tests finished: [^\n]*?\b[1-9]\d* (?:failed|exceptions?)")
+    failure_marker = re.compile(
+        r"\[FAIL\](?=\n)|\n=+ tests finished: [^\n]*?\b[1-9]\d* (?:failed|exceptions?)"
+    )
     hints = ("tests finished: ", "test process starts")
     marker_pattern = re.compile(r"\n(?:=+ test(?: process starts =+(?=\n)|s finished: )| tests finished: )")
 
