@@ -11,7 +11,6 @@ import time
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tests.validation.fuzz_inputs import FAILURES, FRAGMENTS, check, check_mixed, mixed_pieces, pieces
 
 EXAMPLES = 200

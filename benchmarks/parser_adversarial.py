@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from contextweaver.validation import parse_observation
 from tests.validation.adversarial import shapes
+
+from contextweaver.validation import parse_observation
 
 
 def best_ms(text: str, runs: int = 3) -> float:

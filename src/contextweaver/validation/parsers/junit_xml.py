@@ -114,9 +114,12 @@ class JunitXmlParser(RunnerParser):
                 outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
                 if outcomes:  # the most severe child decides (`<skipped/>` may precede `<failure>`)
                     status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
-            if status is TestStatus.PASSED and ' status="' in raw:
-                if (attribute(raw, "status") or "").lower() in _NOT_RUN:
-                    status = TestStatus.SKIPPED
+            if (
+                status is TestStatus.PASSED
+                and ' status="' in raw
+                and (attribute(raw, "status") or "").lower() in _NOT_RUN
+            ):
+                status = TestStatus.SKIPPED
             # attribute()'s plain-search path, inlined for the two attributes every testcase has
             at = raw.find(' classname="')
             stop = raw.find('"', at + 12) if at >= 0 else -1
