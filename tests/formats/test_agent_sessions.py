@@ -36,7 +36,10 @@ def test_claude_code_reads_the_active_branch_across_a_compaction() -> None:
     assert "unpaired_tool_calls" not in parallel.meta
     # thinking keeps its signature in the verbatim blocks; the summary after compaction is a user step
     assert run.steps[0].messages[0]["content"][0]["signature"] == "c2lnLTE="
-    assert run.steps[0].thought == "Start by running the tests to see the failure.\nLet me run the test suite first."
+    assert (
+        run.steps[0].thought
+        == "Start by running the tests to see the failure.\nLet me run the test suite first."
+    )
     kinds = [s.kind for s in run.steps]
     assert kinds.count("user") == 2
     summary = run.steps[kinds.index("user", kinds.index("user") + 1)]
