@@ -35,7 +35,7 @@ class _Slow(Exception):
 
 
 def _seconds(text: str, limit: float = 3.0) -> float:
-    """Best of two parse times; the limit stops a runaway pattern (the regex engine checks signals)."""
+    """Best of two parse CPU times; the wall-clock limit stops a runaway pattern (the regex engine checks signals)."""
 
     def stop(*_: object) -> None:
         raise _Slow
@@ -45,9 +45,9 @@ def _seconds(text: str, limit: float = 3.0) -> float:
     try:
         for _ in range(2):
             signal.setitimer(signal.ITIMER_REAL, limit)
-            start = time.perf_counter()
+            start = time.process_time()  # CPU time: other processes on the machine do not count
             parse_observation(text, "")
-            best = min(best, time.perf_counter() - start)
+            best = min(best, time.process_time() - start)
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Slow:
         return float("inf")
@@ -62,7 +62,7 @@ def test_parse_time_grows_linearly(shape: str) -> None:
     small, large = _seconds(HOSTILE[shape](32_000)), _seconds(HOSTILE[shape](128_000))
     assert large < 3.0, f"{shape}: 128 KB took more than 3 s"
     # 4x the input: linear is about 4x the time, quadratic 16x (plus slack for a busy machine)
-    assert large < 8 * small + 0.05, (shape, small, large)
+    assert large < 8 * small + 0.1, (shape, small, large)
 
 
 _OLD_IGNORED = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>", re.DOTALL)
