@@ -46,6 +46,31 @@ FRAGMENTS = {
         '{"version":"3.13.0","examples":[{"full_description":"C a","status":"passed","file_path":"./c.rb"}],'
         '"summary":{"example_count":1,"failure_count":0,"pending_count":0},"summary_line":"1 example"}\n',
     ],
+    "gradle": ["> Task :test\n", "com.a.BTest > works() PASSED\n", "BUILD SUCCESSFUL in 2s\n"],
+    "phpunit": [
+        "PHPUnit 10.5.0 by Sebastian Bergmann and contributors.\n",
+        "..  2 / 2 (100%)\n",
+        "OK (2 tests, 2 assertions)\n",
+    ],
+    "vitest": [
+        " RUN  v1.6.0 /app\n",
+        " ✓ src/a.test.ts  (2 tests) 3ms\n",
+        " Test Files  1 passed (1)\n",
+        "      Tests  2 passed (2)\n",
+    ],
+    "tap": ["TAP version 13\n", "ok 1 - works\n", "1..1\n", "# tests 1\n", "# pass 1\n", "# fail 0\n"],
+    "rspec-text": [
+        "Randomized with seed 1\n",
+        "..\n",
+        "Finished in 0.01 seconds (files took 0.1 seconds to load)\n",
+        "2 examples, 0 failures\n",
+    ],
+    "minitest": ["# Running:\n", "..\n", "2 runs, 2 assertions, 0 failures, 0 errors, 0 skips\n"],
+    "ctest": [
+        "Test project /b\n",
+        "1/1 Test #1: unit .....   Passed    0.01 sec\n",
+        "100% tests passed, 0 tests failed out of 1\n",
+    ],
     "dart-json": [
         '{"protocolVersion":"0.1.1","type":"start","time":0}\n',
         '{"suite":{"id":0,"path":"test/a_test.dart"},"type":"suite","time":0}\n',
@@ -68,6 +93,13 @@ FAILURES = {
     "dotnet-xml": '<UnitTestResult testName="c" outcome="Failed"/>',
     "rspec-json": '{"version":"3.13.0","examples":[{"full_description":"C b","status":"failed"}],'
     '"summary":{"example_count":1,"failure_count":1,"pending_count":0}}',
+    "gradle": "com.a.BTest > breaks() FAILED\n",
+    "phpunit": "FAILURES!\nTests: 2, Assertions: 2, Failures: 1.\n",
+    "vitest": "      Tests  1 failed | 1 passed (2)\n",
+    "tap": "not ok 2 - breaks\n",
+    "rspec-text": "2 examples, 1 failure\n",
+    "minitest": "2 runs, 2 assertions, 1 failures, 0 errors, 0 skips\n",
+    "ctest": "50% tests passed, 1 tests failed out of 2\n",
     "dart-json": '{"test":{"id":9,"name":"b","suiteID":0},"type":"testStart","time":4}\n'
     '{"testID":9,"result":"failure","skipped":false,"hidden":false,"type":"testDone","time":5}',
 }

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
 _TEST = re.compile(r"\n *+\d++/\d++ ++Test ++#\d++: (\S++)([^\n]*+)")
 """The name, then dots, the outcome and the time, read with str methods (see _outcome)."""
@@ -48,7 +48,7 @@ class CtestParser(RunnerParser):
         totals: dict[str, int] | None = None
         for _percent, failed, total in _CLOSING.findall(text):
             run = {"total": int(total), "failed": int(failed)}
-            totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
+            totals = add_totals(totals, run)
         if totals is None and not tests:
             return None
         return TestReport(

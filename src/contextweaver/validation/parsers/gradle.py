@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
 _TEST = re.compile(r"\n([\w.$]++(?: > [^\n>]+?)*?) > ([^\n>]+?) (PASSED|FAILED|SKIPPED)(?=\n)")
 """`pkg.Class > method() FAILED` (nested classes add `> Inner`); PASSED and SKIPPED lines appear only when
@@ -36,7 +36,7 @@ class GradleParser(RunnerParser):
         totals: dict[str, int] | None = None
         for ran, failed, skipped in _COMPLETED.findall(text):
             run = {"total": int(ran), "failed": int(failed or 0), "skipped": int(skipped or 0)}
-            totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
+            totals = add_totals(totals, run)
         builds = _BUILD.findall(text)
         for task in _TASK_FAILED.findall(text):
             if not task.lower().endswith("test"):

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
 _SUMMARY = re.compile(r"\n(\d++) (?:runs|tests), \d++ assertions, (\d++) failures, (\d++) errors, (\d++) skips")
 _BLOCK = re.compile(r"\n +\d++\) (Failure|Error|Skipped):\n([\w:]++#\S+?)(?: \[[^\]\n]*+\])?:?(?=\n)")
@@ -43,7 +43,7 @@ class MinitestParser(RunnerParser):
         for runs, failures, errors, skips in _SUMMARY.findall(text):
             run = {"total": int(runs), "failed": int(failures), "error": int(errors), "skipped": int(skips)}
             run["passed"] = run["total"] - run["failed"] - run["error"] - run["skipped"]
-            totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
+            totals = add_totals(totals, run)
         if totals is None and not tests:
             return None
         return TestReport(

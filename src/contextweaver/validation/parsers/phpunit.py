@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
 _OK = re.compile(r"\nOK \((\d++) tests?, \d++ assertions?\)")
 _TOTALS = re.compile(r"\nTests: (\d++), Assertions: \d++((?:, \w++: \d++)*+)\.?(?=\n)")
@@ -37,8 +37,10 @@ class PhpunitParser(RunnerParser):
         sections = list(_SECTION.finditer(text))
         for index, section in enumerate(sections):
             status = _SECTION_STATUS.get(section.group(1))
+            if status is None:  # risky tests and warnings ran and passed
+                continue
             end = sections[index + 1].start() if index + 1 < len(sections) else len(text)
-            for test in _NUMBERED.findall(text, section.end(), end) if status else ():
+            for test in _NUMBERED.findall(text, section.end(), end):
                 record(tests, test, status)
         totals: dict[str, int] | None = None
         closing = [(m.start(), {"total": int(m.group(1))}) for m in _OK.finditer(text)]
@@ -50,7 +52,7 @@ class PhpunitParser(RunnerParser):
                     run[_KEYS[key]] = run.get(_KEYS[key], 0) + int(value)
             closing.append((match.start(), run))
         for _, run in sorted(closing, key=lambda pair: pair[0]):
-            totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
+            totals = add_totals(totals, run)
         if totals is not None:
             totals["passed"] = totals["total"] - sum(totals.get(k, 0) for k in ("failed", "error", "skipped"))
         if not tests and totals is None:

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
 _SUMMARY = re.compile(
     r"\n(\d++) examples?, (\d++) failures?(?:, (\d++) pending)?(?:, (\d++) errors? occurred outside of examples)?"
@@ -19,7 +19,8 @@ class RspecTextParser(RunnerParser):
     """Only failing examples are named (in the rerun list); the summary line closes a run."""
 
     runner = "rspec"
-    family = "rspec"
+    family = "rspec-text"
+    """Not the JSON reader's family: a run printing both formats is read by both."""
     command_pattern = re.compile(r"\brspec\b")
     failure_marker = re.compile(r"\n\d++ examples?, [1-9]\d* failures?|\nrspec \./\S+:\d++ # ")
     hints = (" example",)
@@ -35,7 +36,7 @@ class RspecTextParser(RunnerParser):
             run = {"total": int(examples), "failed": int(failures), "skipped": int(pending or 0)}
             run["error"] = int(outside or 0)
             run["passed"] = run["total"] - run["failed"] - run["skipped"]
-            totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
+            totals = add_totals(totals, run)
         if totals is None and not tests:
             return None
         return TestReport(

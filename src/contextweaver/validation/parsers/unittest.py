@@ -86,14 +86,16 @@ class UnittestParser(RunnerParser):
     def _run(self, text: str, start: int, end: int, closer: re.Match[str] | None) -> TestReport:
         tests: dict[str, TestStatus] = {}
         statuses = _STATUSES
-        for name, where, word in _VERBOSE.on(text).findall(text, start, end):
+        verbose = _VERBOSE.on(text).findall(text, start, end) if text.find(" ... ", start, end) >= 0 else ()
+        for name, where, word in verbose:
             test = where if where.endswith("." + name) else f"{where}.{name}"
             status = statuses[word]
             if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
                 record(tests, test, status)
         if text.count(" ... ", start, end) > len(tests):
             _interleaved(text, start, end, tests)
-        for status, name, where in _HEADER.findall(text, start, end):
+        headers = _HEADER.findall(text, start, end) if text.find(": ", start, end) >= 0 else ()
+        for status, name, where in headers:
             record(tests, test_id(name, where), _STATUSES[status])
         if closer is None:
             ran = _RAN_ONLY.search(text, start, end)

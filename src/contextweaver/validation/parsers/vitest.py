@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
 _TESTS = re.compile(r"\n {0,8}Tests  ++([^\n(]*+)\((\d++)\)")
 _FILES = re.compile(r"\n {0,8}Test Files  ++([^\n(]*+)\(\d++\)")
@@ -40,7 +40,7 @@ class VitestParser(RunnerParser):
             for number, word in _COUNT.findall(counts):
                 key = _NAMES.get(word, word)
                 run[key] = run.get(key, 0) + int(number)
-            totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
+            totals = add_totals(totals, run)
         files_failed = any("failed" in counts for counts in _FILES.findall(text))
         if not tests and totals is None and not files_failed:
             return None
