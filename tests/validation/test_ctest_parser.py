@@ -19,8 +19,8 @@ Test project /home/dev/lib/build
 Total Test time (real) =  10.07 sec
 
 The following tests FAILED:
-	  2 - io_roundtrip (Failed)
-	  4 - slow_sort (Timeout)
+\t  2 - io_roundtrip (Failed)
+\t  4 - slow_sort (Timeout)
 Errors while running CTest
 """
 
