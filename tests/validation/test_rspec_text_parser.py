@@ -35,4 +35,6 @@ def test_failed_examples_and_summary() -> None:
 def test_clean_run_passes_and_a_cut_run_is_unknown() -> None:
     clean = "....\n\nFinished in 0.002 seconds (files took 0.1 seconds to load)\n4 examples, 0 failures\n"
     assert TestTracker().observe(1, "rspec", clean).status is ValidationStatus.PASSED
-    assert TestTracker().observe(1, "rspec", "Randomized with seed 1\n....\n").status is ValidationStatus.UNKNOWN
+    assert (
+        TestTracker().observe(1, "rspec", "Randomized with seed 1\n....\n").status is ValidationStatus.UNKNOWN
+    )

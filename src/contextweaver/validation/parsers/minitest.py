@@ -8,7 +8,9 @@ from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
-_SUMMARY = re.compile(r"\n(\d++) (?:runs|tests), \d++ assertions, (\d++) failures, (\d++) errors, (\d++) skips")
+_SUMMARY = re.compile(
+    r"\n(\d++) (?:runs|tests), \d++ assertions, (\d++) failures, (\d++) errors, (\d++) skips"
+)
 _BLOCK = re.compile(r"\n +\d++\) (Failure|Error|Skipped):\n([\w:]++#\S+?)(?: \[[^\]\n]*+\])?:?(?=\n)")
 _VERBOSE = re.compile(r"\n([\w:]++#\w\S*+) = [\d.]++ s = ([.FES])(?=\n)")
 _STATUSES = {
@@ -28,7 +30,9 @@ class MinitestParser(RunnerParser):
     runner = "minitest"
     family = "minitest"
     command_pattern = re.compile(r"\brake test\b|\bbin/rails test\b|\bruby -I\w* test\b|\bm?test\b")
-    failure_marker = re.compile(r"\n\d++ (?:runs|tests), \d++ assertions, (?:[1-9]\d* failures|\d++ failures, [1-9])")
+    failure_marker = re.compile(
+        r"\n\d++ (?:runs|tests), \d++ assertions, (?:[1-9]\d* failures|\d++ failures, [1-9])"
+    )
     hints = (" assertions, ",)
     marker_pattern = re.compile(r"\n\d++ (?:runs|tests), \d++ assertions, \d++ failures, \d++ errors")
 
@@ -51,5 +55,6 @@ class MinitestParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=totals is not None,
-            failed_signal=any_failure(tests.values()) or bool(totals and (totals["failed"] or totals["error"])),
+            failed_signal=any_failure(tests.values())
+            or bool(totals and (totals["failed"] or totals["error"])),
         )

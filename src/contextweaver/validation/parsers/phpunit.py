@@ -10,7 +10,9 @@ from contextweaver.validation.report import TestReport, add_totals, any_failure,
 
 _OK = re.compile(r"\nOK \((\d++) tests?, \d++ assertions?\)")
 _TOTALS = re.compile(r"\nTests: (\d++), Assertions: \d++((?:, \w++: \d++)*+)\.?(?=\n)")
-_SECTION = re.compile(r"\nThere (?:was|were) \d++ (failure|error|skipped test|incomplete test|risky test|warning)s?:")
+_SECTION = re.compile(
+    r"\nThere (?:was|were) \d++ (failure|error|skipped test|incomplete test|risky test|warning)s?:"
+)
 _NUMBERED = re.compile(r"\n\d++\) ([\w\\]++::\w++)")
 _KEYS = {"Errors": "error", "Failures": "failed", "Skipped": "skipped", "Incomplete": "skipped"}
 _SECTION_STATUS = {
@@ -62,5 +64,6 @@ class PhpunitParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=totals is not None,
-            failed_signal=any_failure(tests.values()) or bool(totals and (totals.get("failed") or totals.get("error"))),
+            failed_signal=any_failure(tests.values())
+            or bool(totals and (totals.get("failed") or totals.get("error"))),
         )

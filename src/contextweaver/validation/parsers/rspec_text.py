@@ -44,5 +44,6 @@ class RspecTextParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=totals is not None,
-            failed_signal=any_failure(tests.values()) or bool(totals and (totals["failed"] or totals["error"])),
+            failed_signal=any_failure(tests.values())
+            or bool(totals and (totals["failed"] or totals["error"])),
         )

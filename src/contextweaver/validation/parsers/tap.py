@@ -32,7 +32,9 @@ class TapParser(RunnerParser):
         tests: dict[str, TestStatus] = {}
         for _indent, word, name, directive in _RESULT.findall(text):
             if directive.lower() in ("skip", "todo"):
-                status = TestStatus.SKIPPED if word == "ok" or directive.lower() == "todo" else TestStatus.FAILED
+                status = (
+                    TestStatus.SKIPPED if word == "ok" or directive.lower() == "todo" else TestStatus.FAILED
+                )
             else:
                 status = TestStatus.PASSED if word == "ok" else TestStatus.FAILED
             record(tests, name.strip() or "(unnamed)", status)

@@ -49,5 +49,7 @@ class VitestParser(RunnerParser):
             tests=tests,
             totals=totals,
             complete=totals is not None,
-            failed_signal=files_failed or any_failure(tests.values()) or bool(totals and totals.get("failed")),
+            failed_signal=files_failed
+            or any_failure(tests.values())
+            or bool(totals and totals.get("failed")),
         )
