@@ -1,14 +1,14 @@
 """A ContextWeaver whose steps live in a durable store: crash-safe, resumable, inspectable.
 
     session = Session.create(store, "run-42", [system, task])
-    session.add_step(step)           # the raw step is committed before the memory works on it
+    session.add_step(step)           # woven, then the raw step and its annotation are committed
     session.context(max_tokens=8000)
     ...
     session = Session.open(store, "run-42")   # after a restart: the same graph, no analyzer calls
 
-`add_step` commits the raw step first (that commit is the acknowledgement: a crash after it loses
-nothing), then runs Algorithm 1 and commits the annotation (parents with confidence and reason,
-summaries, status, labels). Resuming replays the stored steps through a ContextWeaver whose
+`add_step` runs Algorithm 1, commits the raw step (the acknowledgement: a crash after it loses
+nothing; a step that fails to weave is never stored), then commits the annotation (parents with
+confidence and reason, summaries, status, labels). Resuming replays the stored steps through a ContextWeaver whose
 annotator returns the stored annotations, so an LLM analyzer is not called again and the graph is
 the one that was acknowledged; the validation tracker is rebuilt by the replay itself. A step whose
 annotation never reached the disk (a crash between the two commits) is annotated on resume.
@@ -93,13 +93,19 @@ class Session:
         model: Model | None = None,
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> Session:
         """Start a session (committed), its root being the system prompt and the task verbatim."""
         config = config or WeaverConfig.model_validate({})
         weaver = ContextWeaver(config, model=model)
         weaver.begin(root)  # validates the root before anything is stored
         info = store.create_session(
-            session_id, root, config.model_dump(mode="json"), conversation_key=conversation_key, meta=meta
+            session_id,
+            root,
+            config.model_dump(mode="json"),
+            conversation_key=conversation_key,
+            meta=meta,
+            owner=owner,
         )
         return cls(store, info, weaver, [])
 
@@ -148,17 +154,17 @@ class Session:
         return session
 
     def add_step(self, step: Step, *, fmt: str | None = None) -> Node:
-        """Commit the step, then weave it into the graph and commit the annotation."""
+        """Weave the step into the graph, commit it, then commit its annotation."""
         index = len(self.weaver.graph)
         step_digest = digest(step.messages or step.chat_messages())
-        self.store.append_step(self.id, index, step, step_digest, fmt)  # the acknowledgement point
-        self.digests.append(step_digest)
         labels_before = len(self.weaver.graph.labels)
-        try:
+        try:  # woven before the commit: a step the memory cannot weave is never stored to poison a reopen
             node = self.weaver.add_step(step)
+            self.store.append_step(self.id, index, step, step_digest, fmt)  # the acknowledgement point
         except BaseException:
-            self.broken = True  # the step is stored; a reopen annotates it
+            self.broken = True  # the in-memory graph is ahead of the store: reopen the session
             raise
+        self.digests.append(step_digest)
         self.store.save_annotation(
             self.id, index, annotation_of(node, self.weaver.graph.labels[labels_before:])
         )

@@ -62,6 +62,8 @@ class SessionInfo:
     conversation_key: str | None = None
     format: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    owner: str | None = None
+    """Keyed hash of the credential that created the session (None: created without one)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ class Store(Protocol):
         *,
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> SessionInfo:
         """Create and commit a session; raises SessionExists when the id is taken."""
         ...
@@ -146,8 +149,8 @@ class Store(Protocol):
 
     def step_count(self, session_id: str) -> int: ...
 
-    def steps(self, session_id: str, start: int = 1) -> list[StoredStep]:
-        """Stored steps from index `start` on, with their annotations when stored."""
+    def steps(self, session_id: str, start: int = 1, limit: int | None = None) -> list[StoredStep]:
+        """Stored steps from index `start` on (at most `limit`), with their annotations when stored."""
         ...
 
     def digests(self, session_id: str) -> list[str]:
@@ -160,6 +163,10 @@ class Store(Protocol):
 
     def save_annotation(self, session_id: str, index: int, annotation: StoredAnnotation) -> None:
         """Commit the node's summaries, parents, status and the labels it gave, in one transaction."""
+        ...
+
+    def secret(self, name: str) -> str:
+        """A random secret kept in the store, made on first use (e.g. the key of owner hashes)."""
         ...
 
     def close(self) -> None: ...

@@ -81,6 +81,15 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        2,
+        "session owners and store secrets",
+        (
+            "ALTER TABLE cw_sessions ADD COLUMN owner TEXT",
+            "CREATE INDEX cw_sessions_by_owner ON cw_sessions (owner)",
+            "CREATE TABLE cw_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

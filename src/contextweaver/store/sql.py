@@ -8,6 +8,7 @@ session. Every public write returns only after its commit: that is the acknowled
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -108,17 +109,18 @@ class SQLStore:
         *,
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> SessionInfo:
         now = time.time()
         row = (
             session_id, conversation_key, canonical(list(root)), digest(root), canonical(config),
-            canonical(meta or {}), now, now,
+            canonical(meta or {}), now, now, owner,
         )  # fmt: skip
         try:
             with self._write() as tx:
                 tx.execute(
                     "INSERT INTO cw_sessions (id, conversation_key, root, root_digest, config, meta, "
-                    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
         except self._integrity_error() as exc:
@@ -206,25 +208,35 @@ class SQLStore:
             rows = tx.execute("SELECT digest FROM cw_steps WHERE session_id = ? ORDER BY idx", (session_id,))
         return [str(r["digest"]) for r in rows]
 
-    def steps(self, session_id: str, start: int = 1) -> list[StoredStep]:
+    def steps(self, session_id: str, start: int = 1, limit: int | None = None) -> list[StoredStep]:
+        end = start + limit if limit is not None else 2**62
         with self._read() as tx:
             rows = tx.execute(
                 "SELECT s.*, n.summary, n.dependency_summary, n.validation_status, n.idx AS node_idx "
                 "FROM cw_steps s LEFT JOIN cw_nodes n ON n.session_id = s.session_id AND n.idx = s.idx "
-                "WHERE s.session_id = ? AND s.idx >= ? ORDER BY s.idx",
-                (session_id, start),
+                "WHERE s.session_id = ? AND s.idx >= ? AND s.idx < ? ORDER BY s.idx",
+                (session_id, start, end),
             )
             edges = tx.execute(
                 "SELECT child, parent, confidence, reason FROM cw_edges WHERE session_id = ? AND child >= ? "
-                "ORDER BY child, rank",
-                (session_id, start),
+                "AND child < ? ORDER BY child, rank",
+                (session_id, start, end),
             )
             labels = tx.execute(
                 "SELECT by_idx, idx, status, reason FROM cw_labels WHERE session_id = ? AND by_idx >= ? "
-                "ORDER BY by_idx, seq",
-                (session_id, start),
+                "AND by_idx < ? ORDER BY by_idx, seq",
+                (session_id, start, end),
             )
         return _assemble(rows, edges, labels)
+
+    def secret(self, name: str) -> str:
+        with self._write() as tx:
+            tx.execute(
+                "INSERT INTO cw_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                (name, secrets.token_hex(32)),
+            )
+            rows = tx.execute("SELECT value FROM cw_secrets WHERE name = ?", (name,))
+        return str(rows[0]["value"])
 
 
 def _session_info(row: dict[str, Any]) -> SessionInfo:
@@ -239,6 +251,7 @@ def _session_info(row: dict[str, Any]) -> SessionInfo:
         conversation_key=row["conversation_key"],
         format=row["format"],
         meta=json.loads(row["meta"]),
+        owner=row.get("owner"),
     )
 
 

@@ -1,0 +1,180 @@
+"""The proxy's route handlers: read and check a chat request, weave it off the event loop, forward it.
+
+A request is parsed strictly and validated in full before anything is stored: a bad one is a 400
+and its session is untouched. Weaving runs in a bounded pool of worker threads, so the event loop
+keeps answering health checks and other sessions while one session parses a large output. When the
+memory itself fails on a step (a bug, not bad input), nothing of that step is stored and the request
+goes upstream unwoven, marked with `x-contextweaver-fallback`: the conversation is never stuck.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from contextweaver.serve.conversation import BadConversation, Conversation, read_conversation
+from contextweaver.serve.forward import Upstream
+from contextweaver.serve.guard import Caller
+from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
+from contextweaver.serve.inspect import session_page, session_summary
+from contextweaver.serve.payload import BadPayload, parse_body
+from contextweaver.serve.redact import redact_text
+from contextweaver.serve.sessions import (
+    BadSessionId,
+    DivergedHistory,
+    NotOwner,
+    SessionManager,
+    Woven,
+    check_session_id,
+    lock_key,
+)
+from contextweaver.store.base import StoreError
+
+log = logging.getLogger("contextweaver.serve")
+SESSION_HEADER = "x-contextweaver-session"
+FALLBACK_HEADER = "x-contextweaver-fallback"
+PAGE_SIZE = 100
+MAX_PAGE = 1000
+
+
+def is_store_failure(exc: BaseException) -> bool:
+    """A failure of the database (full disk, lost connection), not of the request or of the memory."""
+    module = type(exc).__module__
+    return isinstance(exc, StoreError) or module.startswith(("sqlite3", "psycopg"))
+
+
+def store_unavailable(exc: BaseException) -> Response:
+    log.error("store failure: %s: %s", type(exc).__name__, exc)
+    return error(503, f"the session store failed: {type(exc).__name__}: {exc}", kind="server_error",
+                 code="store_unavailable")  # fmt: skip
+
+
+def caller_of(request: Request) -> Caller:
+    caller = request.scope.get("state", {}).get("caller")
+    return caller if isinstance(caller, Caller) else Caller(None, False)
+
+
+class Routes:
+    def __init__(self, manager: SessionManager, upstream: Upstream, *, max_body_bytes: int, fmt: str,
+                 weaving_threads: int = 4) -> None:  # fmt: skip
+        self.manager = manager
+        self.upstream = upstream
+        self.max_body_bytes = max_body_bytes
+        self.format = fmt
+        self.locks = KeyedLocks()
+        self.weavers = anyio.CapacityLimiter(weaving_threads)
+
+    async def chat_completions(self, request: Request) -> Response:
+        started = time.perf_counter()
+        read = await self._read(request)
+        if isinstance(read, Response):
+            return read
+        payload, conversation, session_id = read
+        caller = caller_of(request)
+        extra: dict[str, str] = {}
+        try:
+            woven = await self._weave(conversation, session_id, caller)
+        except (DivergedHistory, NotOwner) as exc:
+            return error(409, str(exc), kind="conflict", code="history_diverged" if isinstance(exc, DivergedHistory)
+                         else "session_taken")  # fmt: skip
+        except Exception as exc:
+            if is_store_failure(exc):
+                return store_unavailable(exc)
+            log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
+            woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
+        if woven.context is not None:
+            payload["messages"] = [*woven.context.messages, *conversation.pending]
+            log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
+                     woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
+        extra["server-timing"] = f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"
+        if woven.session_id is not None:
+            extra[SESSION_HEADER] = woven.session_id
+        content = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        return await self.upstream.forward(request, "/chat/completions", content, extra,
+                                           stream=bool(payload.get("stream")), caller=caller)  # fmt: skip
+
+    async def _read(self, request: Request) -> Response | tuple[dict[str, Any], Conversation, str | None]:
+        """The payload, its conversation and the named session, or the 4xx that explains the problem."""
+        try:
+            payload = parse_body(await read_body(request, self.max_body_bytes))
+        except BodyTooLarge as exc:
+            return error(
+                413, f"request body too large: the limit is {exc.limit} bytes", code="body_too_large"
+            )
+        except BadPayload as exc:
+            return error(400, str(exc), code=exc.code)
+        if not isinstance(payload, dict):
+            return error(400, "request body must be a JSON object with 'model' and 'messages'")
+        if "messages" not in payload:
+            return error(400, "missing required field 'messages'", param="messages", code="missing_field")
+        named = request.headers.get(SESSION_HEADER)
+        try:
+            session_id = check_session_id(named) if named is not None else None
+            conversation = read_conversation(payload["messages"], self.format)
+        except BadSessionId as exc:
+            return error(400, str(exc), param=SESSION_HEADER, code="invalid_session_id")
+        except BadConversation as exc:
+            return error(400, str(exc), param=exc.param, code="invalid_messages")
+        return payload, conversation, session_id
+
+    async def _weave(self, conversation: Conversation, session_id: str | None, caller: Caller) -> Woven:
+        async with self.locks.hold(lock_key(conversation, session_id, caller.owner)):
+            return await anyio.to_thread.run_sync(
+                self.manager.weave, conversation, session_id, caller.owner, limiter=self.weavers
+            )
+
+    async def models(self, request: Request) -> Response:
+        return await self.upstream.forward(
+            request, "/models", None, {}, stream=False, caller=caller_of(request)
+        )
+
+    async def list_sessions(self, request: Request) -> Response:
+        owner = caller_of(request).owner
+        offset, limit = page_of(request)
+        try:
+            infos = await anyio.to_thread.run_sync(self.manager.store.sessions)
+        except Exception as exc:
+            if is_store_failure(exc):
+                return store_unavailable(exc)
+            raise
+        mine = [info for info in infos if info.owner == owner]
+        page = [session_summary(info) for info in mine[offset : offset + limit]]
+        after = offset + len(page)
+        return JSONResponse(
+            {"sessions": page, "total": len(mine), "next_offset": after if after < len(mine) else None}
+        )
+
+    async def show_session(self, request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        offset, limit = page_of(request)
+        try:
+            detail = await anyio.to_thread.run_sync(
+                session_page, self.manager.store, session_id, caller_of(request).owner, offset, limit
+            )
+        except Exception as exc:
+            if is_store_failure(exc):
+                return store_unavailable(exc)
+            raise
+        if detail is None:  # another caller's session is as invisible as a missing one
+            return error(404, f"no session {session_id!r} in the store", code="session_not_found")
+        return JSONResponse(detail)
+
+    async def health(self, request: Request) -> Response:
+        store = redact_text(self.manager.store.url)
+        return JSONResponse({"status": "ok", "store": store, "upstream": self.upstream.shown})
+
+
+def page_of(request: Request) -> tuple[int, int]:
+    """`offset` and `limit` query parameters, clamped (a bad value is the default, not an error)."""
+
+    def number(name: str, default: int) -> int:
+        value = request.query_params.get(name, "")
+        return int(value) if value.isdigit() and len(value) < 10 else default
+
+    return number("offset", 0), max(1, min(MAX_PAGE, number("limit", PAGE_SIZE)))
