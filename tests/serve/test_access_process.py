@@ -79,7 +79,11 @@ def test_every_route_needs_the_token(proxy: tuple[Proxy, Path]) -> None:
     before = len(log.read_text().splitlines())
     for method, path in [("POST", "/v1/chat/completions"), ("GET", "/v1/models"), ("GET", "/contextweaver/sessions"),
                          ("GET", "/contextweaver/health")]:  # fmt: skip
-        for headers in ({}, {"authorization": "Bearer wrong-token-0123456789"}, {"x-contextweaver-token": "no"}):
+        for headers in (
+            {},
+            {"authorization": "Bearer wrong-token-0123456789"},
+            {"x-contextweaver-token": "no"},
+        ):
             answer = httpx.request(method, server.url + path, headers={**headers, "content-type": "application/json"},
                                    content=json.dumps({"model": "m", "messages": task("x")}))  # fmt: skip
             assert answer.status_code == 401, (path, headers)
@@ -131,4 +135,7 @@ def test_the_operator_key_goes_only_to_token_holders(proxy: tuple[Proxy, Path]) 
     received = json.loads(log.read_text().splitlines()[-1])
     assert received["_authorization"] == f"Bearer {OPERATOR_KEY}", "the token itself never goes upstream"
     own = chat(server, task("own-key"), as_caller("sk-own"))
-    assert own.status_code == 200 and json.loads(log.read_text().splitlines()[-1])["_authorization"] == "Bearer sk-own"
+    assert (
+        own.status_code == 200
+        and json.loads(log.read_text().splitlines()[-1])["_authorization"] == "Bearer sk-own"
+    )

@@ -16,13 +16,20 @@ from tests.serve.test_access_process import chat, step
 
 TOKEN = "proxy-token-0123456789abcdef"
 pytestmark = pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed")
-HEADERS = {"x-contextweaver-token": TOKEN, "authorization": "Bearer sk-caller", "content-type": "application/json"}
+HEADERS = {
+    "x-contextweaver-token": TOKEN,
+    "authorization": "Bearer sk-caller",
+    "content-type": "application/json",
+}
 
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     tmp = tmp_path_factory.mktemp("hostile")
-    with upstream_process(tmp) as (port, _), serve_process(tmp, f"http://127.0.0.1:{port}/v1", token=TOKEN) as proxy:
+    with (
+        upstream_process(tmp) as (port, _),
+        serve_process(tmp, f"http://127.0.0.1:{port}/v1", token=TOKEN) as proxy,
+    ):
         yield proxy
 
 
@@ -34,12 +41,22 @@ def post(proxy: Proxy, body: bytes, session: str = "raw") -> httpx.Response:
 @pytest.mark.parametrize(
     ("body", "code"),
     [
-        (b'{"model": "m", "temperature": NaN, "messages": [{"role": "user", "content": "t"}]}', "invalid_number"),
+        (
+            b'{"model": "m", "temperature": NaN, "messages": [{"role": "user", "content": "t"}]}',
+            "invalid_number",
+        ),
         (b'{"model": "m", "top_p": 1e999, "messages": [{"role": "user", "content": "t"}]}', "invalid_number"),
-        (b'{"model": "m", "seed": ' + b"9" * 5000 + b', "messages": [{"role": "user", "content": "t"}]}',
-         "invalid_number"),  # fmt: skip
-        (b'{"model": "m", "messages": [{"role": "user", "content": "t"}], "x": ' + b"[" * 3000 + b"]" * 3000 + b"}",
-         "too_deep"),  # fmt: skip
+        (
+            b'{"model": "m", "seed": ' + b"9" * 5000 + b', "messages": [{"role": "user", "content": "t"}]}',
+            "invalid_number",
+        ),  # fmt: skip
+        (
+            b'{"model": "m", "messages": [{"role": "user", "content": "t"}], "x": '
+            + b"[" * 3000
+            + b"]" * 3000
+            + b"}",
+            "too_deep",
+        ),  # fmt: skip
     ],
     ids=["nan", "1e999", "5000-digit-int", "3000-deep"],
 )
