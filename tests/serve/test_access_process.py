@@ -139,3 +139,17 @@ def test_the_operator_key_goes_only_to_token_holders(proxy: tuple[Proxy, Path]) 
         own.status_code == 200
         and json.loads(log.read_text().splitlines()[-1])["_authorization"] == "Bearer sk-own"
     )
+
+
+def test_an_agent_that_trims_its_history_keeps_its_named_session(proxy: tuple[Proxy, Path]) -> None:
+    server, _ = proxy
+    headers = {**as_caller("sk-trim"), "x-contextweaver-session": "trimmed"}
+    messages, ids = task("trimmed"), set()
+    for n in range(6):
+        answer = chat(server, messages, headers)
+        assert answer.status_code == 200, answer.text
+        ids.add(answer.headers["x-contextweaver-session"])
+        messages = step(messages, answer, f"output {n}")
+        messages = [*messages[:2], *messages[2:][-4:]]  # the agent keeps its last two turns only
+    page = httpx.get(server.url + "/contextweaver/sessions/trimmed", headers=as_caller("sk-trim")).json()
+    assert ids == {"trimmed"} and page["steps"] == 5  # the 6th answer is not sent back yet

@@ -2,9 +2,10 @@
 
 A request names its session with a header, or the session is found from the conversation itself
 (its root and first step: the "conversation key"). Only steps the session has not seen are added,
-after checking that the stored steps are a prefix of the request's history. A named session whose
-history departs from the request is a conflict (HTTP 409); an unnamed one forks into a new session,
-since two runs of one task are two conversations. A session belongs to the credential that
+after checking that the stored steps are a prefix of the request's history, or, for a named
+session of an agent that drops its oldest turns, that the request starts inside the stored tail. A
+named session whose history departs from the request is a conflict (HTTP 409); an unnamed one forks
+into a new session, since two runs of one task are two conversations. A session belongs to the credential that
 created it (`owner`, a keyed hash): another credential can neither append to it nor find it by
 its conversation key. Callers serialize work per `lock_key`; this class is otherwise thread-safe.
 Loaded sessions are kept in an LRU bounded by their estimated bytes and reloaded when another
@@ -66,6 +67,20 @@ def lock_key(conversation: Conversation, session_id: str | None, owner: str | No
     if session_id is not None:
         return f"id:{session_id}"
     return f"key:{owner}:{conversation.key or conversation.root_digest}"
+
+
+def trimmed_overlap(stored: list[str], incoming: list[str]) -> int | None:
+    """How many leading request steps are the stored session's last ones (an agent that trims old turns).
+
+    None when the request does not continue the session's tail (an edited or restarted history).
+    """
+    if not incoming or not stored:
+        return None
+    for start in range(len(stored) - 1, -1, -1):
+        if stored[start] == incoming[0]:
+            tail = stored[start:]
+            return len(tail) if incoming[: len(tail)] == tail else None
+    return None
 
 
 def derived_key(conversation: Conversation, owner: str | None) -> str | None:
@@ -147,13 +162,18 @@ class SessionManager:
                 )
             session = self._load(session_id, info.steps)
         shared = matched_prefix(session.digests, conversation.step_digests)
-        if shared < session.step_count:
+        known = (
+            session.step_count
+            if shared == session.step_count
+            else trimmed_overlap(session.digests, conversation.step_digests)
+        )
+        if known is None:
             raise DivergedHistory(
                 f"the request's history departs from session {session_id!r} at step {shared + 1} "
                 f"(the session holds {session.step_count} steps, the request {len(conversation.steps)}); "
                 "use a new session id for an edited or restarted conversation"
             )
-        return self._advance(session, conversation, created)
+        return self._advance(session, conversation, created, known)
 
     def _derived(self, conversation: Conversation, owner: str | None) -> Woven:
         key = derived_key(conversation, owner)
@@ -179,8 +199,11 @@ class SessionManager:
                 continue
         raise RuntimeError(f"could not find a free session id for conversation {key[:16]}")
 
-    def _advance(self, session: Session, conversation: Conversation, created: bool) -> Woven:
-        new = conversation.steps[session.step_count :]
+    def _advance(
+        self, session: Session, conversation: Conversation, created: bool, known: int | None = None
+    ) -> Woven:
+        """Add the request's steps after its first `known` ones (default: as many as the session holds)."""
+        new = conversation.steps[session.step_count if known is None else known :]
         try:
             for step in new:
                 session.add_step(step, fmt=conversation.format)
