@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from contextweaver.store.sqlite import SQLiteStore
 from tests.serve.harness import task
 from tests.serve.processes import CLI, Proxy, serve_process, upstream_process
-from tests.serve.test_access_process import chat, step
+from tests.serve.test_access_process import chat, run, step
 
 TOKEN = "proxy-token-0123456789abcdef"
 pytestmark = pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed")
@@ -72,19 +71,9 @@ def test_unknown_routes_and_methods_answer_in_openai_shape(proxy: Proxy) -> None
     assert wrong.status_code == 405 and "error" in wrong.json()
 
 
-def good_run(proxy: Proxy, session: str, steps: int) -> list[dict[str, Any]]:
-    headers = {**HEADERS, "x-contextweaver-session": session}
-    messages = task(session)
-    for n in range(steps):
-        answer = chat(proxy, messages, headers)
-        assert answer.status_code == 200, answer.text
-        messages = step(messages, answer, f"output {n}")
-    return messages
-
-
 def test_a_malformed_tool_call_is_a_400_and_the_session_goes_on(proxy: Proxy) -> None:
     headers = {**HEADERS, "x-contextweaver-session": "calls"}
-    messages = good_run(proxy, "calls", 2)
+    messages = run(proxy, headers, "calls", 2)
     bad = [*messages, {"role": "assistant", "content": None, "tool_calls": [{"id": "c9", "type": "function",
            "function": "bash -c ls"}]}, {"role": "tool", "tool_call_id": "c9", "content": "x"}]  # fmt: skip
     answer = chat(proxy, bad, headers)
