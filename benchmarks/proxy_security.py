@@ -1,6 +1,6 @@
 """Security probes against real `contextweaver serve` processes; prints one row per probe.
 
-    .venv/bin/python benchmarks/proxy_security.py [--only NAME ...] [--hostile-mb 1]
+    .venv/bin/python benchmarks/proxy_security.py [--only WORD ...]
     PYTHONPATH=OTHER/src .venv/bin/python benchmarks/proxy_security.py   # the same probes, another checkout
 
 Each probe starts what it needs (the fake upstream of tests/serve, one or more proxies on loopback)
@@ -287,8 +287,15 @@ def abandoned(tmp: Path, _: int) -> str:
         return f"{upstream['abandoned']} of {upstream['received']} upstream calls cancelled"
 
 
-def health_during_parse(tmp: Path, port: int, megabytes: float = 1.0) -> str:
-    hostile = "\nPASS" + " " * int(megabytes * 1024 * 1024)  # quadratic for a jest pattern with no cap
+MB = 1024 * 1024
+HOSTILE = {
+    "spaces": "\nPASS" + " " * MB,  # jest's marker pattern; also past the tokenizer's backtracking limit
+    "testcase": "<testcase " + "a " * (MB // 2),  # a junit tag that never closes
+}
+
+
+def health_during_parse(tmp: Path, port: int, shape: str) -> str:
+    hostile = HOSTILE[shape]
     call = {
         "id": "c1",
         "type": "function",
@@ -327,7 +334,12 @@ OWN: dict[str, Callable[[Path, int], str]] = {
     "--api-key-env, keyless caller": operator_key,
     "credentials in the upstream URL": url_keys,
     "20 clients time out at 0.5 s": abandoned,
-    "health while 1 MB hostile output parses": health_during_parse,
+    "health while 1 MB of '\\nPASS'+spaces is woven": lambda tmp, port: health_during_parse(
+        tmp, port, "spaces"
+    ),
+    "health while 1 MB of '<testcase a a ...' is woven": lambda tmp, port: health_during_parse(
+        tmp, port, "testcase"
+    ),
 }
 
 
