@@ -14,13 +14,15 @@ import math
 import re
 from typing import Any
 
+from contextweaver.errors import ContextWeaverError
+
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 40
 REPLACEMENT = "\ufffd"
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")
 
 
-class BadPayload(ValueError):
+class BadPayload(ContextWeaverError, ValueError):
     """The body cannot be accepted; the message says why, `code` names the rule."""
 
     def __init__(self, message: str, code: str = "invalid_json") -> None:

@@ -39,7 +39,7 @@ class DivergedHistory(ContextWeaverError, RuntimeError):
     """The request's history is not a continuation of the named session's stored steps."""
 
 
-class NotOwner(RuntimeError):
+class NotOwner(ContextWeaverError, RuntimeError):
     """The named session was created with another credential."""
 
 
