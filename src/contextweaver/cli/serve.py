@@ -61,12 +61,19 @@ WILDCARDS = ("0.0.0.0", "::", "")
     help="Extra Host header value to accept (loopback names always are; '*' accepts any).",
 )
 @click.option(
+    "--weaving-processes",
+    default=2,
+    show_default=True,
+    type=click.IntRange(0, 64),
+    help="Worker processes that weave (0: threads of the server process, which a huge output can stall).",
+)
+@click.option(
     "--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning", "error"])
 )
 def command(upstream: str, store_location: str, host: str, port: int, config_path: str | None,
             overrides: tuple[str, ...], budget: int | None, fmt: str, max_body_mb: float, timeout: float,
             api_key_env: str | None, auth_token_env: str | None, allowed_hosts: tuple[str, ...],
-            log_level: str) -> None:  # fmt: skip
+            weaving_processes: int, log_level: str) -> None:  # fmt: skip
     """Weave each chat request's history before it reaches the upstream model; answers pass back unchanged."""
     import uvicorn
 
@@ -91,7 +98,12 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     )  # fmt: skip
     click.echo(f"contextweaver proxy on http://{host}:{port}/v1 -> {redact_text(upstream)} "
                f"(store: {redact_text(manager.store.url)}; token {'required' if token else 'off'})", err=True)  # fmt: skip
-    uvicorn.run(create_app(settings, manager), host=host, port=port, log_level=log_level, access_log=False,
+    workers = None
+    if weaving_processes:
+        from contextweaver.serve.workers import WeavingProcesses
+
+        workers = WeavingProcesses(store_location, config, budget=budget, processes=weaving_processes)
+    uvicorn.run(create_app(settings, manager, workers=workers), host=host, port=port, log_level=log_level, access_log=False,
                 log_config=None)  # fmt: skip
 
 

@@ -32,6 +32,7 @@ from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.http import error
 from contextweaver.serve.routes import Routes, is_store_failure, store_unavailable
 from contextweaver.serve.sessions import SessionManager
+from contextweaver.serve.workers import WeavingProcesses
 
 log = logging.getLogger("contextweaver.serve")
 OWNER_SECRET = "owner-key"
@@ -80,16 +81,23 @@ async def unexpected_error(request: Request, exc: Exception) -> Response:
                  kind="server_error", code="internal_error")  # fmt: skip
 
 
-def create_app(settings: ProxySettings, manager: SessionManager, *, transport: Any = None) -> Starlette:
+def create_app(settings: ProxySettings, manager: SessionManager, *, transport: Any = None,
+               workers: WeavingProcesses | None = None) -> Starlette:  # fmt: skip
     upstream = Upstream(settings.upstream, timeout=settings.timeout, api_key_env=settings.api_key_env,
                         transport=transport)  # fmt: skip
     handlers = Routes(manager, upstream, max_body_bytes=settings.max_body_bytes, fmt=settings.format,
-                      weaving_threads=settings.weaving_threads)  # fmt: skip
+                      weaving_threads=settings.weaving_threads, workers=workers)  # fmt: skip
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with upstream.open():
-            yield
+        if workers is not None:
+            await workers.start()
+        try:
+            async with upstream.open():
+                yield
+        finally:
+            if workers is not None:
+                workers.close()
 
     guard = Middleware(Guard, token=settings.auth_token, allowed_hosts=settings.allowed_hosts,
                        owner_key=manager.store.secret(OWNER_SECRET).encode())  # fmt: skip

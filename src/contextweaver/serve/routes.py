@@ -1,8 +1,9 @@
 """The proxy's route handlers: read and check a chat request, weave it off the event loop, forward it.
 
 A request is parsed strictly and validated in full before anything is stored: a bad one is a 400
-and its session is untouched. Weaving runs in a bounded pool of worker threads, so the event loop
-keeps answering health checks and other sessions while one session parses a large output. When the
+and its session is untouched. Weaving runs off the event loop, in worker processes (workers.py; the
+CLI's default) or a bounded pool of threads, so health checks and other sessions keep being answered
+while one session parses a large output. When the
 memory itself fails on a step (a bug, not bad input), nothing of that step is stored and the request
 goes upstream unwoven, marked with `x-contextweaver-fallback`: the conversation is never stuck.
 """
@@ -34,6 +35,7 @@ from contextweaver.serve.sessions import (
     check_session_id,
     lock_key,
 )
+from contextweaver.serve.workers import WeavingProcesses
 from contextweaver.store.base import StoreError
 
 log = logging.getLogger("contextweaver.serve")
@@ -62,8 +64,10 @@ def caller_of(request: Request) -> Caller:
 
 class Routes:
     def __init__(self, manager: SessionManager, upstream: Upstream, *, max_body_bytes: int, fmt: str,
-                 weaving_threads: int = 4) -> None:  # fmt: skip
+                 weaving_threads: int = 4, workers: WeavingProcesses | None = None) -> None:  # fmt: skip
         self.manager = manager
+        self.workers = workers
+        """Worker processes that weave (None: threads of this process, bounded by `weaving_threads`)."""
         self.upstream = upstream
         self.max_body_bytes = max_body_bytes
         self.format = fmt
@@ -124,7 +128,10 @@ class Routes:
         return payload, conversation, session_id
 
     async def _weave(self, conversation: Conversation, session_id: str | None, caller: Caller) -> Woven:
-        async with self.locks.hold(lock_key(conversation, session_id, caller.owner)):
+        key = lock_key(conversation, session_id, caller.owner)
+        async with self.locks.hold(key):
+            if self.workers is not None:
+                return await self.workers.weave(key, conversation, session_id, caller.owner)
             return await anyio.to_thread.run_sync(
                 self.manager.weave, conversation, session_id, caller.owner, limiter=self.weavers
             )
