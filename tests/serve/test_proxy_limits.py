@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from contextweaver.config import WeaverConfig
-from contextweaver.models.fake_server import FakeLLMServer
+from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.serve import SessionManager, read_conversation
 from contextweaver.store.sqlite import SQLiteStore
 from tests.serve.harness import running_proxy, task, tool_call_reply

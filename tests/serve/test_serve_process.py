@@ -10,7 +10,7 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.session import Session
+from contextweaver.store import Session
 from contextweaver.store.sqlite import SQLiteStore
 from tests.serve.harness import task
 from tests.serve.processes import CLI, Proxy, serve_process, upstream_process

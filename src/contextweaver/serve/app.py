@@ -3,6 +3,8 @@
 POST /v1/chat/completions  read the conversation, store its new steps, weave, forward upstream;
                            the upstream's status, headers and bytes (SSE streams included) come
                            back unchanged, plus `x-contextweaver-session` and `server-timing`.
+POST /v1/messages          the same for Anthropic Messages (wire.py: one path, several formats);
+POST /v1/responses         and for OpenAI Responses.
 GET  /v1/models            passed through.
 GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offset`, `limit`).
 GET  /contextweaver/health
@@ -27,11 +29,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from contextweaver.serve.anthropic import MESSAGES
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.http import error
+from contextweaver.serve.responses import RESPONSES
 from contextweaver.serve.routes import Routes, is_store_failure, store_unavailable
-from contextweaver.serve.sessions import SessionManager
+from contextweaver.serve.routing import SessionManager
+from contextweaver.serve.wire import CHAT
 from contextweaver.serve.workers import WeavingProcesses
 
 log = logging.getLogger("contextweaver.serve")
@@ -56,8 +61,11 @@ class ProxySettings:
 
 def routes_of(handlers: Routes) -> list[Route]:
     return [
-        Route("/v1/chat/completions", handlers.chat_completions, methods=["POST"]),
-        Route("/chat/completions", handlers.chat_completions, methods=["POST"]),
+        Route("/v1/chat/completions", handlers.proxied(CHAT), methods=["POST"]),
+        Route("/chat/completions", handlers.proxied(CHAT), methods=["POST"]),
+        Route("/v1/messages", handlers.proxied(MESSAGES), methods=["POST"]),
+        Route("/v1/messages/count_tokens", handlers.passthrough, methods=["POST"]),
+        Route("/v1/responses", handlers.proxied(RESPONSES), methods=["POST"]),
         Route("/v1/models", handlers.models, methods=["GET"]),
         Route("/models", handlers.models, methods=["GET"]),
         Route("/contextweaver/sessions", handlers.list_sessions, methods=["GET"]),

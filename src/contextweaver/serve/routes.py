@@ -10,23 +10,25 @@ goes upstream unwoven, marked with `x-contextweaver-fallback`: the conversation 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from contextweaver.serve.conversation import BadConversation, Conversation, read_conversation
+from contextweaver.serve.conversation import BadConversation, Conversation
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
 from contextweaver.serve.inspect import session_page, session_summary
 from contextweaver.serve.payload import BadPayload, parse_body
 from contextweaver.serve.redact import redact_text
-from contextweaver.serve.sessions import (
+from contextweaver.serve.routing import (
     BadSessionId,
     DivergedHistory,
     NotOwner,
@@ -35,12 +37,14 @@ from contextweaver.serve.sessions import (
     check_session_id,
     lock_key,
 )
+from contextweaver.serve.wire import Payload, Wire
 from contextweaver.serve.workers import WeavingProcesses
 from contextweaver.store.base import StoreError
 
 log = logging.getLogger("contextweaver.serve")
 SESSION_HEADER = "x-contextweaver-session"
 FALLBACK_HEADER = "x-contextweaver-fallback"
+PASSTHROUGH_HEADER = "x-contextweaver-passthrough"
 PAGE_SIZE = 100
 MAX_PAGE = 1000
 
@@ -51,7 +55,7 @@ def is_store_failure(exc: BaseException) -> bool:
     return isinstance(exc, StoreError) or module.startswith(("sqlite3", "psycopg"))
 
 
-def store_unavailable(exc: BaseException) -> Response:
+def store_unavailable(exc: BaseException, error: Callable[..., Response] = error) -> Response:
     log.error("store failure: %s: %s", type(exc).__name__, exc)
     return error(503, f"the session store failed: {type(exc).__name__}: {exc}", kind="server_error",
                  code="store_unavailable")  # fmt: skip
@@ -74,39 +78,47 @@ class Routes:
         self.locks = KeyedLocks()
         self.weavers = anyio.CapacityLimiter(weaving_threads)
 
-    async def chat_completions(self, request: Request) -> Response:
+    def proxied(self, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+        return functools.partial(self.weave_and_forward, wire=wire)
+
+    async def weave_and_forward(self, request: Request, wire: Wire) -> Response:
         started = time.perf_counter()
-        read = await self._read(request)
+        read = await self._read(request, wire)
         if isinstance(read, Response):
             return read
-        payload, conversation, session_id = read
+        payload, conversation, state, session_id = read
         caller = caller_of(request)
         extra: dict[str, str] = {}
         try:
             woven = await self._weave(conversation, session_id, caller)
         except (DivergedHistory, NotOwner) as exc:
-            return error(409, str(exc), kind="conflict", code="history_diverged" if isinstance(exc, DivergedHistory)
-                         else "session_taken")  # fmt: skip
+            code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
+            return wire.error(409, str(exc), kind="conflict", code=code)
         except Exception as exc:
             if is_store_failure(exc):
-                return store_unavailable(exc)
+                return store_unavailable(exc, wire.error)
             log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
             woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
         if woven.context is not None:
-            payload["messages"] = [*woven.context.messages, *conversation.pending]
+            wire.write(payload, [*woven.context.messages, *conversation.pending], state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra["server-timing"] = f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"
         if woven.session_id is not None:
             extra[SESSION_HEADER] = woven.session_id
         content = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
-        return await self.upstream.forward(request, "/chat/completions", content, extra,
+        return await self.upstream.forward(request, wire.upstream_path, content, extra,
                                            stream=bool(payload.get("stream")), caller=caller)  # fmt: skip
 
-    async def _read(self, request: Request) -> Response | tuple[dict[str, Any], Conversation, str | None]:
-        """The payload, its conversation and the named session, or the 4xx that explains the problem."""
+    async def _read(
+        self, request: Request, wire: Wire
+    ) -> Response | tuple[Payload, Conversation, Any, str | None]:
+        """The payload, its conversation, the wire's state and the named session, or the 4xx (or the
+        passthrough answer) for the caller."""
+        error = wire.error
         try:
-            payload = parse_body(await read_body(request, self.max_body_bytes))
+            body = await read_body(request, self.max_body_bytes)
+            payload = parse_body(body)
         except BodyTooLarge as exc:
             return error(
                 413, f"request body too large: the limit is {exc.limit} bytes", code="body_too_large"
@@ -114,18 +126,24 @@ class Routes:
         except BadPayload as exc:
             return error(400, str(exc), code=exc.code)
         if not isinstance(payload, dict):
-            return error(400, "request body must be a JSON object with 'model' and 'messages'")
-        if "messages" not in payload:
-            return error(400, "missing required field 'messages'", param="messages", code="missing_field")
+            return error(400, f"request body must be a JSON object with 'model' and '{wire.field}'")
+        if wire.field not in payload:
+            return error(
+                400, f"missing required field '{wire.field}'", param=wire.field, code="missing_field"
+            )
+        skip = wire.passthrough(payload)
+        if skip is not None:
+            return await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
+                                               stream=bool(payload.get("stream")), caller=caller_of(request))  # fmt: skip
         named = request.headers.get(SESSION_HEADER)
         try:
             session_id = check_session_id(named) if named is not None else None
-            conversation = read_conversation(payload["messages"], self.format)
+            conversation, state = wire.read(payload, self.format)
         except BadSessionId as exc:
             return error(400, str(exc), param=SESSION_HEADER, code="invalid_session_id")
         except BadConversation as exc:
             return error(400, str(exc), param=exc.param, code="invalid_messages")
-        return payload, conversation, session_id
+        return payload, conversation, state, session_id
 
     async def _weave(self, conversation: Conversation, session_id: str | None, caller: Caller) -> Woven:
         key = lock_key(conversation, session_id, caller.owner)
@@ -135,6 +153,16 @@ class Routes:
             return await anyio.to_thread.run_sync(
                 self.manager.weave, conversation, session_id, caller.owner, limiter=self.weavers
             )
+
+    async def passthrough(self, request: Request) -> Response:
+        try:
+            body = await read_body(request, self.max_body_bytes)
+        except BodyTooLarge as exc:
+            return error(
+                413, f"request body too large: the limit is {exc.limit} bytes", code="body_too_large"
+            )
+        path = request.url.path.removeprefix("/v1")
+        return await self.upstream.forward(request, path, body, {}, stream=False, caller=caller_of(request))
 
     async def models(self, request: Request) -> Response:
         return await self.upstream.forward(

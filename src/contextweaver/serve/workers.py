@@ -19,7 +19,7 @@ from typing import Any
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve.conversation import Conversation
-from contextweaver.serve.sessions import SessionManager, Woven
+from contextweaver.serve.routing import SessionManager, Woven
 
 _manager: SessionManager | None = None
 

@@ -90,6 +90,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE cw_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
         ),
     ),
+    Migration(
+        3,
+        "what extraction computed per node: facts, token counts, placeholders, test results",
+        tuple(
+            f"ALTER TABLE cw_nodes ADD COLUMN {column}"
+            for column in (
+                "full_tokens INTEGER",
+                "compressed_tokens INTEGER",
+                "facts TEXT",
+                "tests TEXT",
+                "placeholders TEXT",
+            )
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

@@ -5,11 +5,17 @@ A request names its session with a header, or the session is found from the conv
 after checking that the stored steps are a prefix of the request's history, or, for a named
 session of an agent that drops its oldest turns, that the request starts inside the stored tail. A
 named session whose history departs from the request is a conflict (HTTP 409); an unnamed one forks
-into a new session, since two runs of one task are two conversations. A session belongs to the credential that
-created it (`owner`, a keyed hash): another credential can neither append to it nor find it by
-its conversation key. Callers serialize work per `lock_key`; this class is otherwise thread-safe.
-Loaded sessions are kept in an LRU bounded by their estimated bytes and reloaded when another
-process appended to them.
+into a new session, since two runs of one task are two conversations. A session belongs to the
+credential that created it (`owner`, a keyed hash): another credential can neither append to it nor
+find it by its conversation key.
+
+Several processes (proxy replicas) may share one store. The work on one conversation is serialized
+by the store's lock on `lock_key` (PostgreSQL: an advisory lock; within a process, callers also hold
+an in-process lock), and correctness never rests on it alone: step rows are keyed by (session,
+index) and derived session ids are a function of the conversation key, so a second writer gets
+StepConflict or SessionExists, catches up from the store and retries; it never forks or duplicates.
+Loaded sessions stay in an LRU bounded by count and estimated bytes, and read only the steps other
+processes appended since.
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ from contextweaver.config import WeaverConfig
 from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.serve.conversation import Conversation
-from contextweaver.session import Session
-from contextweaver.store.base import SessionExists, StepConflict, Store, digest
+from contextweaver.store import Session, SessionExists, StepConflict, Store
+from contextweaver.store.base import SessionInfo, digest
 from contextweaver.types import Step, WovenContext
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 DERIVED_PREFIX = "auto-"
+ATTEMPTS = 5
+"""Tries of one request when other writers keep appending to its session in between."""
 
 
 class BadSessionId(ContextWeaverError, ValueError):
@@ -70,6 +78,14 @@ def lock_key(conversation: Conversation, session_id: str | None, owner: str | No
     return f"key:{owner}:{conversation.key or conversation.root_digest}"
 
 
+def derived_key(conversation: Conversation, owner: str | None) -> str | None:
+    """The conversation key, scoped to the caller's credential: equal histories of two callers never meet."""
+    key = conversation.key
+    if key is None or owner is None:
+        return key
+    return digest([{"owner": owner, "key": key}])
+
+
 def trimmed_overlap(stored: list[str], incoming: list[str]) -> int | None:
     """How many leading request steps are the stored session's last ones (an agent that trims old turns).
 
@@ -84,17 +100,14 @@ def trimmed_overlap(stored: list[str], incoming: list[str]) -> int | None:
     return None
 
 
-def derived_key(conversation: Conversation, owner: str | None) -> str | None:
-    """The conversation key, scoped to the caller's credential: equal histories of two callers never meet."""
-    key = conversation.key
-    if key is None or owner is None:
-        return key
-    return digest([{"owner": owner, "key": key}])
-
-
 def step_bytes(step: Step) -> int:
     """Rough memory of a loaded step: its text is held about three times (raw, messages, line hashes)."""
     return 3 * (len(step.observation) + len(step.thought) + len(step.action)) + 2048
+
+
+def derived_id(key: str, number: int) -> str:
+    """The id of the `number`-th (0-based) session started from one conversation key."""
+    return f"{DERIVED_PREFIX}{key[:16]}" + (f"-{number + 1}" if number else "")
 
 
 def matched_prefix(stored: list[str], incoming: list[str]) -> int:
@@ -107,7 +120,26 @@ def matched_prefix(stored: list[str], incoming: list[str]) -> int:
     return count
 
 
+def continuation(session: Session, conversation: Conversation) -> list[Step] | None:
+    """The request's steps after the session's stored ones, or None when it does not continue them.
+
+    The usual request resends the stored messages unchanged: one comparison of the message lists
+    (no per-step hashing) confirms it, and only the messages after them are read into steps.
+    Otherwise (a reader normalized the messages, a step changed) the step digests decide.
+    """
+    raw, known = conversation.messages, session.messages
+    at = len(known)
+    boundary = raw is not None and (len(raw) == at or (len(raw) > at and raw[at].get("role") == "assistant"))
+    if boundary and raw is not None and raw[:at] == known:
+        return conversation.steps_from(at)
+    if matched_prefix(session.digests, conversation.step_digests) < session.step_count:
+        return None
+    return conversation.steps[session.step_count :]
+
+
 class SessionManager:
+    """Sessions of one store for one proxy process: loaded on demand, kept in an LRU."""
+
     def __init__(
         self,
         store: Store,
@@ -130,84 +162,81 @@ class SessionManager:
 
     def weave(self, conversation: Conversation, session_id: str | None, owner: str | None = None) -> Woven:
         """Store the request's new steps in its session and weave the context for the next call."""
-        for attempt in range(2):
-            try:
-                if session_id is not None:
-                    return self._named(conversation, session_id, owner)
-                return self._derived(conversation, owner)
-            except StepConflict:
-                if attempt:
-                    raise
-                self._forget(session_id)  # another process appended: reload and try once more
+        with self.store.hold(lock_key(conversation, session_id, owner)):
+            for attempt in range(ATTEMPTS):
+                try:
+                    if session_id is not None:
+                        return self._named(conversation, session_id, owner)
+                    return self._derived(conversation, owner)
+                except StepConflict:
+                    if attempt == ATTEMPTS - 1:
+                        raise
         raise AssertionError("unreachable")
 
     def _named(self, conversation: Conversation, session_id: str, owner: str | None) -> Woven:
         info = self.store.session(session_id)
-        created = False
         if info is None:
             try:
                 session = self._create(session_id, conversation, None, owner)
-                created = True
+                return self._advance(session, conversation.steps, conversation.format, True)
             except SessionExists:
-                return self._named(conversation, session_id, owner)
-        else:
-            if info.owner != owner:
-                raise NotOwner(
-                    f"session id {session_id!r} is taken by another credential: choose another, "
-                    "unguessable id (ids are not shared between credentials)"
-                )
-            if info.root_digest != conversation.root_digest:
-                raise DivergedHistory(
-                    f"session {session_id!r} was started with another system prompt or task; "
-                    "use a new session id for a new conversation"
-                )
-            session = self._load(session_id, info.steps)
-        shared = matched_prefix(session.digests, conversation.step_digests)
-        known = (
-            session.step_count
-            if shared == session.step_count
-            else trimmed_overlap(session.digests, conversation.step_digests)
-        )
-        if known is None:
+                info = self.store.session(session_id)
+                assert info is not None
+        if info.owner != owner:
+            raise NotOwner(
+                f"session id {session_id!r} is taken by another credential: choose another, "
+                "unguessable id (ids are not shared between credentials)"
+            )
+        if info.root_digest != conversation.root_digest:
+            raise DivergedHistory(
+                f"session {session_id!r} was started with another system prompt or task; "
+                "use a new session id for a new conversation"
+            )
+        session = self._current(info)
+        new = continuation(session, conversation)
+        overlap = trimmed_overlap(session.digests, conversation.step_digests) if new is None else None
+        if overlap is not None:
+            new = conversation.steps[overlap:]
+        if new is None:
+            shared = matched_prefix(session.digests, conversation.step_digests)
             raise DivergedHistory(
                 f"the request's history departs from session {session_id!r} at step {shared + 1} "
                 f"(the session holds {session.step_count} steps, the request {len(conversation.steps)}); "
                 "use a new session id for an edited or restarted conversation"
             )
-        return self._advance(session, conversation, created, known)
+        return self._advance(session, new, conversation.format, False)
 
     def _derived(self, conversation: Conversation, owner: str | None) -> Woven:
         key = derived_key(conversation, owner)
         if key is None:  # no step yet: nothing to store, the root goes out verbatim
             return Woven(None, None)
-        best = None
-        candidates = self.store.sessions(key)
-        for info in candidates:
-            if info.owner != owner:
-                continue
-            if info.steps > len(conversation.steps) or (best is not None and info.steps <= best.steps):
-                continue
-            stored = self._digests(info.id, info.steps)
-            if matched_prefix(stored, conversation.step_digests) == len(stored):
-                best = info
-        if best is not None:
-            return self._advance(self._load(best.id, best.steps), conversation, False)
+        mine = [info for info in self.store.sessions(key) if info.owner == owner]
+        candidates = sorted(mine, key=lambda info: -info.steps)
+        for info in candidates:  # the longest stored history the request continues
+            session = self._current(info)
+            new = continuation(session, conversation)
+            if new is not None:
+                return self._advance(session, new, conversation.format, False)
         for number in range(len(candidates), len(candidates) + 1000):
-            session_id = f"{DERIVED_PREFIX}{key[:16]}" + (f"-{number + 1}" if number else "")
+            session_id = derived_id(key, number)
             try:
-                return self._advance(self._create(session_id, conversation, key, owner), conversation, True)
-            except SessionExists:
-                continue
+                session = self._create(session_id, conversation, key, owner)
+            except SessionExists:  # another process started it just now: join it when it is ours
+                found = self.store.session(session_id)
+                if found is None or found.conversation_key != key or found.owner != owner:
+                    continue
+                session = self._current(found)
+                new = continuation(session, conversation)
+                if new is None:
+                    continue
+                return self._advance(session, new, conversation.format, False)
+            return self._advance(session, conversation.steps, conversation.format, True)
         raise RuntimeError(f"could not find a free session id for conversation {key[:16]}")
 
-    def _advance(
-        self, session: Session, conversation: Conversation, created: bool, known: int | None = None
-    ) -> Woven:
-        """Add the request's steps after its first `known` ones (default: as many as the session holds)."""
-        new = conversation.steps[session.step_count if known is None else known :]
+    def _advance(self, session: Session, new: list[Step], fmt: str, created: bool) -> Woven:
         try:
             for step in new:
-                session.add_step(step, fmt=conversation.format)
+                session.add_step(step, fmt=fmt)
         finally:
             if session.broken:
                 self._forget(session.id)
@@ -231,24 +260,17 @@ class SessionManager:
         self._remember(session)
         return session
 
-    def _digests(self, session_id: str, stored_steps: int) -> list[str]:
+    def _current(self, info: SessionInfo) -> Session:
+        """The loaded session brought up to `info` (reading only the steps appended since), or opened."""
         with self._cache_lock:
-            session = self._cache.get(session_id)
-        if session is not None and session.step_count == stored_steps:
-            return session.digests
-        return self.store.digests(session_id)
-
-    def _load(self, session_id: str, stored_steps: int | None = None) -> Session:
-        """The loaded session, reloaded from the store when it holds more steps than we have."""
-        with self._cache_lock:
-            session = self._cache.get(session_id)
+            session = self._cache.get(info.id)
             if session is not None:
-                self._cache.move_to_end(session_id)
-        if stored_steps is None:
-            stored_steps = self.store.step_count(session_id)
-        if session is None or session.step_count != stored_steps:
-            session = Session.open(self.store, session_id, model=self.model)
+                self._cache.move_to_end(info.id)
+        if session is None or session.broken or session.step_count > info.steps:
+            session = Session.open(self.store, info.id, model=self.model)
             self._remember(session)
+        elif session.step_count < info.steps:
+            session.catch_up()
         return session
 
     def _remember(self, session: Session) -> None:
@@ -278,11 +300,7 @@ class SessionManager:
         with self._cache_lock:
             return sum(self._sizes.values())
 
-    def _forget(self, session_id: str | None) -> None:
+    def _forget(self, session_id: str) -> None:
         with self._cache_lock:
-            if session_id is None:
-                self._cache.clear()
-                self._sizes.clear()
-            else:
-                self._cache.pop(session_id, None)
-                self._sizes.pop(session_id, None)
+            self._cache.pop(session_id, None)
+            self._sizes.pop(session_id, None)
