@@ -1,7 +1,7 @@
 """Security probes against real `contextweaver serve` processes; prints one row per probe.
 
     .venv/bin/python benchmarks/proxy_security.py [--only WORD ...]
-    PYTHONPATH=OTHER/src .venv/bin/python benchmarks/proxy_security.py   # the same probes, another checkout
+    .venv/bin/python benchmarks/proxy_security.py --proxy-src OTHER/src   # the proxy of another checkout
 
 Each probe starts what it needs (the fake upstream of tests/serve, one or more proxies on loopback)
 and reports what an attacker or a careless client gets. Written to run against older proxies too:
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -29,18 +30,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import contextlib
 
 from tests.serve.harness import task  # noqa: E402
-from tests.serve.processes import CLI, Proxy, free_port, serve_process, start_serve, upstream_process  # noqa: E402
+from tests.serve.processes import (  # noqa: E402
+    CLI,
+    SERVE_ENV,
+    Proxy,
+    free_port,
+    serve_process,
+    start_serve,
+    upstream_process,
+)
 
 TOKEN = "bench-proxy-token-0123456789"
 SECRET = "pw-secret-5b2c"
 
 
 def has_auth() -> bool:
-    help_text = subprocess.run([str(CLI), "serve", "--help"], capture_output=True, text=True).stdout
+    env = {**os.environ, **SERVE_ENV}
+    help_text = subprocess.run([str(CLI), "serve", "--help"], capture_output=True, text=True, env=env).stdout
     return "--auth-token-env" in help_text
 
 
-AUTH = has_auth()
+AUTH = True
+"""Whether the proxy under test knows --auth-token-env (older ones are probed without a token)."""
 
 
 def caller(key: str, session: str | None = None) -> dict[str, str]:
@@ -348,7 +359,14 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--only", nargs="*", help="run only probes whose name contains one of these words")
+    parser.add_argument(
+        "--proxy-src", help="run the proxy from this source tree (e.g. an older checkout's src)"
+    )
     args = parser.parse_args()
+    global AUTH
+    if args.proxy_src:
+        SERVE_ENV["PYTHONPATH"] = args.proxy_src
+    AUTH = has_auth()
     wanted = [w.lower() for w in args.only or []]
     chosen = lambda name: not wanted or any(w in name.lower() for w in wanted)  # noqa: E731
     rows: list[tuple[str, str]] = []

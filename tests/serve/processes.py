@@ -19,6 +19,8 @@ from pathlib import Path
 import httpx
 
 CLI = Path(sys.executable).with_name("contextweaver")
+SERVE_ENV: dict[str, str] = {}
+"""Extra environment of every `contextweaver serve` started here (e.g. PYTHONPATH of another checkout)."""
 UPSTREAM = Path(__file__).with_name("upstream_process.py")
 
 
@@ -62,7 +64,7 @@ def start_serve(tmp: Path, upstream: str, *args: str, env: dict[str, str] | None
     command = [str(CLI), "serve", "--upstream", upstream, "--store", str(store), "--port", str(port), *args]
     with stderr.open("w") as sink:
         process = subprocess.Popen(command, stderr=sink, stdout=sink, text=True,
-                                   env={**os.environ, "PYTHONHASHSEED": "0", **(env or {})})  # fmt: skip
+                                   env={**os.environ, "PYTHONHASHSEED": "0", **SERVE_ENV, **(env or {})})  # fmt: skip
     return process, port, stderr, store
 
 

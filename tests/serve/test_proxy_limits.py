@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 
 from contextweaver.config import WeaverConfig
-from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.serve import SessionManager, read_conversation
 from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer
 from tests.serve.harness import running_proxy, task, tool_call_reply
 
 
