@@ -23,7 +23,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Proxy, Pat
     tmp = tmp_path_factory.mktemp("access")
     with (
         upstream_process(tmp) as (port, log),
-        serve_process(tmp, f"http://127.0.0.1:{port}/v1", "--api-key-env", "CW_OPERATOR_KEY",
+        serve_process(tmp, f"http://127.0.0.1:{port}/v1", "--api-key-env", "CW_OPERATOR_KEY", "--weaving-processes", "1",
                       env={"CW_OPERATOR_KEY": OPERATOR_KEY}, token=TOKEN) as proxy,
     ):  # fmt: skip
         yield proxy, log

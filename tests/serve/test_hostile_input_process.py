@@ -26,7 +26,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     tmp = tmp_path_factory.mktemp("hostile")
     with (
         upstream_process(tmp) as (port, _),
-        serve_process(tmp, f"http://127.0.0.1:{port}/v1", token=TOKEN) as proxy,
+        serve_process(tmp, f"http://127.0.0.1:{port}/v1", "--weaving-processes", "1", token=TOKEN) as proxy,
     ):
         yield proxy
 

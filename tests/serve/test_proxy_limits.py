@@ -72,7 +72,7 @@ def test_a_client_that_gives_up_cancels_the_upstream_call(tmp_path: Path) -> Non
         def give_up(n: int) -> None:
             with contextlib.suppress(httpx.TimeoutException):
                 httpx.post(
-                    f"{url}/chat/completions", json={"model": "m", "messages": task(f"gone-{n}")}, timeout=0.5
+                    f"{url}/chat/completions", json={"model": "m", "messages": task(f"gone-{n}")}, timeout=1.0
                 )
 
         threads = [threading.Thread(target=give_up, args=(n,)) for n in range(8)]
@@ -83,8 +83,10 @@ def test_a_client_that_gives_up_cancels_the_upstream_call(tmp_path: Path) -> Non
         deadline = time.monotonic() + 2.5
         while upstream["abandoned"] < upstream["received"] and time.monotonic() < deadline:
             time.sleep(0.05)
-    assert upstream["received"] == 8
-    assert upstream["abandoned"] == 8, "every upstream call was cancelled when its caller left"
+    assert upstream["received"] >= 1  # on a loaded machine a client may give up before its call goes out
+    assert upstream["abandoned"] == upstream["received"], (
+        "every upstream call was cancelled when its caller left"
+    )
 
 
 def test_a_full_disk_is_a_503_store_unavailable_and_the_proxy_recovers(tmp_path: Path) -> None:
@@ -113,11 +115,11 @@ def test_a_full_disk_is_a_503_store_unavailable_and_the_proxy_recovers(tmp_path:
 
 def test_loaded_sessions_are_bounded_by_bytes(tmp_path: Path) -> None:
     manager = SessionManager(
-        SQLiteStore(tmp_path / "s.db"), WeaverConfig.model_validate({}), cache_bytes=5_000_000
+        SQLiteStore(tmp_path / "s.db"), WeaverConfig.model_validate({}), cache_bytes=1_000_000
     )
     for n in range(4):
         messages = [*task(f"big-{n}"), {"role": "assistant", "content": "```bash\ncat log\n```"},
-                    {"role": "user", "content": "y" * 1_000_000}, {"role": "assistant", "content": "done"}]  # fmt: skip
+                    {"role": "user", "content": "y" * 200_000}, {"role": "assistant", "content": "done"}]  # fmt: skip
         manager.weave(read_conversation(messages), f"big-{n}")
-        assert manager.cached_bytes <= 5_000_000
-    assert list(manager._cache) == ["big-3"], "one 1 MB session is ~3 MB loaded: only the newest fits"
+        assert manager.cached_bytes <= 1_000_000
+    assert list(manager._cache) == ["big-3"], "one 200 KB session is ~600 KB loaded: only the newest fits"

@@ -36,7 +36,9 @@ def test_no_credential_of_the_upstream_url_leaks(tmp_path: Path) -> None:
             str
         ] = []  # what the proxy itself writes (the live upstream's own bodies are its business)
         for upstream in (live, dead):
-            with serve_process(tmp_path, upstream, "--log-level", "info", token=TOKEN) as proxy:
+            with serve_process(
+                tmp_path, upstream, "--log-level", "info", "--weaving-processes", "0", token=TOKEN
+            ) as proxy:
                 shown.append(httpx.get(proxy.url + "/contextweaver/health", headers=headers).text)
                 answers = [chat(proxy, task("leak"), headers).text,  # the live one is logged by httpx at INFO
                            httpx.get(proxy.url + "/v1/models?key=caller-key-2f", headers=headers).text]  # fmt: skip
