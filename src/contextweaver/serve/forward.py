@@ -18,6 +18,7 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from contextweaver.serve.cache_ledger import TAIL_BYTES
 from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import error, response_headers, upstream_headers
 from contextweaver.serve.redact import redact_url
@@ -63,8 +64,10 @@ class Upstream:
                                          params=params or None)  # fmt: skip
 
     async def forward(self, request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
-                      stream: bool, caller: Caller) -> Response:  # fmt: skip
-        """The upstream's answer (status, headers, bytes; SSE relayed as it comes) for the caller."""
+                      stream: bool, caller: Caller, on_answer: Callable[[bytes], None] | None = None) -> Response:  # fmt: skip
+        """The upstream's answer (status, headers, bytes; SSE relayed as it comes) for the caller.
+
+        `on_answer` gets the answer's body (of a stream: its end, where the usage event is)."""
         assert self.client is not None
         client = self.client
         outgoing = self._request(request, path, content, caller)
@@ -80,7 +83,8 @@ class Upstream:
             return Response(status_code=CLIENT_GONE)
         out_headers = response_headers(answer.headers.multi_items(), extra)
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            return StreamingResponse(_relay(answer), status_code=answer.status_code, headers=out_headers)
+            return StreamingResponse(_relay(answer, on_answer), status_code=answer.status_code,
+                                     headers=out_headers)  # fmt: skip
         try:
             data = await until_disconnect(request, _read_all(answer))
         except httpx.HTTPError as exc:
@@ -90,6 +94,8 @@ class Upstream:
             await answer.aclose()
         if data is None:
             return Response(status_code=CLIENT_GONE)
+        if on_answer is not None:
+            on_answer(data)
         return Response(data, status_code=answer.status_code, headers=out_headers)
 
 
@@ -120,10 +126,14 @@ async def _read_all(answer: httpx.Response) -> bytes:
     return b"".join([chunk async for chunk in answer.aiter_raw()])
 
 
-async def _relay(answer: httpx.Response) -> AsyncIterator[bytes]:
+async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None) -> AsyncIterator[bytes]:
     """The upstream's event stream, byte for byte; the upstream connection is closed either way."""
+    tail = b""
     try:
         async for chunk in answer.aiter_raw():
+            tail = (tail + chunk)[-TAIL_BYTES:]
             yield chunk
     finally:
         await answer.aclose()
+    if on_answer is not None:
+        on_answer(tail)

@@ -21,6 +21,7 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from contextweaver.serve.cache_ledger import CacheLedger
 from contextweaver.serve.conversation import BadConversation, Conversation
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import Caller
@@ -45,6 +46,8 @@ log = logging.getLogger("contextweaver.serve")
 SESSION_HEADER = "x-contextweaver-session"
 FALLBACK_HEADER = "x-contextweaver-fallback"
 PASSTHROUGH_HEADER = "x-contextweaver-passthrough"
+CACHE_HEADER = "x-contextweaver-cached-prefix"
+"""Share of the forwarded request a provider's prefix cache could serve (simulated)."""
 PAGE_SIZE = 100
 MAX_PAGE = 1000
 
@@ -76,6 +79,7 @@ class Routes:
         self.max_body_bytes = max_body_bytes
         self.format = fmt
         self.locks = KeyedLocks()
+        self.ledger = CacheLedger()
         self.weavers = anyio.CapacityLimiter(weaving_threads)
 
     def proxied(self, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
@@ -99,16 +103,23 @@ class Routes:
                 return store_unavailable(exc, wire.error)
             log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
             woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
+        sent = None
         if woven.context is not None:
-            wire.write(payload, [*woven.context.messages, *conversation.pending], state)
+            sent = [*woven.context.messages, *conversation.pending]
+            wire.write(payload, sent, state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra["server-timing"] = f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"
+        on_answer = None
         if woven.session_id is not None:
-            extra[SESSION_HEADER] = woven.session_id
+            extra[SESSION_HEADER] = sid = woven.session_id
+            if sent is not None:
+                share = await anyio.to_thread.run_sync(self.ledger.request, sid, sent)
+                extra[CACHE_HEADER] = f"{share:.3f}"
+            on_answer = functools.partial(self.ledger.answer, sid)
         content = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
-        return await self.upstream.forward(request, wire.upstream_path, content, extra,
-                                           stream=bool(payload.get("stream")), caller=caller)  # fmt: skip
+        return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
+                                           stream=bool(payload.get("stream")), on_answer=on_answer)  # fmt: skip
 
     async def _read(
         self, request: Request, wire: Wire
@@ -198,6 +209,7 @@ class Routes:
             raise
         if detail is None:  # another caller's session is as invisible as a missing one
             return error(404, f"no session {session_id!r} in the store", code="session_not_found")
+        detail["prompt_cache"] = self.ledger.summary(session_id)
         return JSONResponse(detail)
 
     async def health(self, request: Request) -> Response:
