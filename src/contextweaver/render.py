@@ -11,6 +11,7 @@ from contextweaver.tokens import (
     count_images,
     count_message,
     count_text,
+    encode,
     get_encoding,
 )
 from contextweaver.types import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step
@@ -90,7 +91,7 @@ def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
 @lru_cache(maxsize=16)
 def _token_ids(text: str) -> tuple[int, ...]:
     """Encoded once per distinct giant observation, so re-trimming at other sizes only decodes."""
-    return tuple(get_encoding().encode(text, disallowed_special=()))
+    return tuple(encode(text))
 
 
 def trim_text(text: str, max_tokens: int) -> str:
