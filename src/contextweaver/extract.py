@@ -3,22 +3,47 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from contextweaver.facts import extract_facts
 from contextweaver.render import compressed_messages
 from contextweaver.repeats import output_lines
 from contextweaver.tokens import content_text, count_message
-from contextweaver.types import Message, Node, Step
+from contextweaver.types import Facts, Message, Node, Step
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What node extraction derives from a step alone: immutable, so nodes of several strategies share it."""
+
+    facts: Facts
+    full_tokens: int
+    compressed_tokens: int
+    output_lines: frozenset[int]
+
+
+def extract(step: Step) -> Extraction:
+    """The facts and both token counts of a step (use `step.extraction`: it is cached on the step)."""
+    probe = Node(index=0, step=step)
+    return Extraction(
+        facts=extract_facts(step),
+        full_tokens=sum(count_message(m) for m in step.chat_messages()),
+        compressed_tokens=sum(count_message(m) for m in compressed_messages(probe)),
+        output_lines=output_lines(step.observation) if step.kind == "agent" else frozenset(),
+    )
 
 
 def make_node(index: int, step: Step) -> Node:
-    """A node with its facts and both token counts; nothing here is recomputed later."""
-    node = Node(index=index, step=step, facts=extract_facts(step))
-    node.full_tokens = sum(count_message(m) for m in step.chat_messages())
-    node.compressed_tokens = sum(count_message(m) for m in compressed_messages(node))
-    if step.kind == "agent":
-        node.output_lines = output_lines(step.observation)
-    return node
+    """A node with its facts and both token counts; nothing here is recomputed later, nor per strategy."""
+    found = step.extraction
+    return Node(
+        index=index,
+        step=step,
+        facts=found.facts,
+        full_tokens=found.full_tokens,
+        compressed_tokens=found.compressed_tokens,
+        output_lines=found.output_lines,
+    )
 
 
 def root_node(messages: Sequence[Message]) -> Node:

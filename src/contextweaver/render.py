@@ -98,9 +98,11 @@ def trim_text(text: str, max_tokens: int) -> str:
 
 def messages_to_text(messages: Sequence[Message]) -> str:
     """Plain text of a conversation: each message's content and tool-call arguments, in order."""
-    parts = []
-    for message in messages:
-        text = content_text(message.get("content"))
-        calls = [str(c.get("function", {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
-        parts.append("\n".join(p for p in [text, *calls] if p))
-    return "\n\n".join(parts)
+    return "\n\n".join(message_text(m) for m in messages)
+
+
+def message_text(message: Message) -> str:
+    """One message's part of `messages_to_text`: its content, then each tool call's arguments."""
+    text = content_text(message.get("content"))
+    calls = [str(c.get("function", {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
+    return "\n".join(p for p in [text, *calls] if p)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from contextweaver.extract import Extraction
 
 Message = dict[str, Any]
 """One OpenAI-style chat message: role, content, optional tool_calls / tool_call_id."""
@@ -66,6 +70,14 @@ class Step:
             return ({"role": "user", "content": self.observation},)
         assistant = "\n\n".join(part for part in (self.thought, self.action) if part)
         return ({"role": "assistant", "content": assistant}, {"role": "user", "content": self.observation})
+
+    @cached_property
+    def extraction(self) -> Extraction:
+        """Facts and token counts of this step, computed on first use and shared by every node built
+        from it (each strategy of a replay builds its own node from the same step). Immutable."""
+        from contextweaver.extract import extract
+
+        return extract(self)
 
 
 @dataclass(frozen=True)

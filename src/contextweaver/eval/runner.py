@@ -28,7 +28,7 @@ from contextweaver.formats import detect_format, load_trajectory
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
 
-SCHEMA = 1
+SCHEMA = 2
 TRAJECTORY_SUFFIXES = (".json", ".jsonl", ".traj")
 
 
