@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contextweaver.facts import extract_facts
-from contextweaver.render import compressed_messages
+from contextweaver.render import placeholder_messages
 from contextweaver.repeats import output_lines
 from contextweaver.tokens import content_text, count_message
 from contextweaver.types import Facts, Message, Node, Step
@@ -20,16 +20,19 @@ class Extraction:
     full_tokens: int
     compressed_tokens: int
     output_lines: frozenset[int]
+    compressed: tuple[Message, ...]
+    """The step's messages with observations as placeholders (copied out, never handed out)."""
 
 
 def extract(step: Step) -> Extraction:
     """The facts and both token counts of a step (use `step.extraction`: it is cached on the step)."""
-    probe = Node(index=0, step=step)
+    compressed = placeholder_messages(step)
     return Extraction(
         facts=extract_facts(step),
         full_tokens=sum(count_message(m) for m in step.chat_messages()),
-        compressed_tokens=sum(count_message(m) for m in compressed_messages(probe)),
+        compressed_tokens=sum(count_message(m) for m in compressed),
         output_lines=output_lines(step.observation) if step.kind == "agent" else frozenset(),
+        compressed=compressed,
     )
 
 

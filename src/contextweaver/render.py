@@ -35,12 +35,18 @@ def full_messages(node: Node) -> list[Message]:
 
 
 def compressed_messages(node: Node) -> list[Message]:
-    """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept)."""
-    step = node.step
-    return [
+    """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept).
+
+    Built once per step (`Step.extraction`), copied out at each weave: no observation is re-read."""
+    return [dict(m) for m in node.step.extraction.compressed]
+
+
+def placeholder_messages(step: Step) -> tuple[Message, ...]:
+    """The step's messages with each observation replaced by the placeholder (what extraction caches)."""
+    return tuple(
         {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else dict(m)
         for m in step.chat_messages()
-    ]
+    )
 
 
 def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:

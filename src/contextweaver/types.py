@@ -63,9 +63,12 @@ class Step:
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def chat_messages(self) -> tuple[Message, ...]:
-        """The messages this step contributes to a conversation."""
-        if self.messages:
-            return self.messages
+        """The messages this step contributes to a conversation (shared: copy before changing one)."""
+        return self.messages or self._synthesized
+
+    @cached_property
+    def _synthesized(self) -> tuple[Message, ...]:
+        """Without source messages: the assistant + user pair from the text, built once."""
         if self.kind == "user":
             return ({"role": "user", "content": self.observation},)
         assistant = "\n\n".join(part for part in (self.thought, self.action) if part)
