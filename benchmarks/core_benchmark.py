@@ -19,7 +19,7 @@ from pathlib import Path
 from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.replay import replay
 from contextweaver.formats import load_trajectory
-from contextweaver.strategies import strategy_factory
+from contextweaver.strategies import build_strategy
 from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 
@@ -45,7 +45,7 @@ def dev_set(budget: int | None) -> None:
         for trajectory, needed in zip(trajectories, evidence, strict=True):
             t_hits = t_total = 0
             tokens = []
-            for record in replay(trajectory, strategy_factory(name), budget):
+            for record in replay(trajectory, lambda name=name: build_strategy(name).strategy, budget):
                 seconds.append(record.seconds)
                 items = needed.get(record.index + 1)
                 if items is None:

@@ -63,6 +63,14 @@ class WeaverConfig(BaseModel):
     )
     status_line_chars: int = Field(600, ge=80, description="cap of the prepended TEST STATUS line")
 
+    def needs_model(self) -> bool:
+        """Whether a configured component calls the memory model: each analyzer and summarizer class
+        declares it (`uses_model`), so this is the one place the question is answered."""
+        from contextweaver.analyzers import ANALYZERS
+        from contextweaver.summaries import SUMMARIZERS
+
+        return bool(ANALYZERS.get(self.analyzer).uses_model or SUMMARIZERS.get(self.summarizer).uses_model)
+
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply `key=value` (dotted keys for nesting; values parsed as YAML scalars)."""

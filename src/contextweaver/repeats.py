@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from contextweaver.selectors.plan import Plan
 from contextweaver.types import Node
-from contextweaver.weave import Plan
 
 
 def output_lines(observation: str) -> frozenset[int]:
@@ -27,7 +27,7 @@ def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
             (j for j in planned if j > index and lines and lines <= nodes[j].output_lines),
             None,
         )
-        if later is None or index == planned[0]:
+        if later is None or index == len(nodes) - 1:  # the current (newest) step stays whole
             full.append((index, reason))
         else:
             repeated[index] = f"{reason}; compressed: every line of its output recurs in step {later}'s"

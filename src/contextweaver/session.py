@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from contextweaver.annotate import Annotation, Annotator
+from contextweaver.annotate import Annotation
 from contextweaver.config import WeaverConfig
 from contextweaver.graph import DependencyGraph
-from contextweaver.protocols import Model
+from contextweaver.protocols import Annotator, Model
 from contextweaver.store.base import (
     SessionInfo,
     SessionNotFound,

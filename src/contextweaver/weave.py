@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.render import compressed_messages, full_messages, trimmed_messages
+from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
 
 
-class BudgetError(ValueError):
+class BudgetError(ContextWeaverError, ValueError):
     """The budget cannot hold even the system prompt and the task, which are always kept verbatim."""
-
-
-@dataclass
-class Plan:
-    """A strategy's wish: steps to keep in full, highest priority first, each with its reason.
-
-    Every other step is compressed to the placeholder with `compressed_reason`.
-    """
-
-    full: list[tuple[int, str]]
-    compressed_reason: str
-    notes: list[str] = field(default_factory=list)
-    compressed_reasons: dict[int, str] = field(default_factory=dict)
-    """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
-
-    def why_compressed(self, index: int) -> str:
-        return self.compressed_reasons.get(index, self.compressed_reason)
 
 
 def weave(
@@ -130,7 +114,7 @@ def _budgeted(
         if index not in by_index or index in chosen:
             continue
         node = by_index[index]
-        current = index == plan.full[0][0]
+        current = index == steps[-1].index  # the newest step is the one the agent acts on next
         trimmed = None
         if node.full_tokens > left and (
             left >= node.compressed_tokens + min_trim or (current and left >= min_trim)

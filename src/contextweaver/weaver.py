@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from contextweaver.analyzers import build_analyzer
-from contextweaver.annotate import Annotator, ThreeCallAnnotator
+from contextweaver.annotate import ThreeCallAnnotator
 from contextweaver.config import WeaverConfig
 from contextweaver.extract import make_node, root_node
 from contextweaver.graph import DependencyGraph
-from contextweaver.protocols import Model
+from contextweaver.protocols import Annotator, Model
 from contextweaver.repeats import drop_repeated_outputs
 from contextweaver.selectors import build_selector
 from contextweaver.summaries import build_summarizer
@@ -36,12 +36,9 @@ class ContextWeaver:
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
         self.selector = build_selector(self.config)
-        self.model = model if model is not None or not self._needs_model() else self._memory_model()
+        self.model = model if model is not None or not self.config.needs_model() else self._memory_model()
         self.annotator = self._build_annotator(self.model)
         self.task = ""
-
-    def _needs_model(self) -> bool:
-        return self.config.analyzer != "heuristic" or self.config.summarizer != "extractive"
 
     def _memory_model(self) -> Model:
         """One client for all memory work, so retries, the circuit breaker and usage are shared."""
@@ -102,6 +99,10 @@ class ContextWeaver:
             min_trim_tokens=self.config.min_trim_tokens,
             safety_factor=self.config.token_safety_factor,
         )
+
+    @property
+    def nodes(self) -> list[Node]:
+        return self.graph.nodes
 
     def stats(self) -> dict[str, Any]:
         """Counters of the memory's own work (analyzer calls, fallbacks, LLM usage)."""

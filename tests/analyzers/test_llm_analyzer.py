@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from contextweaver import ContextWeaver
 from contextweaver.analyzers import ANALYZERS, build_analyzer
 from contextweaver.analyzers.heuristic import HeuristicAnalyzer
 from contextweaver.analyzers.llm import LLMAnalyzer
@@ -36,9 +37,16 @@ def test_positive_control_llm_and_heuristic_agree_on_the_planted_parent() -> Non
 
 def test_registered_and_built_from_config() -> None:
     config = WeaverConfig.model_validate({"analyzer": "llm", "memory_model": {"backend": "fake"}})
-    analyzer = build_analyzer(config)
+    analyzer = ContextWeaver(config).annotator.analyzer  # type: ignore[attr-defined]
     assert isinstance(analyzer, LLMAnalyzer) and isinstance(analyzer.model, FakeModel)
     assert ANALYZERS.get("llm") is LLMAnalyzer
+    assert config.needs_model() and not WeaverConfig().needs_model()
+
+
+def test_the_llm_parts_receive_their_model_and_refuse_to_run_without_one() -> None:
+    config = WeaverConfig(analyzer="llm")
+    with pytest.raises(TypeError, match="calls the memory model"):
+        build_analyzer(config)
 
 
 def test_prompt_states_the_rules_and_shows_each_candidate() -> None:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from contextweaver.analyzers.prompts.render import clip, head_tail
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.config import ModelConfig
 from contextweaver.extract import root_node
-from contextweaver.models import ModelError, at_step, build_model
+from contextweaver.models import ModelError, at_step, require_model
 from contextweaver.protocols import Model
+from contextweaver.selectors.plan import Plan
 from contextweaver.types import Decision, Message, Node, Step, WovenContext
-from contextweaver.weave import Plan, weave
+from contextweaver.weave import weave
 
 log = logging.getLogger("contextweaver.baselines")
 
@@ -37,23 +38,26 @@ class LLMSummary(HistoryStrategy):
     """Keeps the last `keep_last` steps in full and one model-written summary of the older ones."""
 
     name = "llm_summary"
+    uses_model = True
 
     def __init__(
         self,
         keep_last: int = 5,
         model: Model | None = None,
-        model_config: ModelConfig | None = None,
         summary_tokens: int = 400,
     ) -> None:
         super().__init__()
         self.keep_last = keep_last
         self.summary_tokens = summary_tokens
-        self.model = model if model is not None else build_model(model_config or ModelConfig(backend="fake"))
+        self.model = require_model(model, type(self).__name__)
         self.summary = ""
         self.summarized = 0
         """Steps 1..summarized are folded into `summary`."""
-        self.stats: dict[str, int] = {"calls": 0, "fallbacks": 0}
+        self.counts: dict[str, int] = {"calls": 0, "fallbacks": 0}
         self._root: Node | None = None  # root + summary message, rebuilt only when the summary changes
+
+    def stats(self) -> dict[str, Any]:
+        return {**super().stats(), **self.counts}
 
     def add_step(self, step: Step) -> Node:
         node = super().add_step(step)
@@ -65,18 +69,18 @@ class LLMSummary(HistoryStrategy):
     def _fold(self, leaving: Sequence[Node]) -> None:
         """One call: previous summary + leaving steps -> new summary. On failure keep the old one."""
         at_step(self.model, leaving[-1].index + self.keep_last)
-        self.stats["calls"] += 1
+        self.counts["calls"] += 1
         try:
             reply = self.model.complete(self._prompt(leaving), max_tokens=self.summary_tokens)
         except ModelError as exc:
-            self.stats["fallbacks"] += 1
+            self.counts["fallbacks"] += 1
             log.warning(
                 "llm summary: steps %d-%d stay as placeholders (%s)", leaving[0].index, leaving[-1].index, exc
             )
             return
         text = clip(reply.text.strip(), self.summary_tokens)
         if not text:
-            self.stats["fallbacks"] += 1
+            self.counts["fallbacks"] += 1
             return
         self.summary = text
         self.summarized = leaving[-1].index

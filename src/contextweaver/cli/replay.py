@@ -7,8 +7,10 @@ printed at once), so memory holds one context per strategy, however long the run
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -20,11 +22,11 @@ from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import ReplayStep, replay
 from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
-from contextweaver.strategies import strategy_factory
+from contextweaver.protocols import Strategy
+from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
 from contextweaver.types import Node
 from contextweaver.weave import BudgetError
 
-DEFAULT_STRATEGIES = "cw,sliding_window,masking,full"
 STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "↷ superseded", "unknown": "·"}
 
 
@@ -44,14 +46,24 @@ class _Totals:
     items: int = 0
 
     def add(self, tokens: int, hits: int, items: int) -> None:
-        self.tokens, self.steps, self.max_tokens = self.tokens + tokens, self.steps + 1, max(self.max_tokens, tokens)
+        self.tokens, self.steps, self.max_tokens = (
+            self.tokens + tokens,
+            self.steps + 1,
+            max(self.max_tokens, tokens),
+        )
         self.hits, self.items = self.hits + hits, self.items + items
+
+
+def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
+    """ContextWeaver names take the user's settings; baselines run at their standard settings."""
+    own = settings if spec(name).baseline is None else {}
+    return lambda: build_strategy(name, own).strategy
 
 
 @click.command()
 @click.argument("trajectory", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
-    "--strategy", "strategies", default=DEFAULT_STRATEGIES, show_default=True, help="comma-separated"
+    "--strategy", "strategies", default=",".join(REPLAY_DEFAULT), show_default=True, help="comma-separated"
 )
 @click.option("--budget", type=int, default=None, help="hard token budget for every context")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="YAML settings")
@@ -73,7 +85,8 @@ def command(
         config = load_config(config_path, list(overrides))
         recorded = load_trajectory(path)
         names = [n.strip() for n in strategies.split(",") if n.strip()]
-        replays = [replay(recorded, strategy_factory(name, config), budget) for name in names]
+        settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
+        replays = [replay(recorded, _factory(name, settings), budget) for name in names]
     except (TrajectoryError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     evidence = {e.index: e.items for e in next_step_evidence(recorded)}
@@ -93,7 +106,9 @@ def command(
                 row.update({f"covered.{n}": hit for n, hit in zip(names, hits, strict=True)})
                 click.echo(json.dumps(row))
             else:
-                rows.append(_row(recorded.steps[last.index - 1].action, last, [s.context.tokens for s in steps]))
+                rows.append(
+                    _row(recorded.steps[last.index - 1].action, last, [s.context.tokens for s in steps])
+                )
     except (BudgetError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     if not as_json:

@@ -122,6 +122,8 @@ def edit_evidence(trajectory: Trajectory, evidence: list[StepEvidence] | None = 
     }
     earlier = EarlierText(trajectory, set().union(*wanted.values()))
     return [
-        StepEvidence(nxt + 1, frozenset(set(by_index.get(nxt + 1, ())) | earlier.only_in_observations(items, nxt)))
+        StepEvidence(
+            nxt + 1, frozenset(set(by_index.get(nxt + 1, ())) | earlier.only_in_observations(items, nxt))
+        )
         for nxt, items in wanted.items()
     ]

@@ -61,7 +61,9 @@ class EarlierText:
         find = _finder(words)
         self.always = f"{trajectory.system}\n{trajectory.task}"
         said = "\n".join(f"{s.thought}\n{s.action}" for s in trajectory.steps)
-        self._said_ends = list(itertools.accumulate(len(s.thought) + len(s.action) + 2 for s in trajectory.steps))
+        self._said_ends = list(
+            itertools.accumulate(len(s.thought) + len(s.action) + 2 for s in trajectory.steps)
+        )
         self._first_said: dict[str, int] = {}
         """Item -> end offset (exclusive) of its first occurrence in the joined thoughts and actions."""
         for end, word in find(said):

@@ -18,8 +18,8 @@ from contextweaver.eval.edits import edit_evidence
 from contextweaver.eval.evidence import covered_in, next_step_evidence
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens, index_runs
 from contextweaver.eval.replay import Budget, replay_steps
-from contextweaver.eval.strategies import build_strategy
 from contextweaver.formats.base import Trajectory
+from contextweaver.strategies import build_strategy, cw_settings, spec
 
 
 def budget_key(budget: Budget) -> str:
@@ -80,7 +80,8 @@ def evaluate(
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
-    built = build_strategy(strategy_name, overrides, model_config, seed=seed)
+    settings = cw_settings(overrides) if spec(strategy_name).baseline is None else {}
+    built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     tokens = MessageTokens()
     previous: dict[Budget, list[Any]] = {}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}

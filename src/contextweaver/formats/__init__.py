@@ -9,10 +9,10 @@ expected, so the user can tell a truncated file from a file of another format.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
 
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
+from contextweaver.protocols import Reader
 from contextweaver.registry import Registry
 
 __all__ = [
@@ -24,18 +24,6 @@ __all__ = [
     "detect_format",
     "load_trajectory",
 ]
-
-
-class Reader(Protocol):
-    """What a format module exposes as READER: a name, what it expects, a detector and a reader."""
-
-    name: str
-    expected: str
-    """Completes "expected ...": e.g. "a mini-swe-agent .traj.json with 'messages'"."""
-
-    def detect(self, source: Source) -> bool: ...
-
-    def read(self, source: Source) -> Trajectory: ...
 
 
 FORMATS = Registry(

@@ -128,5 +128,5 @@ class ChatFeed:
         return self.strategy.context(self.settings.budget)
 
     def stats(self) -> dict[str, Any]:
-        stats: Any = getattr(self.strategy, "stats", None)
-        return {**(stats() if callable(stats) else {}), "rebuilds": self.rebuilds}
+        own = self.strategy.stats() if self.strategy is not None else {}
+        return {**own, "rebuilds": self.rebuilds}

@@ -11,16 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from contextweaver.baselines import BASELINES
+from contextweaver import strategies
 from contextweaver.config import ModelConfig, WeaverConfig
-from contextweaver.models import Usage, build_model, usage_of
+from contextweaver.models import Usage, usage_of
 from contextweaver.protocols import Model, Strategy
-
-WEAVER_NAMES = ("contextweaver", "cw")
-
-
-def strategy_names() -> list[str]:
-    return ["contextweaver", *BASELINES.names()]
 
 
 class WeavingSettings(BaseModel):
@@ -45,8 +39,7 @@ class WeavingSettings(BaseModel):
     @field_validator("strategy")
     @classmethod
     def _known_strategy(cls, name: str) -> str:
-        if name not in WEAVER_NAMES and name not in BASELINES.names():
-            raise ValueError(f"unknown strategy {name!r}; valid: {', '.join(strategy_names())}")
+        strategies.spec(name)  # an unknown name lists the valid ones
         return name
 
     def weaver_config(self) -> WeaverConfig:
@@ -58,26 +51,21 @@ class WeavingSettings(BaseModel):
         return WeaverConfig.model_validate(data)
 
 
-def uses_memory_model(config: WeaverConfig) -> bool:
-    """Whether any component calls an LLM (the heuristic analyzer and extractive summaries do not)."""
-    return config.analyzer != "heuristic" or config.summarizer != "extractive"
-
-
 def build_strategy(settings: WeavingSettings) -> tuple[Strategy, Model | None]:
     """A fresh strategy for one conversation, plus the memory model it spends tokens on (or None)."""
-    if settings.strategy in WEAVER_NAMES:
-        from contextweaver.weaver import ContextWeaver
-
+    if strategies.spec(settings.strategy).baseline is None:
         config = settings.weaver_config()
-        model = build_model(config.memory_model) if uses_memory_model(config) else None
-        return ContextWeaver(config, model=model), model
+        chosen = config.model_dump(include=config.model_fields_set)
+        built = strategies.build_strategy(settings.strategy, chosen)
+        return built.strategy, built.model
     if settings.analyzer or settings.max_parents or settings.options or settings.memory_model:
         raise ValueError(
             f"strategy {settings.strategy!r} takes only `window` and `budget`; "
-            "analyzer, max_parents, memory_model and options apply to strategy 'contextweaver'"
+            "analyzer, max_parents, memory_model and options apply to the ContextWeaver strategies (cw, cw-*)"
         )
-    cls = BASELINES.get(settings.strategy)
-    return (cls(settings.window) if settings.window and settings.strategy != "full" else cls()), None
+    window = {"window": settings.window} if settings.window else {}
+    built = strategies.build_strategy(settings.strategy, window)
+    return built.strategy, built.model
 
 
 def memory_usage(model: Model | None) -> dict[str, int]:

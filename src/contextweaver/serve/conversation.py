@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.formats import Reader
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.minisweagent import READER as MINI_SWE_AGENT
@@ -28,7 +29,7 @@ READERS: dict[str, Reader] = {OPENAI.name: OPENAI, MINI_SWE_AGENT.name: MINI_SWE
 FORMATS = ("auto", *READERS)
 
 
-class BadConversation(ValueError):
+class BadConversation(ContextWeaverError, ValueError):
     """The request's messages cannot be read as a conversation; the message says what to fix."""
 
     def __init__(self, message: str, param: str = "messages") -> None:

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from contextweaver.config import WeaverConfig
+from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.serve.conversation import Conversation
 from contextweaver.session import Session
@@ -27,11 +28,11 @@ SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 DERIVED_PREFIX = "auto-"
 
 
-class BadSessionId(ValueError):
+class BadSessionId(ContextWeaverError, ValueError):
     pass
 
 
-class DivergedHistory(RuntimeError):
+class DivergedHistory(ContextWeaverError, RuntimeError):
     """The request's history is not a continuation of the named session's stored steps."""
 
 

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.graph import LabelRecord
 from contextweaver.types import Message, Node, Parent, Step
 
 
-class StoreError(RuntimeError):
+class StoreError(ContextWeaverError, RuntimeError):
     """The store cannot do what was asked; the message says why and how to fix it."""
 
 

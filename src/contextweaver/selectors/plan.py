@@ -1,0 +1,23 @@
+"""A Plan: what a selector (or a baseline) wants kept in full, by priority, with reasons; `weave` turns it
+into messages under the budget. The current step is always the newest one, whatever its place here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Plan:
+    """A strategy's wish: steps to keep in full, highest priority first, each with its reason.
+
+    Every other step is compressed to the placeholder with `compressed_reason`.
+    """
+
+    full: list[tuple[int, str]]
+    compressed_reason: str
+    notes: list[str] = field(default_factory=list)
+    compressed_reasons: dict[int, str] = field(default_factory=dict)
+    """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
+
+    def why_compressed(self, index: int) -> str:
+        return self.compressed_reasons.get(index, self.compressed_reason)
