@@ -51,16 +51,24 @@ class ReplayStep:
 
 
 def replay_steps(
-    trajectory: Trajectory, strategy: Strategy, budgets: Sequence[Budget] = (None,), model_timer: Any = None
+    trajectory: Trajectory,
+    strategy: Strategy,
+    budgets: Sequence[Budget] = (None,),
+    model_timer: Any = None,
+    *,
+    first: int = 1,
 ) -> Iterator[ReplayStep]:
     """Nothing about step k+1 is visible to the strategy when the contexts after step k are taken.
 
     Each step is added once, then woven at every budget: adding is the expensive part (facts, analyzer,
     memory-model calls) and does not depend on the budget. `model_timer.seconds` (the memory model's
-    cumulated time) is subtracted from add_step's time.
+    cumulated time) is subtracted from add_step's time. Steps before `first` are only added (to measure
+    a deep step without weaving every earlier one).
     """
     strategy.begin(trajectory.root)
-    for index, step in enumerate(trajectory.steps, start=1):
+    for step in trajectory.steps[: max(0, first - 1)]:
+        strategy.add_step(step)
+    for index, step in enumerate(trajectory.steps[max(0, first - 1) :], start=max(1, first)):
         model_before = model_timer.seconds if model_timer is not None else 0.0
         start = time.perf_counter()
         node = strategy.add_step(step)
