@@ -19,7 +19,6 @@ Sections, each measured in a fresh process (so its peak RSS is its own), on the 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import random
@@ -178,7 +177,9 @@ def child(section: str, n: int, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--lengths", default="100,1000,10000")
     parser.add_argument("--sections", default=",".join(SECTIONS))
     parser.add_argument("--full-replay", type=int, default=1000, help="longest run replayed whole")

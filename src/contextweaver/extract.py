@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from contextweaver.facts import extract_facts
 from contextweaver.render import placeholder_messages
-from contextweaver.repeats import output_lines
 from contextweaver.tokens import content_text, count_message
 from contextweaver.types import Facts, Message, Node, Step
 
@@ -19,9 +18,8 @@ class Extraction:
     facts: Facts
     full_tokens: int
     compressed_tokens: int
-    output_lines: frozenset[int]
     compressed: tuple[Message, ...]
-    """The step's messages with observations as placeholders (copied out, never handed out)."""
+    """The step's messages with observations as placeholders (weaving copies them out, never edits them)."""
 
 
 def extract(step: Step) -> Extraction:
@@ -31,7 +29,6 @@ def extract(step: Step) -> Extraction:
         facts=extract_facts(step),
         full_tokens=sum(count_message(m) for m in step.chat_messages()),
         compressed_tokens=sum(count_message(m) for m in compressed),
-        output_lines=output_lines(step.observation) if step.kind == "agent" else frozenset(),
         compressed=compressed,
     )
 
@@ -45,7 +42,7 @@ def make_node(index: int, step: Step) -> Node:
         facts=found.facts,
         full_tokens=found.full_tokens,
         compressed_tokens=found.compressed_tokens,
-        output_lines=found.output_lines,
+        compressed=found.compressed,
     )
 
 

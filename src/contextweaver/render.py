@@ -37,15 +37,34 @@ def full_messages(node: Node) -> list[Message]:
 def compressed_messages(node: Node) -> list[Message]:
     """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept).
 
-    Built once per step (`Step.extraction`), copied out at each weave: no observation is re-read."""
-    return [dict(m) for m in node.step.extraction.compressed]
+    Built once per step (counting an observation's lines is the costly part) and copied per use."""
+    if node.compressed is None:
+        node.compressed = node.step.extraction.compressed
+    return [dict(m) for m in node.compressed]
 
 
 def placeholder_messages(step: Step) -> tuple[Message, ...]:
-    """The step's messages with each observation replaced by the placeholder (what extraction caches)."""
+    """The step's messages with each observation replaced by its placeholder (what extraction keeps)."""
     return tuple(
-        {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else dict(m)
+        {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else m
         for m in step.chat_messages()
+    )
+
+
+def placeholders(node: Node) -> list[str]:
+    """The placeholder of each observation message of the node, in order (what a store keeps)."""
+    compressed_messages(node)
+    assert node.compressed is not None
+    step = node.step
+    return [str(c["content"]) for m, c in zip(step.chat_messages(), node.compressed, strict=True)
+            if is_observation(step, m)]  # fmt: skip
+
+
+def with_placeholders(step: Step, texts: Sequence[str]) -> tuple[Message, ...]:
+    """The compressed messages of a step from its stored placeholders, without reading its observations."""
+    given = iter(texts)
+    return tuple(
+        {**m, "content": next(given)} if is_observation(step, m) else m for m in step.chat_messages()
     )
 
 

@@ -15,7 +15,7 @@ from contextweaver.analyzers import build_analyzer
 from contextweaver.annotate import ThreeCallAnnotator
 from contextweaver.config import WeaverConfig
 from contextweaver.extract import make_node, root_node
-from contextweaver.graph import DependencyGraph
+from contextweaver.graph import DependencyGraph, LabelRecord
 from contextweaver.protocols import Annotator, Model
 from contextweaver.repeats import drop_repeated_outputs
 from contextweaver.selectors import build_selector
@@ -70,6 +70,8 @@ class ContextWeaver:
 
         verdict = self.tracker.observe(k, step.action, step.observation)  # 2. validation
         node.test_results = dict(verdict.results)
+        node.inferred_passes = verdict.inferred
+        node.runner = verdict.report.runner if verdict.report is not None else ""
         node.validation_status = verdict.status
         candidates = self.graph.candidates(k)  # 3. parents among earlier passed/unknown nodes
         self.graph.add(node)
@@ -81,6 +83,18 @@ class ContextWeaver:
         node.summary = annotation.summary  # 4. summaries feed the analyzer, never the context
         node.dependency_summary = annotation.dependency_summary
         return node
+
+    def restore(self, node: Node, labels: Sequence[LabelRecord]) -> None:
+        """Add a node annotated earlier (read from a store) as add_step left it, with nothing recomputed:
+        its parents, summaries and status as given, the labels its step gave, its tests re-recorded."""
+        if node.index != len(self.graph) or not len(self.graph):
+            raise ValueError(f"cannot restore node {node.index}: the graph holds {len(self.graph)} nodes")
+        self.tracker.record(node.index, node.test_results, node.inferred_passes, node.runner)
+        parents, node.parents = node.parents, ()
+        self.graph.add(node)
+        self.graph.set_parents(node.index, list(parents))
+        for label in labels:
+            self.graph.label(label.index, label.status, label.by, label.reason)
 
     def context(self, max_tokens: int | None = None) -> WovenContext:
         """Steps 5-7: warmup or ancestry, then weaving (placeholders, TEST STATUS, budget)."""

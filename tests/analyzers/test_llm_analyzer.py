@@ -13,7 +13,7 @@ from contextweaver.analyzers.llm import LLMAnalyzer
 from contextweaver.config import WeaverConfig
 from contextweaver.models import CircuitOpen, ModelTimeout
 from contextweaver.models.fake import FakeModel
-from contextweaver.models.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
+from contextweaver.testing.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
 
 GOOD = json.dumps({"parents": [{"id": "N1", "confidence": 0.8, "reasoning": "reads what N1 found"}]})
 

@@ -23,7 +23,7 @@ def test_strategies_share_one_extraction_per_step_but_never_a_node(bugfix: Traje
     assert "extraction" not in step.__dict__
     mine, theirs = weaver.add_step(step), window.add_step(step)
     assert mine is not theirs and mine.facts is theirs.facts  # computed once, for both
-    assert mine.full_tokens == theirs.full_tokens > 0 and mine.output_lines is theirs.output_lines
+    assert mine.full_tokens == theirs.full_tokens > 0 and mine.compressed is theirs.compressed
     mine.summary = "the weaver's own summary"
     assert theirs.summary == ""
     first = weaver.context().messages

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.analyzers.heuristic import HeuristicAnalyzer
-from contextweaver.analyzers.prompts import (
+from contextweaver.config import WeaverConfig
+from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts import (
     ReplyError,
     ask_json,
     bump,
@@ -21,9 +23,7 @@ from contextweaver.analyzers.prompts import (
     parent_messages,
     parents_schema,
 )
-from contextweaver.analyzers.prompts.parse import parse_parents
-from contextweaver.config import WeaverConfig
-from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts.parse import parse_parents
 from contextweaver.protocols import Model
 from contextweaver.types import Node, Parent
 

@@ -13,11 +13,12 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from contextweaver.analyzers.prompts.render import clip, head_tail
 from contextweaver.baselines.base import HistoryStrategy
 from contextweaver.extract import root_node
 from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts.render import clip
 from contextweaver.protocols import Model
+from contextweaver.render import trim_text
 from contextweaver.selectors.plan import Plan
 from contextweaver.types import Decision, Message, Node, Step, WovenContext
 from contextweaver.weave import weave
@@ -95,7 +96,7 @@ class LLMSummary(HistoryStrategy):
             for label in ("thought", "action", "observation"):
                 text = getattr(step, label)
                 if text:
-                    parts.append(f"{label}: {head_tail(text, STEP_TOKENS[label])}")
+                    parts.append(f"{label}: {trim_text(text, STEP_TOKENS[label])}")
         return [{"role": "system", "content": SUMMARY_RULES}, {"role": "user", "content": "\n".join(parts)}]
 
     def summary_message(self) -> Message | None:

@@ -34,6 +34,18 @@ class StepEvidence:
     items: frozenset[str]
 
 
+def history_evidence(trajectory: Trajectory) -> dict[int, frozenset[str]]:
+    """EVALUATION.md's history evidence: next-step items found in any earlier step's text (thoughts
+    and actions too), never those in the system prompt or the task, nor in most earlier outputs."""
+    steps = trajectory.steps
+    wanted = [evidence_items(f"{s.thought}\n{s.action}") for s in steps[1:]]
+    earlier = EarlierText(trajectory, set().union(*wanted))
+    return {
+        nxt + 1: frozenset(earlier.only_in_observations(items, nxt, history=True))
+        for nxt, items in enumerate(wanted, start=1)
+    }
+
+
 def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
     """For each step k+1 >= 2: items of its thought/action found in an earlier observation only.
 
@@ -74,18 +86,27 @@ class EarlierText:
             for word in {word for _, word in find(step.observation)}:
                 self._observed.setdefault(word, []).append(position)
 
-    def only_in_observations(self, items: Iterable[str], nxt: int) -> set[str]:
+    def only_in_observations(self, items: Iterable[str], nxt: int, history: bool = False) -> set[str]:
         """The items that only observations of steps before index `nxt` (0-based) could supply: not in the
-        system prompt, the task or an earlier thought/action, and not in more than half of those observations."""
+        system prompt, the task or an earlier thought/action, and not in more than half of those observations.
+        With `history`, an item an earlier thought or action holds counts too (history evidence)."""
         said_end = self._said_ends[nxt - 1] - 1 if nxt else 0  # the joined text of steps[:nxt]
         kept = set()
         for item in items:
-            if item in self.always or self._first_said.get(item, said_end + 1) <= said_end:
+            if item in self.always:
+                continue
+            said = self._first_said.get(item, said_end + 1) <= said_end
+            if said and not history:
                 continue
             seen = bisect.bisect_left(self._observed.get(item, ()), nxt)
-            if seen and seen <= nxt / 2:
+            if (seen or said) and seen <= nxt / 2:
                 kept.add(item)
         return kept
+
+    def sources(self, item: str, nxt: int) -> list[int]:
+        """The (0-based) steps before index `nxt` whose observation holds `item`, in order."""
+        found = self._observed.get(item, [])
+        return found[: bisect.bisect_left(found, nxt)]
 
 
 def _finder(words: set[str]) -> Callable[[str], Iterable[tuple[int, str]]]:
@@ -112,17 +133,23 @@ def covered(items: frozenset[str], context_text: str) -> int:
 
 
 def covered_in(items: frozenset[str], messages: Sequence[Message]) -> int:
-    """`covered(items, messages_to_text(messages))` without building the whole text.
+    """`covered(items, messages_to_text(messages))` without building the whole text."""
+    return len(found_in(items, messages))
+
+
+def found_in(items: frozenset[str], messages: Sequence[Message]) -> set[str]:
+    """The items that occur in `messages_to_text(messages)`, found without building the whole text.
 
     An item without a line break occurs in that text iff it occurs in one message's part of it, so the
     messages are searched newest first (evidence is mostly recent) until every item is found.
     """
     if any("\n" in item for item in items):
-        return covered(items, messages_to_text(messages))
+        text = messages_to_text(messages)
+        return {item for item in items if item in text}
     left = set(items)
     for message in reversed(messages):
         if not left:
             break
         text = message_text(message)
         left = {item for item in left if item not in text}
-    return len(items) - len(left)
+    return set(items) - left

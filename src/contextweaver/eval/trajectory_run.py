@@ -15,7 +15,8 @@ from typing import Any
 
 from contextweaver.config import ModelConfig
 from contextweaver.eval.edits import edit_evidence
-from contextweaver.eval.evidence import covered_in, next_step_evidence
+from contextweaver.eval.evidence import covered_in, found_in, history_evidence, next_step_evidence
+from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens, index_runs
 from contextweaver.eval.replay import Budget, replay_steps
 from contextweaver.formats.base import Trajectory
@@ -80,6 +81,8 @@ def evaluate(
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
+    sources = latest_sources(trajectory, evidence)
+    history = history_evidence(trajectory)
     settings = cw_settings(overrides) if spec(strategy_name).baseline is None else {}
     built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     tokens = MessageTokens()
@@ -101,6 +104,17 @@ def evaluate(
                 "kept": index_runs(context.kept),
                 "seconds": replayed.add_seconds + replayed.weave_seconds[budget],
             }
+            distance: dict[str, list[int]] = {}
+            step_sources = sources.get(replayed.index + 1, {})
+            present = found_in(frozenset(step_sources), context.messages)
+            for item, source in step_sources.items():
+                counts = distance.setdefault(bucket(replayed.index - source), [0, 0])
+                counts[0] += item in present
+                counts[1] += 1
+            record["by_distance"] = distance
+            history_needed = history.get(replayed.index + 1, frozenset())
+            record["history_items"] = len(history_needed)
+            record["history_covered"] = covered_in(history_needed, context.messages)
             if edit_needed is not None:
                 record["edit_items"] = len(edit_needed)
                 record["edit_covered"] = covered_in(edit_needed, context.messages)
@@ -127,4 +141,5 @@ def evaluate(
             "seconds": built.model.seconds if built.model is not None else 0.0,
         },
         "budgets": steps,
+        "windows": window_record(trajectory, evidence),
     }

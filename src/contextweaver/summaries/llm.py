@@ -11,7 +11,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from contextweaver.analyzers.prompts import (
+from contextweaver.config import WeaverConfig
+from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts import (
     ReplyError,
     ask_json,
     bump,
@@ -23,9 +25,7 @@ from contextweaver.analyzers.prompts import (
     summary_messages,
     summary_schema,
 )
-from contextweaver.analyzers.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
-from contextweaver.config import WeaverConfig
-from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
 from contextweaver.protocols import Model
 from contextweaver.summaries.extractive import ExtractiveSummarizer
 from contextweaver.types import Message, Node

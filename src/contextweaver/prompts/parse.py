@@ -7,8 +7,8 @@ import re
 from collections.abc import Collection, MutableMapping
 from typing import Any
 
-from contextweaver.analyzers.prompts.render import clip
 from contextweaver.errors import ContextWeaverError
+from contextweaver.prompts.render import clip
 from contextweaver.types import Parent
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
