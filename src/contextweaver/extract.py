@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contextweaver.facts import extract_facts
 from contextweaver.render import placeholder_messages
@@ -20,17 +21,18 @@ class Extraction:
     compressed_tokens: int
     compressed: tuple[Message, ...]
     """The step's messages with observations as placeholders (weaving copies them out, never edits them)."""
+    seconds: float = field(default=0.0, compare=False)
+    """Wall time the extraction took: what a strategy would have spent on it alone (for time reports)."""
 
 
 def extract(step: Step) -> Extraction:
     """The facts and both token counts of a step (use `step.extraction`: it is cached on the step)."""
+    start = time.perf_counter()
     compressed = placeholder_messages(step)
-    return Extraction(
-        facts=extract_facts(step),
-        full_tokens=sum(count_message(m) for m in step.chat_messages()),
-        compressed_tokens=sum(count_message(m) for m in compressed),
-        compressed=compressed,
-    )
+    facts = extract_facts(step)
+    full_tokens = sum(count_message(m) for m in step.chat_messages())
+    compressed_tokens = sum(count_message(m) for m in compressed)
+    return Extraction(facts, full_tokens, compressed_tokens, compressed, time.perf_counter() - start)
 
 
 def make_node(index: int, step: Step) -> Node:

@@ -102,3 +102,11 @@ def test_kept_steps_are_stored_as_runs() -> None:
     assert index_runs([1, 2, 3, 7, 9, 10]) == [[1, 3], [7, 7], [9, 10]]
     assert run_indices(index_runs(range(1, 10_001))) == set(range(1, 10_001))
     assert index_runs([]) == [] and run_indices([]) == set()
+
+
+def test_memory_time_counts_the_shared_extraction_for_every_strategy(bugfix: Trajectory) -> None:
+    for step in bugfix.steps:
+        step.extraction  # noqa: B018 (computed before the replay, as the eval runner does)
+    assert all(step.extraction.seconds > 0 for step in bugfix.steps)
+    for replayed in replay(bugfix, lambda: build_strategy("sliding_window").strategy):
+        assert replayed.add_seconds >= bugfix.steps[replayed.index - 1].extraction.seconds

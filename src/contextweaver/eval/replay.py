@@ -17,7 +17,7 @@ from typing import Any
 from contextweaver.formats.base import Trajectory
 from contextweaver.protocols import Strategy
 from contextweaver.tokens import count_text
-from contextweaver.types import Node, WovenContext
+from contextweaver.types import Node, Step, WovenContext
 
 Budget = int | None
 
@@ -69,18 +69,28 @@ def replay_steps(
     for step in trajectory.steps[: max(0, first - 1)]:
         strategy.add_step(step)
     for index, step in enumerate(trajectory.steps[max(0, first - 1) :], start=max(1, first)):
-        model_before = model_timer.seconds if model_timer is not None else 0.0
-        start = time.perf_counter()
-        node = strategy.add_step(step)
-        added = time.perf_counter() - start
-        if model_timer is not None:
-            added -= model_timer.seconds - model_before
-        replayed = ReplayStep(index, node, max(0.0, added), {})
+        added = _add(strategy, step, model_timer)
+        replayed = ReplayStep(index, added[0], added[1], {})
         for budget in budgets:
             start = time.perf_counter()
             replayed.contexts[budget] = strategy.context(max_tokens=budget)
             replayed.weave_seconds[budget] = time.perf_counter() - start
         yield replayed
+
+
+def _add(strategy: Strategy, step: Step, model_timer: Any) -> tuple[Node, float]:
+    """add_step and its memory time: without the model's time, and with the step's extraction even when
+    another strategy computed it (it is shared, but each strategy would pay it alone)."""
+    model_before = model_timer.seconds if model_timer is not None else 0.0
+    shared = step.__dict__.get("extraction")
+    start = time.perf_counter()
+    node = strategy.add_step(step)
+    added = time.perf_counter() - start
+    if model_timer is not None:
+        added -= model_timer.seconds - model_before
+    if shared is not None:
+        added += shared.seconds
+    return node, max(0.0, added)
 
 
 def replay(
