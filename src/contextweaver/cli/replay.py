@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +22,10 @@ from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import ReplayStep, replay
 from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
+from contextweaver.prompt_cache import PRICES_TAKEN, CostMeter
 from contextweaver.protocols import Strategy
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
-from contextweaver.types import Node
+from contextweaver.types import Node, WovenContext
 from contextweaver.weave import BudgetError
 
 STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "↷ superseded", "unknown": "·"}
@@ -44,14 +45,13 @@ class _Totals:
     max_tokens: int = 0
     hits: int = 0
     items: int = 0
+    meter: CostMeter = field(default_factory=CostMeter)
 
-    def add(self, tokens: int, hits: int, items: int) -> None:
-        self.tokens, self.steps, self.max_tokens = (
-            self.tokens + tokens,
-            self.steps + 1,
-            max(self.max_tokens, tokens),
-        )
+    def add(self, context: WovenContext, hits: int, items: int) -> None:
+        self.tokens, self.steps = self.tokens + context.tokens, self.steps + 1
+        self.max_tokens = max(self.max_tokens, context.tokens)
         self.hits, self.items = self.hits + hits, self.items + items
+        self.meter.add(context.messages, context.full_history_tokens)
 
 
 def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
@@ -99,7 +99,7 @@ def command(
             items = evidence.get(last.index + 1, frozenset())
             hits = [covered_in(items, s.context.messages) for s in steps]
             for name, replayed, hit in zip(names, steps, hits, strict=True):
-                totals[name].add(replayed.context.tokens, hit, len(items))
+                totals[name].add(replayed.context, hit, len(items))
             if as_json:
                 row = {"step": last.index, "kept": last.context.kept, "items": len(items)}
                 row.update({f"tokens.{n}": s.context.tokens for n, s in zip(names, steps, strict=True)})
@@ -147,10 +147,32 @@ def _print(
         for decision in explained.context.decisions:
             console.print(f"  step {decision.index:>3} {decision.mode:<10} {decision.reason}")
     summary = Table(title="Summary (next-step evidence recall: EVALUATION.md)")
-    for column in ("strategy", "mean tokens", "max tokens", "evidence recall", "items"):
+    for column in (
+        "strategy",
+        "mean tokens",
+        "max tokens",
+        "evidence recall",
+        "items",
+        "from cache",
+        "billed (Anthropic)",
+        "billed (OpenAI)",
+    ):
         summary.add_column(column)
     for name, total in totals.items():
         recall = f"{total.hits / total.items:.3f}" if total.items else "n/a"
         mean = total.tokens / total.steps if total.steps else 0
-        summary.add_row(name, f"{mean:,.0f}", f"{total.max_tokens:,}", recall, str(total.items))
+        cost = total.meter.cost()
+        summary.add_row(
+            name,
+            f"{mean:,.0f}",
+            f"{total.max_tokens:,}",
+            recall,
+            str(total.items),
+            f"{cost.cache_share:.2f}",
+            f"{cost.billed['anthropic']:.2f}",
+            f"{cost.billed['openai']:.2f}",
+        )
     console.print(summary)
+    console.print(
+        f"billed: input at prompt-cache prices ({PRICES_TAKEN}) over the full history without a cache"
+    )

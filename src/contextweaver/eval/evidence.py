@@ -35,28 +35,23 @@ class StepEvidence:
 
 
 def history_evidence(trajectory: Trajectory) -> dict[int, frozenset[str]]:
-    """EVALUATION.md's history evidence: next-step items found in any earlier step's text (thoughts
-    and actions too), never those in the system prompt or the task, nor in most earlier outputs."""
-    steps = trajectory.steps
-    wanted = [evidence_items(f"{s.thought}\n{s.action}") for s in steps[1:]]
-    earlier = EarlierText(trajectory, set().union(*wanted))
-    return {
-        nxt + 1: frozenset(earlier.only_in_observations(items, nxt, history=True))
-        for nxt, items in enumerate(wanted, start=1)
-    }
+    """EVALUATION.md's history evidence by next step index (see `next_step_evidence`)."""
+    return {e.index: e.items for e in next_step_evidence(trajectory, history=True)}
 
 
-def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
+def next_step_evidence(trajectory: Trajectory, history: bool = False) -> list[StepEvidence]:
     """For each step k+1 >= 2: items of its thought/action found in an earlier observation only.
 
     Items also in the system prompt, the task or an earlier thought/action are dropped (those are
     always in every context), and so are items found in more than half of the earlier observations.
+    `history=True` gives history evidence: items said in an earlier thought or action count too (a
+    budget may drop old steps whole, which observation evidence cannot see).
     """
     steps = trajectory.steps
     wanted = [evidence_items(f"{s.thought}\n{s.action}") for s in steps[1:]]
     earlier = EarlierText(trajectory, set().union(*wanted))
     return [
-        StepEvidence(nxt + 1, frozenset(earlier.only_in_observations(items, nxt)))
+        StepEvidence(nxt + 1, frozenset(earlier.only_in_observations(items, nxt, history)))
         for nxt, items in enumerate(wanted, start=1)
     ]
 

@@ -20,7 +20,9 @@ from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens, index_runs
 from contextweaver.eval.replay import Budget, replay_steps
 from contextweaver.formats.base import Trajectory
+from contextweaver.prompt_cache import PrefixCache
 from contextweaver.strategies import build_strategy, cw_settings, spec
+from contextweaver.types import WovenContext
 
 
 def budget_key(budget: Budget) -> str:
@@ -87,6 +89,7 @@ def evaluate(
     built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     tokens = MessageTokens()
     previous: dict[Budget, list[Any]] = {}
+    caches = {budget: PrefixCache() for budget in budgets}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}
     last = len(trajectory.steps)
     for replayed in replay_steps(trajectory, built.strategy, budgets, built.model):
@@ -122,6 +125,7 @@ def evaluate(
                 shared = common_prefix_tokens(previous[budget], context.messages, tokens)
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0
             previous[budget] = context.messages
+            record.update(cache_record(caches[budget], context))
             steps[budget_key(budget)].append(record)
     usage = getattr(built.model, "usage", None)
     total = usage.total.as_dict() if usage is not None else {}
@@ -143,3 +147,11 @@ def evaluate(
         "budgets": steps,
         "windows": window_record(trajectory, evidence),
     }
+
+
+def cache_record(cache: PrefixCache, context: WovenContext) -> dict[str, Any]:
+    """The provider-cache fields of a step's record: tokens served from cache and input billed."""
+    use = cache.request(context.messages)
+    record: dict[str, Any] = {"cached": use.cached["anthropic"], "compacted": context.compacted}
+    record.update({f"billed_{provider}": round(billed, 1) for provider, billed in use.billed.items()})
+    return record

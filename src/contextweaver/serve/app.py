@@ -33,6 +33,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from contextweaver.serve.anthropic import MESSAGES
+from contextweaver.serve.cache_ledger import TAIL_BYTES, CacheLedger
 from contextweaver.serve.conversation import BadConversation
 from contextweaver.serve.http import (
     BodyTooLarge,
@@ -58,6 +59,8 @@ from contextweaver.store.base import StoreError
 log = logging.getLogger("contextweaver.serve")
 SESSION_HEADER = "x-contextweaver-session"
 PASSTHROUGH_HEADER = "x-contextweaver-passthrough"
+CACHE_HEADER = "x-contextweaver-cached-prefix"
+"""Share of the forwarded request a provider's prefix cache could serve (simulated)."""
 
 
 @dataclass
@@ -75,6 +78,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     locks = KeyedLocks()
     upstream = settings.upstream.rstrip("/")
     state: dict[str, httpx.AsyncClient] = {}
+    ledger = CacheLedger()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -129,15 +133,22 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             return error(
                 503, f"the session store failed: {exc}", kind="server_error", code="store_unavailable"
             )
+        sent = None
         if woven.context is not None:
-            wire.write(payload, [*woven.context.messages, *conversation.pending], state)
+            sent = [*woven.context.messages, *conversation.pending]
+            wire.write(payload, sent, state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra = {"server-timing": f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"}
+        on_answer = None
         if woven.session_id is not None:
-            extra[SESSION_HEADER] = woven.session_id
+            extra[SESSION_HEADER] = sid = woven.session_id
+            if sent is not None:
+                share = await anyio.to_thread.run_sync(ledger.request, sid, sent)
+                extra[CACHE_HEADER] = f"{share:.3f}"
+            on_answer = lambda body: ledger.answer(sid, body)  # noqa: E731
         return await forward(request, wire.upstream_path, json.dumps(payload).encode(), extra,
-                             stream=bool(payload.get("stream")))  # fmt: skip
+                             stream=bool(payload.get("stream")), on_answer=on_answer)  # fmt: skip
 
     async def passthrough(request: Request) -> Response:
         body = await read_body(request, settings.max_body_bytes)
@@ -147,7 +158,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         return await forward(request, "/models", None, {}, stream=False)
 
     async def forward(request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
-                      stream: bool) -> Response:  # fmt: skip
+                      stream: bool, on_answer: Callable[[bytes], None] | None = None) -> Response:  # fmt: skip
         client = state["client"]
         fallback = os.environ.get(settings.api_key_env) if settings.api_key_env else None
         headers = upstream_headers(request.headers.items(), fallback)
@@ -165,7 +176,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             )
         out_headers = response_headers(answer.headers.multi_items(), extra)
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            return StreamingResponse(_relay(answer), status_code=answer.status_code, headers=out_headers)
+            return StreamingResponse(_relay(answer, on_answer), status_code=answer.status_code,
+                                     headers=out_headers)  # fmt: skip
         try:
             data = b"".join([chunk async for chunk in answer.aiter_raw()])
         except httpx.HTTPError as exc:
@@ -173,6 +185,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
                          kind="upstream_error")  # fmt: skip
         finally:
             await answer.aclose()
+        if on_answer is not None:
+            on_answer(data)
         return Response(data, status_code=answer.status_code, headers=out_headers)
 
     async def list_sessions(request: Request) -> Response:
@@ -184,6 +198,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         detail = await anyio.to_thread.run_sync(session_detail, manager.store, session_id)
         if detail is None:
             return error(404, f"no session {session_id!r} in the store", code="session_not_found")
+        detail["prompt_cache"] = ledger.summary(session_id)
         return JSONResponse(detail)
 
     async def health(request: Request) -> Response:
@@ -204,10 +219,15 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-async def _relay(answer: httpx.Response) -> AsyncIterator[bytes]:
-    """The upstream's event stream, byte for byte; the upstream connection is closed either way."""
+async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None) -> AsyncIterator[bytes]:
+    """The upstream's event stream, byte for byte; the upstream connection is closed either way.
+    The stream's end (where the usage event is) goes to `on_answer`."""
+    tail = b""
     try:
         async for chunk in answer.aiter_raw():
+            tail = (tail + chunk)[-TAIL_BYTES:]
             yield chunk
     finally:
         await answer.aclose()
+    if on_answer is not None:
+        on_answer(tail)
