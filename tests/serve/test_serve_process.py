@@ -26,7 +26,13 @@ def processes(tmp_path: Path) -> Iterator[tuple[Proxy, Path]]:
     with (
         upstream_process(tmp_path) as (port, log),
         serve_process(
-            tmp_path, f"http://127.0.0.1:{port}/v1", "--log-level", "warning", token=TOKEN
+            tmp_path,
+            f"http://127.0.0.1:{port}/v1",
+            "--log-level",
+            "warning",
+            "-c",
+            "mode=per_step",
+            token=TOKEN,
         ) as proxy,
     ):
         yield proxy, log
