@@ -54,3 +54,5 @@ def test_cli_proxy_between_two_processes(processes: tuple[Proxy, Path]) -> None:
     assert [s["steps"] for s in listed] == [9]
     session = Session.open(SQLiteStore(proxy.store), listed[0]["id"])
     assert session.step_count == 9 and session.notes == []
+    detail = httpx.get(proxy.url + "/contextweaver/sessions/" + listed[0]["id"], headers=mine).json()
+    assert detail["prompt_cache"]["requests"] >= 8, "weaving processes report the prompt-cache use back"
