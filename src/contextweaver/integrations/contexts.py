@@ -29,6 +29,21 @@ def _shape(message: Message) -> dict[str, Any]:
     return {k: v for k, v in message.items() if k != "content"}
 
 
+def align(messages: Sequence[Message], sources: Sequence[Message]) -> list[int | None]:
+    """For each woven message, the index of the source message it shows (in full or cut), or None
+    for a message of the weaver's own. Both lists are in chronological order, so one pass suffices:
+    a message matches the next source when all but their content agree."""
+    out: list[int | None] = []
+    pointer = 0
+    for message in messages:
+        if pointer < len(sources) and _shape(message) == _shape(sources[pointer]):
+            out.append(pointer)
+            pointer += 1
+        else:
+            out.append(None)
+    return out
+
+
 def _common(a: str, b: str) -> tuple[int, int]:
     """Lengths of the common prefix and suffix of two strings (not overlapping in the shorter)."""
     limit = min(len(a), len(b))
