@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from contextweaver.config import ModelConfig, WeaverConfig, load_config
+from contextweaver.errors import ContextWeaverError
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectory
 from contextweaver.graph import DependencyGraph
-from contextweaver.strategies import strategy_factory, strategy_names
+from contextweaver.models import ModelError, build_model
+from contextweaver.protocols import Analyzer, Annotator, Model, Reader, Selector, Strategy, Summarizer
+from contextweaver.selectors.plan import Plan
+from contextweaver.store import Session, StoreError, open_store
+from contextweaver.strategies import TABLE as STRATEGIES
+from contextweaver.strategies import build_strategy, strategy_names
 from contextweaver.types import (
     Decision,
     Node,
@@ -18,23 +24,41 @@ from contextweaver.types import (
 from contextweaver.weave import BudgetError
 from contextweaver.weaver import ContextWeaver
 
+__version__ = "0.2.0"
+
 __all__ = [
+    "STRATEGIES",
+    "Analyzer",
+    "Annotator",
     "BudgetError",
     "ContextWeaver",
+    "ContextWeaverError",
     "Decision",
     "DependencyGraph",
+    "Model",
     "ModelConfig",
+    "ModelError",
     "Node",
     "Parent",
+    "Plan",
+    "Reader",
+    "Selector",
+    "Session",
     "Step",
+    "StoreError",
+    "Strategy",
+    "Summarizer",
     "TestStatus",
     "Trajectory",
     "TrajectoryError",
     "ValidationStatus",
     "WeaverConfig",
     "WovenContext",
+    "__version__",
+    "build_model",
+    "build_strategy",
     "load_config",
     "load_trajectory",
-    "strategy_factory",
+    "open_store",
     "strategy_names",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from contextweaver.types import Node, Parent
 
@@ -18,12 +18,6 @@ class Annotation:
     summary: str
     parents: list[Parent]
     dependency_summary: str
-
-
-class Annotator(Protocol):
-    def annotate(
-        self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
-    ) -> Annotation: ...
 
 
 class ThreeCallAnnotator:

@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from contextweaver.types import Message, Node, Parent, Step, WovenContext
 
 if TYPE_CHECKING:
+    from contextweaver.annotate import Annotation
+    from contextweaver.config import WeaverConfig
+    from contextweaver.formats.base import Trajectory
+    from contextweaver.formats.source import Source
     from contextweaver.graph import DependencyGraph
+    from contextweaver.selectors.plan import Plan
 
 
 class Analyzer(Protocol):
@@ -20,6 +25,34 @@ class Analyzer(Protocol):
     def select_parents(
         self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
     ) -> list[Parent]: ...
+
+
+class Annotator(Protocol):
+    """Parents and summaries of a new node: three calls (analyzer + summarizer) or one fused call."""
+
+    def annotate(
+        self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
+    ) -> Annotation: ...
+
+
+class Selector(Protocol):
+    """Which steps the next context keeps in full, by priority (a Plan for weaving)."""
+
+    name: str
+
+    def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan: ...
+
+
+class Reader(Protocol):
+    """What a format module exposes as READER: a name, what it expects, a detector and a reader."""
+
+    name: str
+    expected: str
+    """Completes "expected ...": e.g. "a mini-swe-agent .traj.json with 'messages'"."""
+
+    def detect(self, source: Source) -> bool: ...
+
+    def read(self, source: Source) -> Trajectory: ...
 
 
 class Summarizer(Protocol):
@@ -68,3 +101,12 @@ class Strategy(Protocol):
     def add_step(self, step: Step) -> Node: ...
 
     def context(self, max_tokens: int | None = None) -> WovenContext: ...
+
+    @property
+    def nodes(self) -> Sequence[Node]:
+        """Every node so far, indexed by step (0 is the root)."""
+        ...
+
+    def stats(self) -> dict[str, Any]:
+        """Counters of the strategy's own work (steps, memory calls, fallbacks)."""
+        ...

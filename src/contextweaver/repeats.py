@@ -6,20 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from contextweaver.selectors.plan import Plan
 from contextweaver.types import Node
-from contextweaver.weave import Plan
-
-
-def output_lines(observation: str) -> frozenset[int]:
-    """Hashes of the non-blank lines of an output, computed once per node."""
-    return frozenset(hash(line) for line in observation.splitlines() if line.strip())
 
 
 def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
     """The plan without steps whose output lines all recur in a later planned step's output.
 
     `nodes` is indexed by step index (the graph's node list)."""
-    planned = [index for index, _ in plan.full]
+    planned = [index for index, _ in plan.full if index not in plan.excerpts]  # only whole outputs cover
     full, repeated = [], dict(plan.compressed_reasons)
     for index, reason in plan.full:
         lines = nodes[index].output_lines
@@ -27,10 +22,14 @@ def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
             (j for j in planned if j > index and lines and lines <= nodes[j].output_lines),
             None,
         )
-        if later is None or index == planned[0]:
+        if later is None or index == len(nodes) - 1:  # the current (newest) step stays whole
             full.append((index, reason))
         else:
             repeated[index] = f"{reason}; compressed: every line of its output recurs in step {later}'s"
     return Plan(
-        full=full, compressed_reason=plan.compressed_reason, notes=plan.notes, compressed_reasons=repeated
+        full=full,
+        compressed_reason=plan.compressed_reason,
+        notes=plan.notes,
+        compressed_reasons=repeated,
+        excerpts=plan.excerpts,
     )

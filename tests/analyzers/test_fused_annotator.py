@@ -9,7 +9,7 @@ import pytest
 from contextweaver.analyzers.fused import FusedAnnotator
 from contextweaver.config import WeaverConfig
 from contextweaver.models.fake import FakeModel
-from contextweaver.models.planted import NEW_STEP, STEPS, TASK, TRUE_PARENT, planted_graph
+from contextweaver.testing.planted import NEW_STEP, STEPS, TASK, TRUE_PARENT, planted_graph
 from contextweaver.weaver import ContextWeaver
 
 

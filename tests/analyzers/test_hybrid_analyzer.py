@@ -9,7 +9,7 @@ from contextweaver.config import WeaverConfig
 from contextweaver.extract import make_node, root_node
 from contextweaver.graph import DependencyGraph
 from contextweaver.models.fake import FakeModel
-from contextweaver.models.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
+from contextweaver.testing.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
 from contextweaver.types import Parent, Step
 
 

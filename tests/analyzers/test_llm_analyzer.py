@@ -6,13 +6,14 @@ import json
 
 import pytest
 
+from contextweaver import ContextWeaver
 from contextweaver.analyzers import ANALYZERS, build_analyzer
 from contextweaver.analyzers.heuristic import HeuristicAnalyzer
 from contextweaver.analyzers.llm import LLMAnalyzer
 from contextweaver.config import WeaverConfig
 from contextweaver.models import CircuitOpen, ModelTimeout
 from contextweaver.models.fake import FakeModel
-from contextweaver.models.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
+from contextweaver.testing.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
 
 GOOD = json.dumps({"parents": [{"id": "N1", "confidence": 0.8, "reasoning": "reads what N1 found"}]})
 
@@ -36,9 +37,16 @@ def test_positive_control_llm_and_heuristic_agree_on_the_planted_parent() -> Non
 
 def test_registered_and_built_from_config() -> None:
     config = WeaverConfig.model_validate({"analyzer": "llm", "memory_model": {"backend": "fake"}})
-    analyzer = build_analyzer(config)
+    analyzer = ContextWeaver(config).annotator.analyzer  # type: ignore[attr-defined]
     assert isinstance(analyzer, LLMAnalyzer) and isinstance(analyzer.model, FakeModel)
     assert ANALYZERS.get("llm") is LLMAnalyzer
+    assert config.needs_model() and not WeaverConfig().needs_model()
+
+
+def test_the_llm_parts_receive_their_model_and_refuse_to_run_without_one() -> None:
+    config = WeaverConfig(analyzer="llm")
+    with pytest.raises(TypeError, match="calls the memory model"):
+        build_analyzer(config)
 
 
 def test_prompt_states_the_rules_and_shows_each_candidate() -> None:

@@ -6,6 +6,7 @@ from contextweaver.baselines import BASELINES
 from contextweaver.baselines.llm_summary import LLMSummary
 from contextweaver.models.errors import ModelTimeout
 from contextweaver.models.fake import FakeModel
+from contextweaver.strategies import build_strategy
 from contextweaver.types import Step
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "Fix the parser."}]
@@ -48,7 +49,7 @@ def test_a_failed_call_keeps_old_summary_and_leaves_steps_as_placeholders() -> N
     for i in range(1, 5):
         strategy.add_step(_step(i))
     assert strategy.summary == "first summary" and strategy.summarized == 1
-    assert strategy.stats["fallbacks"] == 1
+    assert strategy.stats()["fallbacks"] == 1
     context = strategy.context()
     step2 = next(d for d in context.decisions if d.index == 2)
     assert step2.mode == "compressed" and "Old environment output" in context.text()
@@ -58,7 +59,8 @@ def test_a_failed_call_keeps_old_summary_and_leaves_steps_as_placeholders() -> N
 
 
 def test_default_fake_backend_counts_usage_and_budget_holds() -> None:
-    strategy = LLMSummary(keep_last=2)
+    strategy = build_strategy("llm_summary", {"window": 2}).strategy
+    assert isinstance(strategy, LLMSummary) and strategy.keep_last == 2
     strategy.begin(ROOT)
     for i in range(1, 9):
         strategy.add_step(_step(i))

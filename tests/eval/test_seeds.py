@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextweaver.config import ModelConfig
 from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats.base import Trajectory
-from contextweaver.models.fake_server import FakeLLMServer
+from contextweaver.testing.fake_server import FakeLLMServer
 
 
 def test_every_memory_request_of_a_replay_carries_its_seed(bugfix: Trajectory) -> None:

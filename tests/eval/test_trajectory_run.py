@@ -7,7 +7,6 @@ import pytest
 from contextweaver.baselines import BASELINES
 from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.replay import replay
-from contextweaver.eval.strategies import STRATEGIES, build_strategy
 from contextweaver.eval.trajectory_run import (
     evaluate,
     parse_budgets,
@@ -16,6 +15,7 @@ from contextweaver.eval.trajectory_run import (
     trajectory_id,
 )
 from contextweaver.formats.base import Trajectory
+from contextweaver.strategies import TABLE, build_strategy
 from contextweaver.weaver import ContextWeaver
 
 BUDGETS = [120, 400, None]
@@ -89,7 +89,7 @@ def test_llm_strategies_count_memory_calls_and_zero_llm_ones_do_not(bugfix: Traj
 
 
 def test_every_strategy_name_builds_and_unknown_names_list_valid_ones() -> None:
-    for name in STRATEGIES:
+    for name in TABLE:
         assert build_strategy(name).strategy is not None
     with pytest.raises(ValueError, match="valid: full"):
         build_strategy("magic")

@@ -80,7 +80,7 @@ def check_last_request(sent: list[BaseMessage]) -> None:
 def test_langchain_v1_middleware_weaves_the_request_and_keeps_the_state(tmp_path: Path):
     repo = make_repo(tmp_path / "repo")
     model = scripted_model()
-    middleware = ContextWeaverMiddleware(window=2, weaver={"selector": "ancestry"})
+    middleware = ContextWeaverMiddleware(strategy="cw-ancestry", window=2)
     agent = create_agent(model, [shell_tool(repo)], system_prompt="You fix bugs.", middleware=[middleware])
     result = agent.invoke({"messages": [{"role": "user", "content": TASK}]})
     assert "return a + b" in (repo / "calc.py").read_text()
@@ -100,7 +100,7 @@ def test_langgraph_prebuilt_react_agent_with_the_pre_model_hook(tmp_path: Path):
 
     repo = make_repo(tmp_path / "repo")
     model = scripted_model()
-    hook = ContextWeaverHook(window=2)
+    hook = ContextWeaverHook(strategy="cw-perstep", window=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # create_react_agent is deprecated in favour of create_agent
         agent = create_react_agent(model, [shell_tool(repo)], pre_model_hook=hook)

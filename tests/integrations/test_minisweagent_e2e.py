@@ -48,7 +48,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         model,
         LocalEnvironment(cwd=str(repo)),
         output_path=traj,
-        contextweaver={"window": 2, "max_parents": 2, "weaver": {"selector": "ancestry"}},
+        contextweaver={"strategy": "cw-ancestry", "window": 2, "weaver": {"max_parents": 2}},
         **AGENT,
     )
     info = agent.run(TASK)

@@ -24,7 +24,7 @@ from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor
 from pydantic import Field, SecretStr, ValidationError  # noqa: E402
 
 from contextweaver.integrations.openhands import ContextWeaverCondenser  # noqa: E402
-from contextweaver.models.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
 
 PLACEHOLDER_START = "Old environment output: ("
 
@@ -93,7 +93,7 @@ def scripted(request: Request) -> Reply:
 def run(tmp_path_factory: pytest.TempPathFactory):
     repo = make_repo(tmp_path_factory.mktemp("openhands") / "repo")
     register_tool("ToyShell", ShellTool)
-    condenser = ContextWeaverCondenser(contextweaver={"window": 2, "weaver": {"selector": "ancestry"}})
+    condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw-ancestry", "window": 2})
     with FakeLLMServer(reply=scripted) as server:
         llm = LLM(model="openai/fake", base_url=server.base_url, api_key=SecretStr("x"), usage_id="agent")
         agent = Agent(

@@ -22,7 +22,7 @@ from sweagent.run.run_single import RunSingleConfig  # noqa: E402
 
 from contextweaver.integrations import sweagent as integration  # noqa: E402
 
-PROCESSORS = [{"type": "contextweaver", "window": 2, "weaver": {"selector": "ancestry"}}]
+PROCESSORS = [{"type": "contextweaver", "strategy": "cw-ancestry", "window": 2}]
 COMMANDS = [
     "ls",
     "cat calc.py",
@@ -43,7 +43,7 @@ def test_the_yaml_entry_is_parsed_by_swe_agents_own_config_after_register():
     parsed = RunSingleConfig.model_validate(config(PROCESSORS))
     processor = parsed.agent.history_processors[0]
     assert isinstance(processor, integration.ContextWeaverHistoryProcessor)
-    assert processor.weaver.window == 2 and processor.weaver.selector == "ancestry"
+    assert processor.weaver.window == 2 and processor.weaver_config().selector == "ancestry"
     with pytest.raises(ValueError, match="weaver.selector: unknown selector 'ancestr'"):
         RunSingleConfig.model_validate(config([{"type": "contextweaver", "weaver": {"selector": "ancestr"}}]))
     dumped = parsed.model_dump(mode="json")["agent"]["history_processors"][0]
@@ -59,7 +59,7 @@ def test_building_the_agent_deep_copies_and_pickles_the_processor():
     built = agent.history_processors[0]
     assert built is not original and built.weaver == original.weaver and not built._feeds
     restored = pickle.loads(pickle.dumps(built))
-    assert restored.weaver == built.weaver and copy.deepcopy(restored).weaver.selector == "ancestry"
+    assert restored.weaver == built.weaver and copy.deepcopy(restored).weaver_config().selector == "ancestry"
 
 
 def test_a_swe_agent_run_from_its_command_line_weaves_every_query(tmp_path: Path):

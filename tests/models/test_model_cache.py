@@ -9,7 +9,7 @@ from contextweaver.analyzers.llm import LLMAnalyzer
 from contextweaver.config import ModelConfig, WeaverConfig
 from contextweaver.models import CachedModel, build_model, usage_of
 from contextweaver.models.fake import FakeModel
-from contextweaver.models.planted import NEW_STEP, TASK, planted_graph
+from contextweaver.testing.planted import NEW_STEP, TASK, planted_graph
 
 HELLO = [{"role": "user", "content": "hi"}]
 

@@ -17,7 +17,7 @@ from contextweaver.models import (
     ModelUnavailable,
     build_model,
 )
-from contextweaver.models.fake_server import FakeLLMServer, Reply, Request
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.tokens import count_message, count_text
 
 HELLO = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hi."}]

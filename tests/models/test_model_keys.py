@@ -11,7 +11,7 @@ import pytest
 
 from contextweaver.config import ModelConfig
 from contextweaver.models import MissingAPIKey, ModelRequestError, build_model
-from contextweaver.models.fake_server import FakeLLMServer, Reply
+from contextweaver.testing.fake_server import FakeLLMServer, Reply
 
 SECRET = "sk-test-Zq81vD0secretvalue"
 HELLO = [{"role": "user", "content": "hi"}]

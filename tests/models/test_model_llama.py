@@ -42,7 +42,7 @@ def trajectory():  # type: ignore[no-untyped-def]
 @pytest.fixture
 def small_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Shorter prompt caps: CPU time of a shared CI core, not a change of the protocol under test."""
-    from contextweaver.analyzers.prompts import render
+    from contextweaver.prompts import render
 
     for name, value in SMALL_PROMPTS.items():
         monkeypatch.setattr(render, name, value)

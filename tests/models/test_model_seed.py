@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from contextweaver.config import ModelConfig
-from contextweaver.eval.strategies import build_strategy
 from contextweaver.models import CachedModel, build_model
 from contextweaver.models.fake import FakeModel
-from contextweaver.models.fake_server import FakeLLMServer, Request
+from contextweaver.strategies import build_strategy
+from contextweaver.testing.fake_server import FakeLLMServer, Request
 
 HELLO = [{"role": "user", "content": "Say hi."}]
 

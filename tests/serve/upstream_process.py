@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from contextweaver.models.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
 from tests.serve.harness import tool_call_reply  # noqa: E402
 
 

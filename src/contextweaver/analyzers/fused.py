@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from contextweaver.analyzers.hybrid import top_c
 from contextweaver.analyzers.llm import HeuristicBackedJudge
-from contextweaver.analyzers.prompts import (
+from contextweaver.annotate import Annotation
+from contextweaver.config import WeaverConfig
+from contextweaver.models import ModelError, at_step
+from contextweaver.prompts import (
     ReplyError,
     annotation_messages,
     annotation_schema,
@@ -22,10 +25,7 @@ from contextweaver.analyzers.prompts import (
     parse_parents,
     parse_text,
 )
-from contextweaver.analyzers.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
-from contextweaver.annotate import Annotation
-from contextweaver.config import WeaverConfig
-from contextweaver.models import ModelError, at_step
+from contextweaver.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
 from contextweaver.protocols import Model
 from contextweaver.summaries.extractive import ExtractiveSummarizer
 from contextweaver.types import Node

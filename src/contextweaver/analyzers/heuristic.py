@@ -39,6 +39,7 @@ class HeuristicAnalyzer:
     """Scores candidates from shared evidence; returns the top m with a confidence and a reason."""
 
     name = "heuristic"
+    uses_model = False
 
     def __init__(self, config: WeaverConfig | None = None, model: Model | None = None) -> None:
         self.stats: dict[str, int] = {"calls": 0}

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.analyzers.heuristic import HeuristicAnalyzer
-from contextweaver.analyzers.prompts import (
+from contextweaver.config import WeaverConfig
+from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts import (
     ReplyError,
     ask_json,
     bump,
@@ -21,9 +23,7 @@ from contextweaver.analyzers.prompts import (
     parent_messages,
     parents_schema,
 )
-from contextweaver.analyzers.prompts.parse import parse_parents
-from contextweaver.config import WeaverConfig
-from contextweaver.models import ModelError, at_step, build_model
+from contextweaver.prompts.parse import parse_parents
 from contextweaver.protocols import Model
 from contextweaver.types import Node, Parent
 
@@ -38,12 +38,13 @@ class HeuristicBackedJudge:
     when the model cannot, and fallbacks counted, logged and labelled (SPEC 4: never silently recency)."""
 
     name = "llm"
+    uses_model = True
     role = "analyzer"
     falls_back_to = "heuristic parents"
 
     def __init__(self, config: WeaverConfig, model: Model | None = None) -> None:
         self.config = config
-        self.model = model if model is not None else build_model(self.config.memory_model)
+        self.model = require_model(model, type(self).__name__)
         self.heuristic = HeuristicAnalyzer(self.config)
         self.stats: dict[str, int] = new_stats()
         self.fallback_steps: list[int] = []

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from contextweaver.extract import make_node, root_node
+from contextweaver.selectors.plan import Plan
 from contextweaver.types import Message, Node, Step, WovenContext
-from contextweaver.weave import Plan, weave
+from contextweaver.weave import weave
 
 
 class HistoryStrategy:
     """Keeps nodes (counted once) and weaves whatever `plan()` asks for; subclasses choose."""
 
     name = "history"
+    uses_model = False
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
@@ -28,6 +31,9 @@ class HistoryStrategy:
         node = make_node(len(self.nodes), step)
         self.nodes.append(node)
         return node
+
+    def stats(self) -> dict[str, Any]:
+        return {"steps": max(0, len(self.nodes) - 1)}
 
     def plan(self) -> Plan:
         raise NotImplementedError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.weave import Plan
+from contextweaver.selectors.plan import Plan
 
 
 class FullHistory(HistoryStrategy):

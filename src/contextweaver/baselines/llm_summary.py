@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
-from contextweaver.analyzers.prompts.render import clip, head_tail
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.config import ModelConfig
 from contextweaver.extract import root_node
-from contextweaver.models import ModelError, at_step, build_model
+from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts.render import clip
 from contextweaver.protocols import Model
+from contextweaver.render import trim_text
+from contextweaver.selectors.plan import Plan
 from contextweaver.types import Decision, Message, Node, Step, WovenContext
-from contextweaver.weave import Plan, weave
+from contextweaver.weave import weave
 
 log = logging.getLogger("contextweaver.baselines")
 
@@ -37,46 +39,53 @@ class LLMSummary(HistoryStrategy):
     """Keeps the last `keep_last` steps in full and one model-written summary of the older ones."""
 
     name = "llm_summary"
+    uses_model = True
 
     def __init__(
         self,
         keep_last: int = 5,
         model: Model | None = None,
-        model_config: ModelConfig | None = None,
         summary_tokens: int = 400,
     ) -> None:
         super().__init__()
         self.keep_last = keep_last
         self.summary_tokens = summary_tokens
-        self.model = model if model is not None else build_model(model_config or ModelConfig(backend="fake"))
+        self.model = require_model(model, type(self).__name__)
         self.summary = ""
         self.summarized = 0
         """Steps 1..summarized are folded into `summary`."""
-        self.stats: dict[str, int] = {"calls": 0, "fallbacks": 0}
+        self.counts: dict[str, int] = {"calls": 0, "fallbacks": 0}
         self._root: Node | None = None  # root + summary message, rebuilt only when the summary changes
+
+    def stats(self) -> dict[str, Any]:
+        return {**super().stats(), **self.counts}
 
     def add_step(self, step: Step) -> Node:
         node = super().add_step(step)
+        self.fold_leaving()
+        return node
+
+    def fold_leaving(self) -> None:
+        """Fold the steps older than the last `keep_last` that are not in the summary yet."""
         leaving = len(self.nodes) - 1 - self.keep_last
         if leaving > self.summarized:
             self._fold(self.nodes[self.summarized + 1 : leaving + 1])
-        return node
 
     def _fold(self, leaving: Sequence[Node]) -> None:
         """One call: previous summary + leaving steps -> new summary. On failure keep the old one."""
         at_step(self.model, leaving[-1].index + self.keep_last)
-        self.stats["calls"] += 1
+        self.counts["calls"] += 1
         try:
             reply = self.model.complete(self._prompt(leaving), max_tokens=self.summary_tokens)
         except ModelError as exc:
-            self.stats["fallbacks"] += 1
+            self.counts["fallbacks"] += 1
             log.warning(
                 "llm summary: steps %d-%d stay as placeholders (%s)", leaving[0].index, leaving[-1].index, exc
             )
             return
         text = clip(reply.text.strip(), self.summary_tokens)
         if not text:
-            self.stats["fallbacks"] += 1
+            self.counts["fallbacks"] += 1
             return
         self.summary = text
         self.summarized = leaving[-1].index
@@ -91,7 +100,7 @@ class LLMSummary(HistoryStrategy):
             for label in ("thought", "action", "observation"):
                 text = getattr(step, label)
                 if text:
-                    parts.append(f"{label}: {head_tail(text, STEP_TOKENS[label])}")
+                    parts.append(f"{label}: {trim_text(text, STEP_TOKENS[label])}")
         return [{"role": "system", "content": SUMMARY_RULES}, {"role": "user", "content": "\n".join(parts)}]
 
     def summary_message(self) -> Message | None:

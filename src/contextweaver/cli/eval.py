@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from contextweaver.eval.strategies import DEFAULT_STRATEGIES, STRATEGIES
+from contextweaver.strategies import ALIASES, EVAL_DEFAULT, TABLE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,7 +34,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
     "-s",
     "strategies",
     multiple=True,
-    help=f"Strategies, comma-separated or repeated (default: all but cw-recency). Valid: {', '.join(STRATEGIES)}, all.",
+    help=f"Strategies, comma-separated or repeated (default: all but cw-recency). Valid: {', '.join(TABLE)}, all.",
 )
 @click.option(
     "--budget",
@@ -87,17 +87,17 @@ def command(
     from contextweaver.config import ModelConfig, apply_overrides
     from contextweaver.eval import report
     from contextweaver.eval.runner import RunSettings, discover
-    from contextweaver.eval.strategies import weaver_config
     from contextweaver.eval.trajectory_run import parse_budgets
+    from contextweaver.strategies import cw_settings, weaver_config
 
     console = Console(stderr=True, soft_wrap=True)
-    names = _split(strategies) or list(DEFAULT_STRATEGIES)
+    names = [ALIASES.get(n, n) for n in _split(strategies)] or list(EVAL_DEFAULT)
     if "all" in names:
-        names = list(STRATEGIES)
-    unknown = [n for n in names if n not in STRATEGIES]
+        names = list(TABLE)
+    unknown = [n for n in names if n not in TABLE]
     if unknown:
         raise click.BadParameter(
-            f"unknown {', '.join(unknown)}; valid: {', '.join(STRATEGIES)}", param_hint="--strategy"
+            f"unknown {', '.join(unknown)}; valid: {', '.join(TABLE)}", param_hint="--strategy"
         )
     try:
         settings = RunSettings(
@@ -108,8 +108,8 @@ def command(
             else None,
         )
         for name in names:
-            if name.startswith("cw-"):
-                weaver_config(name, settings.overrides)  # fail now, not inside a worker
+            if TABLE[name].baseline is None:
+                weaver_config(name, cw_settings(settings.overrides))  # fail now, not inside a worker
         seed_list = [int(s) for s in seeds.split(",") if s.strip()] or [0]
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -15,10 +17,11 @@ from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.replay import replay
 from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
-from contextweaver.strategies import strategy_factory
+from contextweaver.prompt_cache import PRICES_TAKEN, run_cost
+from contextweaver.protocols import Strategy
+from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
 from contextweaver.weave import BudgetError
 
-DEFAULT_STRATEGIES = "cw,sliding_window,masking,full"
 STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "↷ superseded", "unknown": "·"}
 
 
@@ -33,10 +36,16 @@ def _ranges(indices: list[int]) -> str:
     return ",".join(out)
 
 
+def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
+    """ContextWeaver names take the user's settings; baselines run at their standard settings."""
+    own = settings if spec(name).baseline is None else {}
+    return lambda: build_strategy(name, own).strategy
+
+
 @click.command()
 @click.argument("trajectory", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
-    "--strategy", "strategies", default=DEFAULT_STRATEGIES, show_default=True, help="comma-separated"
+    "--strategy", "strategies", default=",".join(REPLAY_DEFAULT), show_default=True, help="comma-separated"
 )
 @click.option("--budget", type=int, default=None, help="hard token budget for every context")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="YAML settings")
@@ -60,9 +69,10 @@ def command(
     except (TrajectoryError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     names = [n.strip() for n in strategies.split(",") if n.strip()]
+    settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
     evidence = {e.index: e.items for e in next_step_evidence(recorded)}
     try:
-        runs = {name: list(replay(recorded, strategy_factory(name, config), budget)) for name in names}
+        runs = {name: list(replay(recorded, _factory(name, settings), budget)) for name in names}
     except (BudgetError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     console = Console(highlight=False, width=max(Console().width, 132))
@@ -99,7 +109,16 @@ def command(
         for decision in first[-1].context.decisions:
             console.print(f"  step {decision.index:>3} {decision.mode:<10} {decision.reason}")
     summary = Table(title="Summary (next-step evidence recall: EVALUATION.md)")
-    for column in ("strategy", "mean tokens", "max tokens", "evidence recall", "items"):
+    for column in (
+        "strategy",
+        "mean tokens",
+        "max tokens",
+        "evidence recall",
+        "items",
+        "from cache",
+        "billed (Anthropic)",
+        "billed (OpenAI)",
+    ):
         summary.add_column(column)
     for name in names:
         hits = total = 0
@@ -109,5 +128,18 @@ def command(
             total += len(items)
         tokens = [r.context.tokens for r in runs[name]]
         recall = f"{hits / total:.3f}" if total else "n/a"
-        summary.add_row(name, f"{statistics.mean(tokens):,.0f}", f"{max(tokens):,}", recall, str(total))
+        cost = run_cost([(r.context.messages, r.context.full_history_tokens) for r in runs[name]])
+        summary.add_row(
+            name,
+            f"{statistics.mean(tokens):,.0f}",
+            f"{max(tokens):,}",
+            recall,
+            str(total),
+            f"{cost.cache_share:.2f}",
+            f"{cost.billed['anthropic']:.2f}",
+            f"{cost.billed['openai']:.2f}",
+        )
     console.print(summary)
+    console.print(
+        f"billed: input at prompt-cache prices ({PRICES_TAKEN}) over the full history without a cache"
+    )

@@ -29,11 +29,13 @@ class StepEvidence:
     items: frozenset[str]
 
 
-def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
+def next_step_evidence(trajectory: Trajectory, history: bool = False) -> list[StepEvidence]:
     """For each step k+1 >= 2: items of its thought/action found in an earlier observation only.
 
     Items also in the system prompt, the task or an earlier thought/action are dropped (those are
     always in every context), and so are items found in more than half of the earlier observations.
+    `history=True` gives history evidence: items said in an earlier thought or action count too (a
+    budget may drop old steps whole, which observation evidence cannot see).
     """
     steps = trajectory.steps
     return [
@@ -41,7 +43,7 @@ def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
             nxt + 1,
             frozenset(
                 from_earlier_observations(
-                    evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"), trajectory, nxt
+                    evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"), trajectory, nxt, history
                 )
             ),
         )
@@ -49,21 +51,48 @@ def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
     ]
 
 
-def from_earlier_observations(items: set[str], trajectory: Trajectory, nxt: int) -> set[str]:
+def from_earlier_observations(
+    items: set[str], trajectory: Trajectory, nxt: int, history: bool = False
+) -> set[str]:
     """The items that only earlier observations (steps before index `nxt`, 0-based) could supply:
-    not in the system prompt, the task or an earlier thought/action, and not in most observations."""
+    not in the system prompt, the task or an earlier thought/action, and not in most observations.
+    With `history`, items from an earlier thought/action are kept instead of dropped."""
     always = f"{trajectory.system}\n{trajectory.task}"
     said_before = "\n".join(f"{s.thought}\n{s.action}" for s in trajectory.steps[:nxt])
     observations = [s.observation for s in trajectory.steps[:nxt]]
     kept = set()
     for item in items:
-        if item in always or item in said_before:
+        if item in always:
+            continue
+        said = item in said_before
+        if said and not history:
             continue
         seen = sum(1 for o in observations if item in o)
-        if seen and seen <= len(observations) / 2:
+        if (seen or said) and seen <= len(observations) / 2:
             kept.add(item)
     return kept
 
 
 def covered(items: frozenset[str], context_text: str) -> int:
     return sum(1 for item in items if item in context_text)
+
+
+def history_evidence(trajectory: Trajectory) -> dict[int, frozenset[str]]:
+    """EVALUATION.md's history evidence: next-step items found in any earlier step's text (thoughts
+    and actions too), never those in the system prompt or the task, nor in most earlier outputs."""
+    always = f"{trajectory.system}\n{trajectory.task}"
+    steps = trajectory.steps
+    out: dict[int, frozenset[str]] = {}
+    earlier = ""
+    for nxt in range(1, len(steps)):
+        previous = steps[nxt - 1]
+        earlier += f"\n{previous.thought}\n{previous.action}\n{previous.observation}"
+        observations = [s.observation for s in steps[:nxt]]
+        kept = set()
+        for item in evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"):
+            if item in always or item not in earlier:
+                continue
+            if sum(1 for o in observations if item in o) <= len(observations) / 2:
+                kept.add(item)
+        out[nxt + 1] = frozenset(kept)
+    return out

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from contextweaver.config import ModelConfig
-from contextweaver.eval.strategies import USES_MODEL
 from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, file_id, trajectory_id
 from contextweaver.formats import detect_format, load_trajectory
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
+from contextweaver.strategies import needs_model, spec
 
 SCHEMA = 1
 TRAJECTORY_SUFFIXES = (".json", ".jsonl", ".traj")
@@ -52,10 +52,10 @@ class RunSettings:
         """What a stored result must have been computed with (budgets are checked separately)."""
         data: dict[str, Any] = {
             "schema": SCHEMA,
-            "overrides": self.overrides if strategy.startswith("cw-") else [],
+            "overrides": self.overrides if spec(strategy).baseline is None else [],
             "model": self.model_config.model_dump() if self.model_config else None,
         }
-        if strategy in USES_MODEL:  # results from before the memory model received the seed are stale
+        if needs_model(strategy):  # results from before the memory model received the seed are stale
             data["model_seeded"] = True
         return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
 

@@ -18,11 +18,13 @@ from typing import Any
 
 from contextweaver.config import ModelConfig
 from contextweaver.eval.edits import edit_evidence
-from contextweaver.eval.evidence import covered, next_step_evidence
+from contextweaver.eval.evidence import covered, history_evidence, next_step_evidence
+from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
-from contextweaver.eval.strategies import build_strategy
 from contextweaver.formats.base import Trajectory
+from contextweaver.prompt_cache import PrefixCache
 from contextweaver.protocols import Strategy
+from contextweaver.strategies import build_strategy, cw_settings, spec
 from contextweaver.types import WovenContext
 
 Budget = int | None
@@ -113,16 +115,22 @@ def evaluate(
     instance = trajectory_id(trajectory)
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
+    said = {e.index: e.items for e in next_step_evidence(trajectory, history=True)}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
-    built = build_strategy(strategy_name, overrides, model_config, seed=seed)
+    sources = latest_sources(trajectory, evidence)
+    history = history_evidence(trajectory)
+    settings = cw_settings(overrides) if spec(strategy_name).baseline is None else {}
+    built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     tokens = MessageTokens()
     previous: dict[Budget, list[Any]] = {}
+    caches = {budget: PrefixCache() for budget in budgets}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}
     last = len(trajectory.steps)
     for replayed in replay_budgets(trajectory, built.strategy, budgets, built.model):
         if replayed.index >= last:  # no next step to need anything
             break
         needed = items.get(replayed.index + 1, frozenset())
+        history_needed = said.get(replayed.index + 1, frozenset())
         edit_needed = edits.get(replayed.index + 1)
         for budget, (context, seconds) in replayed.contexts.items():
             text = context.text()
@@ -132,9 +140,20 @@ def evaluate(
                 "full_tokens": context.full_history_tokens,
                 "items": len(needed),
                 "covered": covered(needed, text),
+                "history_items": len(history_needed),
+                "history_covered": covered(history_needed, text),
                 "kept": context.kept,
                 "seconds": replayed.add_seconds + seconds,
             }
+            distance: dict[str, list[int]] = {}
+            for item, source in sources.get(replayed.index + 1, {}).items():
+                counts = distance.setdefault(bucket(replayed.index - source), [0, 0])
+                counts[0] += item in text
+                counts[1] += 1
+            record["by_distance"] = distance
+            history_needed = history.get(replayed.index + 1, frozenset())
+            record["history_items"] = len(history_needed)
+            record["history_covered"] = covered(history_needed, text)
             if edit_needed is not None:
                 record["edit_items"] = len(edit_needed)
                 record["edit_covered"] = covered(edit_needed, text)
@@ -142,6 +161,7 @@ def evaluate(
                 shared = common_prefix_tokens(previous[budget], context.messages, tokens)
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0
             previous[budget] = context.messages
+            record.update(cache_record(caches[budget], context))
             steps[budget_key(budget)].append(record)
     usage = getattr(built.model, "usage", None)
     total = usage.total.as_dict() if usage is not None else {}
@@ -161,4 +181,13 @@ def evaluate(
             "seconds": built.model.seconds if built.model is not None else 0.0,
         },
         "budgets": steps,
+        "windows": window_record(trajectory, evidence),
     }
+
+
+def cache_record(cache: PrefixCache, context: WovenContext) -> dict[str, Any]:
+    """The provider-cache fields of a step's record: tokens served from cache and input billed."""
+    use = cache.request(context.messages)
+    record: dict[str, Any] = {"cached": use.cached["anthropic"], "compacted": context.compacted}
+    record.update({f"billed_{provider}": round(billed, 1) for provider, billed in use.billed.items()})
+    return record

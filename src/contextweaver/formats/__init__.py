@@ -1,6 +1,6 @@
 """Trajectory readers: one module per recorded-run format, found by name or by sniffing the file.
 
-`load_trajectory(path)` tries each reader's cheap `detect` in `DETECT_ORDER` (most specific
+`load_trajectory(path)` tries each reader's cheap `detect` in registry order (most specific
 first) and reads with the first that claims the file; `load_trajectory(path, format=...)` skips
 detection. An unreadable file raises TrajectoryError naming the file, the place and what was
 expected, so the user can tell a truncated file from a file of another format.
@@ -9,62 +9,43 @@ expected, so the user can tell a truncated file from a file of another format.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
 
+from contextweaver.formats.archive import is_archive, load_archive
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
+from contextweaver.formats.toolcalls import chat_step
+from contextweaver.protocols import Reader
 from contextweaver.registry import Registry
 
 __all__ = [
     "FORMATS",
-    "DETECT_ORDER",
     "Reader",
     "Trajectory",
     "TrajectoryError",
+    "chat_step",
     "detect_format",
     "load_trajectory",
 ]
 
 
-class Reader(Protocol):
-    """What a format module exposes as READER: a name, what it expects, a detector and a reader."""
-
-    name: str
-    expected: str
-    """Completes "expected ...": e.g. "a mini-swe-agent .traj.json with 'messages'"."""
-
-    def detect(self, source: Source) -> bool: ...
-
-    def read(self, source: Source) -> Trajectory: ...
-
-
 FORMATS = Registry(
     "trajectory format",
-    {
+    {  # in detection order: formats with a distinctive marker before looser shapes
         "mini-swe-agent": "contextweaver.formats.minisweagent:READER",
-        "jsonl": "contextweaver.formats.jsonl:READER",
+        "nebius": "contextweaver.formats.nebius:READER",
         "swe-agent": "contextweaver.formats.sweagent:READER",
-        "openhands-v0": "contextweaver.formats.openhands:READER",
         "openhands-sdk": "contextweaver.formats.openhands_sdk:READER",
+        "openhands-v0": "contextweaver.formats.openhands:READER",
+        "claude-code": "contextweaver.formats.claude_code:READER",
+        "codex": "contextweaver.formats.codex:READER",
+        "jsonl": "contextweaver.formats.jsonl:READER",
         "openai": "contextweaver.formats.openai:READER",
     },
 )
 
-DETECT_ORDER: tuple[str, ...] = (
-    "mini-swe-agent",
-    "swe-agent",
-    "openhands-sdk",
-    "openhands-v0",
-    "jsonl",
-    "openai",
-)
-"""Detection order: formats with a distinctive marker before looser shapes."""
-
 
 def _readers() -> list[Reader]:
-    names = [n for n in DETECT_ORDER if n in FORMATS.names()]
-    names += [n for n in FORMATS.names() if n not in names]
-    return [FORMATS.get(name) for name in names]
+    return [FORMATS.get(name) for name in FORMATS.names()]
 
 
 def _expected() -> str:
@@ -101,8 +82,15 @@ def _shape(source: Source) -> str:
 
 
 def load_trajectories(path: str | Path, format: str | None = None) -> list[Trajectory]:
-    """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line."""
+    """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line;
+    a `.tar.gz` / `.tgz` / `.tar` archive of runs is read in place, member by member."""
+    if is_archive(path):
+        return load_archive(path, format)
     source = Source.read(path)
+    return _read_runs(source, format)
+
+
+def _read_runs(source: Source, format: str | None) -> list[Trajectory]:
     reader = _reader(source, format)
     read_all = getattr(reader, "read_all", None)
     runs: list[Trajectory] = read_all(source) if read_all is not None else [reader.read(source)]

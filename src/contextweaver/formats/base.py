@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.tokens import content_text
 from contextweaver.types import Message, Step
 
 
-class TrajectoryError(ValueError):
+class TrajectoryError(ContextWeaverError, ValueError):
     """A trajectory file that cannot be read: the message names the file, the place and the fix."""
 
 

@@ -13,8 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contextweaver.formats.minisweagent import READER as MINI_SWE_AGENT_READER
-from contextweaver.formats.minisweagent import clean
+from contextweaver.formats.minisweagent import clean, text_step
 from contextweaver.integrations.contexts import Source
 from contextweaver.integrations.settings import WeavingSettings, build_strategy
 from contextweaver.protocols import Model, Strategy
@@ -24,7 +23,7 @@ from contextweaver.types import Message, Node, Step, WovenContext
 
 def turn_step(turn: Sequence[Message], position: int) -> Step:
     """One assistant message and its observations as a Step, as the trajectory reader builds it."""
-    return MINI_SWE_AGENT_READER._step(turn[0], list(turn[1:]), position)
+    return text_step(turn[0], turn[1:], position)
 
 
 def interjection_step(message: Message, position: int) -> Step:
@@ -150,5 +149,5 @@ class ChatFeed:
         return self.strategy.context(self.settings.budget)
 
     def stats(self) -> dict[str, Any]:
-        stats: Any = getattr(self.strategy, "stats", None)
-        return {**(stats() if callable(stats) else {}), "rebuilds": self.rebuilds}
+        own = self.strategy.stats() if self.strategy is not None else {}
+        return {**own, "rebuilds": self.rebuilds}

@@ -19,13 +19,14 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, convert_to_openai_messages
 from pydantic import Field, PrivateAttr
 
-from contextweaver.formats.openai import READER as TOOL_CALLS
+from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align
 from contextweaver.integrations.feed import ChatFeed, ChatShape
 from contextweaver.integrations.settings import WeavingSettings
@@ -33,15 +34,8 @@ from contextweaver.types import Message, Step, WovenContext
 
 
 def tool_call_step(turn: Sequence[Message], position: int) -> Step:
-    step = TOOL_CALLS._step(list(turn))
-    return Step(
-        thought=step.thought,
-        action=step.action,
-        observation=step.observation,
-        messages=step.messages,
-        images=step.images,
-        meta={**step.meta, "message_index": position},
-    )
+    step = chat_step(turn)
+    return replace(step, meta={**step.meta, "message_index": position})
 
 
 CHAT = ChatShape(turn_step=tool_call_step, keep=dict)
@@ -83,7 +77,7 @@ class _Conversation:
 
 
 def _chat(message: BaseMessage) -> Message:
-    converted: Message = convert_to_openai_messages(message)  # type: ignore[assignment]
+    converted: Message = convert_to_openai_messages(message)
     return converted
 
 
@@ -135,7 +129,7 @@ class ContextWeaverHook(MessageWeaver):
         return {"llm_input_messages": self.weave(messages)}
 
 
-class ContextWeaverMiddleware(AgentMiddleware):  # type: ignore[misc]
+class ContextWeaverMiddleware(AgentMiddleware):
     """LangChain v1 agent middleware: the model request carries the woven messages."""
 
     def __init__(self, **settings: Any) -> None:

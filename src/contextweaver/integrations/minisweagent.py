@@ -181,7 +181,7 @@ def _config_class(cls: type) -> type[BaseModel]:
     for klass in cls.__mro__:
         if klass is ContextWeaverAgent or "__init__" not in vars(klass):
             continue
-        parameter = inspect.signature(klass.__init__).parameters.get("config_class")
+        parameter = inspect.signature(vars(klass)["__init__"]).parameters.get("config_class")
         if parameter is not None and isinstance(parameter.default, type):
             return parameter.default
     return AgentConfig
@@ -224,7 +224,7 @@ class ContextWeaverAgent(DefaultAgent):
     ) -> None:
         config_class = _with_settings(config_class or _config_class(type(self)))
         super().__init__(model, env, config_class=config_class, **kwargs)
-        settings: WeavingSettings = self.config.contextweaver  # type: ignore[attr-defined]
+        settings: WeavingSettings = self.config.contextweaver
         if not isinstance(model, WeavingModel):
             model = WeavingModel(model=model, contextweaver=settings)
         model.keep_records = True

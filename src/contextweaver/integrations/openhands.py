@@ -152,7 +152,8 @@ class ContextWeaverCondenser(CondenserBase):
 
     def _woven(self, context: WovenContext) -> list[LLMConvertibleEvent]:
         """The context as events: kept events verbatim, compressed outputs as WovenObservation."""
-        nodes = {n.index: n for n in getattr(self._strategy, "graph", self._strategy).nodes}  # type: ignore[union-attr]
+        assert self._strategy is not None
+        nodes = {n.index: n for n in self._strategy.nodes}
         sources = [m for m in nodes[0].step.chat_messages()]
         owners: list[int] = [0] * len(sources)
         for decision in context.decisions:

@@ -49,11 +49,8 @@ def context_record(query: int, context: WovenContext, seconds: float) -> dict[st
 
 
 def strategy_nodes(strategy: Strategy | None) -> list[Node]:
-    """The nodes a strategy holds, root first (ContextWeaver's graph, or a baseline's plain list)."""
-    graph = getattr(strategy, "graph", None)
-    if graph is not None:
-        return list(graph.nodes)
-    return list(getattr(strategy, "nodes", []))
+    """The nodes a strategy holds, root first."""
+    return list(strategy.nodes) if strategy is not None else []
 
 
 def node_record(node: Node) -> dict[str, Any]:

@@ -14,20 +14,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from contextweaver.baselines import BASELINES
+from contextweaver import strategies
 from contextweaver.config import WeaverConfig
-from contextweaver.models import Usage, build_model, usage_of
+from contextweaver.models import Usage, usage_of
 from contextweaver.protocols import Model, Strategy
 
-WEAVER_NAMES = ("contextweaver", "cw")
 SHORTCUTS = ("window", "max_parents", "analyzer", "budget", "memory_model")
 """WeaverConfig fields also accepted at the top level of the block."""
 BASELINE_FIELDS = frozenset({"window", "budget"})
 """What a baseline takes: `window` is its n (observations kept), `budget` its token budget."""
-
-
-def strategy_names() -> list[str]:
-    return ["contextweaver", *BASELINES.names()]
 
 
 class WeavingSettings(BaseModel):
@@ -74,8 +69,7 @@ class WeavingSettings(BaseModel):
     @field_validator("strategy")
     @classmethod
     def _known_strategy(cls, name: str) -> str:
-        if name not in WEAVER_NAMES and name not in BASELINES.names():
-            raise ValueError(f"unknown strategy {name!r}; valid: {', '.join(strategy_names())}")
+        strategies.spec(name)  # an unknown name lists the valid ones
         return name
 
     @model_validator(mode="after")
@@ -96,12 +90,16 @@ class WeavingSettings(BaseModel):
                     f"weaver.{field}: unknown {field} {name!r}; valid: {', '.join(registry.names())}"
                 )
         extra = sorted(self.weaver.model_fields_set - BASELINE_FIELDS)
-        if self.strategy not in WEAVER_NAMES and extra:
+        if self.is_baseline and extra:
             raise ValueError(
-                f"strategy {self.strategy!r} takes only `window` and `budget`; "
-                f"{', '.join(extra)} apply to strategy 'contextweaver': remove them or change the strategy"
+                f"strategy {self.strategy!r} takes only `window` and `budget`; {', '.join(extra)} apply "
+                "to the ContextWeaver strategies (contextweaver, cw-*): remove them or change the strategy"
             )
         return self
+
+    @property
+    def is_baseline(self) -> bool:
+        return strategies.spec(self.strategy).baseline is not None
 
     @property
     def window(self) -> int | None:
@@ -113,25 +111,22 @@ class WeavingSettings(BaseModel):
         return self.weaver.budget
 
     def weaver_config(self) -> WeaverConfig:
-        return self.weaver
+        """What the strategy name fixes, with these settings on top (the one strategy table decides)."""
+        return strategies.weaver_config(self.strategy, self.chosen())
 
-
-def uses_memory_model(config: WeaverConfig) -> bool:
-    """Whether any component calls an LLM (the heuristic analyzer and extractive summaries do not)."""
-    return config.analyzer != "heuristic" or config.summarizer != "extractive"
+    def chosen(self) -> dict[str, Any]:
+        """The WeaverConfig fields this block sets (the rest come from the strategy name)."""
+        return self.weaver.model_dump(include=self.weaver.model_fields_set)
 
 
 def build_strategy(settings: WeavingSettings) -> tuple[Strategy, Model | None]:
     """A fresh strategy for one conversation, plus the memory model it spends tokens on (or None)."""
-    if settings.strategy in WEAVER_NAMES:
-        from contextweaver.weaver import ContextWeaver
-
-        config = settings.weaver
-        model = build_model(config.memory_model) if uses_memory_model(config) else None
-        return ContextWeaver(config, model=model), model
-    cls = BASELINES.get(settings.strategy)
-    window = settings.window
-    return (cls(window) if window and settings.strategy != "full" else cls()), None
+    if settings.is_baseline:
+        window = {"window": settings.window} if settings.window else {}
+        built = strategies.build_strategy(settings.strategy, window)
+    else:
+        built = strategies.build_strategy(settings.strategy, settings.chosen())
+    return built.strategy, built.model
 
 
 def memory_usage(model: Model | None) -> dict[str, int]:

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, PrivateAttr
 
-from contextweaver.formats.sweagent import READER
+from contextweaver.formats.sweagent import history_step
 from contextweaver.integrations.feed import ChatFeed, ChatShape
 from contextweaver.integrations.settings import WeavingSettings
 from contextweaver.types import Message, Step, WovenContext
@@ -39,7 +39,7 @@ def starts_turn(item: HistoryItem) -> bool:
 
 
 def history_turn_step(turn: Sequence[HistoryItem], position: int) -> Step:
-    step = READER._from_turn(list(turn))
+    step = history_step(turn)
     return Step(
         thought=step.thought,
         action=step.action,
@@ -171,11 +171,12 @@ def register() -> None:
     members = typing.get_args(union[0]) if union else ()
     if ContextWeaverHistoryProcessor in members:
         return
-    extended = Annotated[Union[(*members, ContextWeaverHistoryProcessor)], Field(discriminator="type")]  # noqa: UP007
-    swe.HistoryProcessor = extended  # type: ignore[misc]
+    choices: Any = Union.__getitem__((*members, ContextWeaverHistoryProcessor))
+    extended: Any = Annotated[choices, Field(discriminator="type")]
+    swe.HistoryProcessor = extended
     configs: list[type[BaseModel]] = [agents.DefaultAgentConfig, agents.ShellAgentConfig]
     for config in configs:
-        config.model_fields["history_processors"].annotation = list[extended]  # type: ignore[valid-type]
+        config.model_fields["history_processors"].annotation = list[extended]
     from sweagent.run.run_batch import RunBatchConfig
     from sweagent.run.run_single import RunSingleConfig
 

@@ -44,6 +44,14 @@ def build_model(config: ModelConfig | None = None, *, seed: int | None = None) -
     return model
 
 
+def require_model(model: Model | None, part: str) -> Model:
+    """The LLM parts receive their memory model from whoever builds them (one client shared per
+    strategy); building one of them without it is a programming error, said plainly."""
+    if model is None:
+        raise TypeError(f"{part} calls the memory model: pass model=build_model(config.memory_model)")
+    return model
+
+
 __all__ = [
     "MODELS",
     "CachedModel",
@@ -59,5 +67,6 @@ __all__ = [
     "Usage",
     "at_step",
     "build_model",
+    "require_model",
     "usage_of",
 ]

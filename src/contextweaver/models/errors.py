@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from contextweaver.errors import ContextWeaverError
 
-class ModelError(RuntimeError):
+
+class ModelError(ContextWeaverError, RuntimeError):
     """A model call failed after its bounded retries (the analyzers count it and fall back)."""
 
     retryable = False

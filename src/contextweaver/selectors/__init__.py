@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
+from contextweaver.protocols import Selector
 from contextweaver.registry import Registry
 
 if TYPE_CHECKING:
     from contextweaver.config import WeaverConfig
     from contextweaver.graph import DependencyGraph
-    from contextweaver.weave import Plan
-
-
-class Selector(Protocol):
-    name: str
-
-    def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan: ...
+    from contextweaver.selectors.plan import Plan
 
 
 SELECTORS = Registry(
@@ -25,13 +20,14 @@ SELECTORS = Registry(
         "frontier": "contextweaver.selectors.frontier:FrontierSelector",
         "recency": "contextweaver.selectors.recency:RecencySelector",
         "adaptive": "contextweaver.selectors.adaptive:AdaptiveSelector",
+        "select": "contextweaver.selectors.select:SelectSelector",
     },
 )
 
 
 def warmup_plan(graph: DependencyGraph, window: int) -> Plan | None:
     """While the history has at most W steps it is returned unchanged (the graph is still built)."""
-    from contextweaver.weave import Plan
+    from contextweaver.selectors.plan import Plan
 
     k = len(graph) - 1
     if k > window:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from contextweaver.config import WeaverConfig
 from contextweaver.graph import DependencyGraph
 from contextweaver.selectors import warmup_plan
-from contextweaver.weave import Plan
+from contextweaver.selectors.plan import Plan
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextweaver.config import WeaverConfig
 from contextweaver.graph import DependencyGraph
 from contextweaver.selectors import warmup_plan
-from contextweaver.weave import Plan
+from contextweaver.selectors.plan import Plan
 
 
 class FrontierSelector:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
 from contextweaver.graph import DependencyGraph
-from contextweaver.weave import Plan
+from contextweaver.selectors.plan import Plan
 
 
 class RecencySelector:

@@ -10,6 +10,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from contextweaver.errors import ContextWeaverError
+
 HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -28,7 +30,7 @@ HOP_BY_HOP = frozenset(
 OWN_PREFIX = "x-contextweaver-"
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(ContextWeaverError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"request body larger than {limit} bytes")
         self.limit = limit

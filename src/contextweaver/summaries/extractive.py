@@ -24,6 +24,7 @@ class ExtractiveSummarizer:
     """Builds summaries from real records only (identifiers verbatim), at no LLM cost."""
 
     name = "extractive"
+    uses_model = False
 
     def __init__(self, config: WeaverConfig | None = None, model: Model | None = None) -> None:
         self.stats: dict[str, int] = {}

@@ -11,7 +11,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from contextweaver.analyzers.prompts import (
+from contextweaver.config import WeaverConfig
+from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.prompts import (
     ReplyError,
     ask_json,
     bump,
@@ -23,9 +25,7 @@ from contextweaver.analyzers.prompts import (
     summary_messages,
     summary_schema,
 )
-from contextweaver.analyzers.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
-from contextweaver.config import WeaverConfig
-from contextweaver.models import ModelError, at_step, build_model
+from contextweaver.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
 from contextweaver.protocols import Model
 from contextweaver.summaries.extractive import ExtractiveSummarizer
 from contextweaver.types import Message, Node
@@ -37,10 +37,11 @@ class LLMSummarizer:
     """Two calls per step (summary, dependency summary); the root and parentless nodes cost none."""
 
     name = "llm"
+    uses_model = True
 
     def __init__(self, config: WeaverConfig, model: Model | None = None) -> None:
         self.config = config
-        self.model = model if model is not None else build_model(self.config.memory_model)
+        self.model = require_model(model, type(self).__name__)
         self.extractive = ExtractiveSummarizer(self.config)
         self.stats: dict[str, int] = new_stats()
 

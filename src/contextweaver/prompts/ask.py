@@ -6,9 +6,9 @@ import logging
 from collections.abc import Callable, MutableMapping
 from typing import Any, TypeVar
 
-from contextweaver.analyzers.prompts.parse import ReplyError, extract_json
-from contextweaver.analyzers.prompts.render import clip
 from contextweaver.models.errors import CircuitOpen, ModelError
+from contextweaver.prompts.parse import ReplyError, extract_json
+from contextweaver.prompts.render import clip
 from contextweaver.protocols import Model
 from contextweaver.types import Message
 

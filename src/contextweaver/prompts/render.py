@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from contextweaver.render import trim_text
 from contextweaver.tokens import get_encoding
 from contextweaver.types import Node
 
@@ -50,17 +51,6 @@ def clip(text: str, max_tokens: int) -> str:
     return enc.decode(ids[:max_tokens]).rstrip() + " ..."
 
 
-def head_tail(text: str, max_tokens: int) -> str:
-    """Keep both ends of a long output (commands print errors last) and say how much was cut."""
-    enc = get_encoding()
-    ids = enc.encode(text, disallowed_special=())
-    if len(ids) <= max_tokens:
-        return text
-    head, tail = max_tokens * 2 // 3, max_tokens // 3
-    cut = len(ids) - head - tail
-    return f"{enc.decode(ids[:head])}\n... [{cut} tokens omitted] ...\n{enc.decode(ids[-tail:])}"
-
-
 def new_step_block(node: Node, *, with_summary: bool = True) -> str:
     """The new step, raw: thought, action, and a head/tail-trimmed observation (errors sit at the tail)."""
     step = node.step
@@ -74,7 +64,7 @@ def new_step_block(node: Node, *, with_summary: bool = True) -> str:
         lines.append(f"thought: {clip(step.thought, STEP_TOKENS['thought'])}")
     if step.action:
         lines.append(f"action: {clip(step.action, STEP_TOKENS['action'])}")
-    observation = head_tail(step.observation.strip(), STEP_TOKENS["observation"]) if step.observation else ""
+    observation = trim_text(step.observation.strip(), STEP_TOKENS["observation"]) if step.observation else ""
     lines.append(f"observation: {observation or '(empty)'}")
     return "\n".join(lines)
 
@@ -103,4 +93,4 @@ def candidates_section(candidates: Sequence[Node]) -> str:
 
 
 def task_section(task: str) -> str:
-    return f"TASK:\n{head_tail(task.strip(), TASK_TOKENS)}"
+    return f"TASK:\n{trim_text(task.strip(), TASK_TOKENS)}"

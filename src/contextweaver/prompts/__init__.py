@@ -1,14 +1,14 @@
-"""Prompts, reply schemas and tolerant reply parsing for the LLM analyzers, summarizer and fused annotator."""
+"""Prompts, reply schemas and tolerant reply parsing shared by the LLM analyzers, the LLM summarizer, the fused annotator and the LLM-summary baseline."""
 
-from contextweaver.analyzers.prompts.ask import STAT_KEYS, ask_json, bump, fallback_cause, new_stats
-from contextweaver.analyzers.prompts.messages import (
+from contextweaver.prompts.ask import STAT_KEYS, ask_json, bump, fallback_cause, new_stats
+from contextweaver.prompts.messages import (
     annotation_messages,
     dependency_messages,
     parent_messages,
     summary_messages,
 )
-from contextweaver.analyzers.prompts.parse import ReplyError, extract_json, parse_parents, parse_text
-from contextweaver.analyzers.prompts.schemas import (
+from contextweaver.prompts.parse import ReplyError, extract_json, parse_parents, parse_text
+from contextweaver.prompts.schemas import (
     annotation_schema,
     dependency_schema,
     parents_schema,

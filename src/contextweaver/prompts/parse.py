@@ -7,14 +7,15 @@ import re
 from collections.abc import Collection, MutableMapping
 from typing import Any
 
-from contextweaver.analyzers.prompts.render import clip
+from contextweaver.errors import ContextWeaverError
+from contextweaver.prompts.render import clip
 from contextweaver.types import Parent
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _ID = re.compile(r"^\s*N?\s*(\d+)\s*$", re.IGNORECASE)
 
 
-class ReplyError(ValueError):
+class ReplyError(ContextWeaverError, ValueError):
     """An unusable reply. `kind` is the stats counter it feeds: empty, malformed, unknown_ids, missing."""
 
     def __init__(self, kind: str, detail: str) -> None:

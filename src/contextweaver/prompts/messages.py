@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contextweaver.analyzers.prompts.render import (
+from contextweaver.prompts.render import (
     ANALYZER_RULES,
     SUMMARY_RULES,
     candidate_block,

@@ -1,0 +1,32 @@
+"""A Plan: what a selector (or a baseline) wants kept in full, by priority, with reasons; `weave` turns it
+into messages under the budget. The current step is always the newest one, whatever its place here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from contextweaver.excerpts import Excerpt
+
+
+@dataclass
+class Plan:
+    """A strategy's wish: steps to keep in full, highest priority first, each with its reason.
+
+    Every other step is compressed to the placeholder with `compressed_reason`.
+    """
+
+    full: list[tuple[int, str]]
+    compressed_reason: str
+    notes: list[str] = field(default_factory=list)
+    compressed_reasons: dict[int, str] = field(default_factory=dict)
+    """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
+    calls_share: float = 0.0
+    """Under a budget, the share of the room left after the current step held for the other steps'
+    placeholders before further planned outputs (a dropped step loses its thought and call too)."""
+    excerpts: dict[int, Excerpt] = field(default_factory=dict)
+    """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
+
+    def why_compressed(self, index: int) -> str:
+        return self.compressed_reasons.get(index, self.compressed_reason)

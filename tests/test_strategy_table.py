@@ -1,0 +1,59 @@
+"""One name, one meaning: every entry point resolves a strategy name to the same configuration."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextweaver.cli.replay import _factory
+from contextweaver.integrations.settings import WeavingSettings
+from contextweaver.integrations.settings import build_strategy as integration_build
+from contextweaver.strategies import ALIASES, TABLE, build_strategy, cw_settings, needs_model, spec
+from contextweaver.weaver import ContextWeaver
+
+
+def _identity(strategy: object) -> tuple[str, object]:
+    if isinstance(strategy, ContextWeaver):
+        return ("cw", strategy.config.model_dump())
+    return (
+        type(strategy).__name__,
+        {k: v for k, v in vars(strategy).items() if k in ("n", "k", "keep_last")},
+    )
+
+
+@pytest.mark.parametrize("name", list(TABLE))
+def test_every_name_means_one_configuration_everywhere(name: str) -> None:
+    library = _identity(build_strategy(name).strategy)
+    replay = _identity(_factory(name, {})())
+    evaluate = _identity(
+        build_strategy(name, cw_settings([]) if spec(name).baseline is None else {}).strategy
+    )
+    integration = _identity(integration_build(WeavingSettings(strategy=name))[0])
+    assert library == replay == evaluate == integration
+
+
+def test_names_fix_their_settings_and_user_settings_apply_on_top() -> None:
+    ancestry = build_strategy("cw-heuristic", {"window": 7}).strategy
+    assert isinstance(ancestry, ContextWeaver)
+    assert (ancestry.config.selector, ancestry.config.analyzer, ancestry.config.window) == (
+        "ancestry",
+        "heuristic",
+        7,
+    )
+    assert build_strategy("cw-ancestry").strategy.config == build_strategy("cw-heuristic").strategy.config  # type: ignore[attr-defined]
+    assert build_strategy("sliding_window", {"window": 3}).strategy.n == 3  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="takes only `window`"):
+        build_strategy("masking", {"analyzer": "llm"})
+
+
+def test_aliases_and_unknown_names() -> None:
+    for alias, target in ALIASES.items():
+        assert spec(alias) is TABLE[target]
+    with pytest.raises(ValueError, match="valid: full, sliding_window"):
+        spec("cw-magic")
+
+
+def test_memory_model_is_built_exactly_for_the_names_that_call_one() -> None:
+    for name in TABLE:
+        built = build_strategy(name)
+        assert (built.model is not None) == needs_model(name), name
+    assert {n for n in TABLE if needs_model(n)} == {"llm_summary", "llm_summary_lazy", "cw-llm", "cw-hybrid"}
