@@ -54,7 +54,8 @@ def _unbounded(
         excerpt = plan.excerpts.get(node.index)
         if excerpt is not None and node.index in wanted:
             messages += excerpt.messages
-            decisions.append(Decision(node.index, "trimmed", wanted[node.index], excerpt.tokens))
+            why = f"{wanted[node.index]}; {excerpt.why}"
+            decisions.append(Decision(node.index, "trimmed", why, excerpt.tokens))
             tokens += excerpt.tokens
         elif node.step.kind == "user" or node.index in wanted:
             reason = wanted.get(node.index, "written by a person: always kept")
@@ -121,7 +122,9 @@ def _budgeted(
         node = by_index[index]
         excerpt = plan.excerpts.get(index)
         if excerpt is not None and excerpt.tokens <= left:
-            take(node, excerpt.messages, Decision(index, "trimmed", reason, excerpt.tokens))
+            take(
+                node, excerpt.messages, Decision(index, "trimmed", f"{reason}; {excerpt.why}", excerpt.tokens)
+            )
             continue
         current = index == steps[-1].index  # the newest step is the one the agent acts on next
         trimmed = None

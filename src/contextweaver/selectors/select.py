@@ -46,6 +46,11 @@ class SelectSelector:
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
     parent_bonus = 1.0
     min_elided_tokens = 40
+    long_output = 1500
+    """A recent output (not the current one) longer than this many tokens keeps its head, its tail and
+    the lines around what recent steps mention; the current output always stays whole."""
+    head_lines = 60
+    tail_lines = 30
     """A run of repeated lines is elided only when it saves more than its marker costs."""
 
     def __init__(self) -> None:
@@ -76,19 +81,21 @@ class SelectSelector:
             return warmup
         floor = list(range(k, max(0, k - window), -1))
         full = [(k, "current step")] + [(i, f"one of the last {window} outputs") for i in floor[1:]]
-        offers = self._offers(graph, k, k - window + 1, config.select_excerpt_tokens)
+        hot, parents = self._recent(graph, k)
+        offers = self._offers(k - window + 1, hot, parents, config.select_excerpt_tokens)
         left = config.select_extra_tokens
         chosen: list[Offer] = []
         for offer in sorted(offers, key=lambda o: (-o.value / (o.tokens + 10), -o.index)):
             if offer.tokens <= left:
                 chosen.append(offer)
                 left -= offer.tokens
-        keep: dict[int, set[int] | None] = {i: None for i in floor}
+        keep: dict[int, set[int] | None] = {i: self._long_recent(i, hot) for i in floor}
+        keep[k] = None
         for offer in chosen:
             keep[offer.index] = set(offer.keep)
             words = ", ".join(offer.hits[:3])
             full.append((offer.index, f"excerpt: the lines around {words}, which recent steps mention"))
-        excerpts, repeated = self._dedupe(graph, k, keep)
+        excerpts, repeated = self._dedupe(graph, k, k - window + 1, keep)
         full = [(i, reason) for i, reason in full if i not in repeated]
         return Plan(
             full=full,
@@ -100,12 +107,30 @@ class SelectSelector:
             excerpts=excerpts,
         )
 
-    def _offers(self, graph: DependencyGraph, k: int, floor_start: int, cap: int) -> list[Offer]:
+    def _recent(self, graph: DependencyGraph, k: int) -> tuple[set[str], set[int]]:
+        """The words the last `lookback` steps said, and those steps' parents."""
         hot: set[str] = set()
         parents: set[int] = set()
         for index in range(max(1, k - self.lookback + 1), k + 1):
             hot |= self._said.get(index, frozenset())
             parents.update(graph.node(index).parent_ids)
+        return hot, parents
+
+    def _long_recent(self, index: int, hot: set[str]) -> set[int] | None:
+        """A long recent output: head, tail and the regions around hot words; None keeps it whole."""
+        lines = self._lines.get(index)
+        if lines is None or sum(lines.tokens) <= self.long_output:
+            return None
+        total = len(lines.lines)
+        keep = set(range(min(total, self.head_lines))) | set(range(max(0, total - self.tail_lines), total))
+        c = self.context_lines
+        for word in hot & lines.words.keys():
+            if len(lines.words[word]) <= self.crowded:
+                for n in lines.words[word]:
+                    keep.update(range(max(0, n - c), min(total, n + c + 1)))
+        return keep
+
+    def _offers(self, floor_start: int, hot: set[str], parents: set[int], cap: int) -> list[Offer]:
         candidates: dict[int, list[str]] = {}
         for word in hot:
             for index in self._postings.get(word, ())[-self.postings :]:
@@ -149,7 +174,7 @@ class SelectSelector:
         return Offer(index, frozenset(keep), spent, value * bonus, tuple(hit_words))
 
     def _dedupe(
-        self, graph: DependencyGraph, k: int, keep: dict[int, set[int] | None]
+        self, graph: DependencyGraph, k: int, floor_start: int, keep: dict[int, set[int] | None]
     ) -> tuple[dict[int, Excerpt], dict[int, int]]:
         """Newest first: lines that recur in a later kept output are elided (the current step never)."""
         later: dict[str, int] = {}
@@ -178,8 +203,14 @@ class SelectSelector:
                 continue
             note = f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])}'s output"
             if wanted is None:
-                marker = note
+                marker = f"lines {note} cut"
             else:
-                marker = "not near what recent steps mention" + (f" or {note}" if seen_in else "")
+                marker = "lines not near what recent steps mention cut" + (
+                    f", and lines {note}" if seen_in else ""
+                )
+                if floor_start <= index:
+                    marker = "a long output: head, tail and the lines near what recent steps mention kept" + (
+                        f"; lines {note} cut" if seen_in else ""
+                    )
             excerpts[index] = build_excerpt(graph.node(index), lines, kept, marker)
         return excerpts, repeated
