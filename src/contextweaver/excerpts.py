@@ -33,10 +33,9 @@ class OutputLines:
     """An agent step's output split into lines (across its observation messages), indexed once."""
 
     lines: tuple[str, ...]
-    owner: tuple[int, ...]
-    """Position in `step.chat_messages()` of the observation message each line belongs to."""
     tokens: tuple[int, ...]
-    words: dict[str, tuple[int, ...]]
+    """Estimated tokens per line (for ranking and caps; an excerpt's own count is exact)."""
+    words: dict[str, list[int]]
     """Word -> the lines it occurs on."""
     call_tokens: int
     """Tokens of the step's other messages (the call), which an excerpt keeps whole."""
@@ -45,26 +44,24 @@ class OutputLines:
 
     @classmethod
     def of(cls, node: Node) -> OutputLines:
+        """Lines, a word index and per-line token estimates from the node's once-counted totals
+        (the output's tokens spread over its lines by length): nothing is encoded again here."""
         lines: list[str] = []
-        owner: list[int] = []
-        call_tokens = 0
         spans: dict[int, tuple[int, int]] = {}
+        call_tokens = node.compressed_tokens
         for position, message in enumerate(node.step.chat_messages()):
-            if not is_observation(node.step, message):
-                call_tokens += count_message(message)
-            else:
+            if is_observation(node.step, message):
+                call_tokens -= count_message({**message, "content": placeholder(message.get("content"))})
                 split = content_text(message.get("content")).split("\n")
                 spans[position] = (len(lines), len(lines) + len(split))
                 lines += split
-                owner += [position] * len(split)
         words: dict[str, list[int]] = {}
         for number, line in enumerate(lines):
             for word in set(WORD.findall(line)):
                 words.setdefault(word, []).append(number)
-        tokens = tuple(count_text(line) + 1 for line in lines) if lines else ()
-        return cls(
-            tuple(lines), tuple(owner), tokens, {w: tuple(n) for w, n in words.items()}, call_tokens, spans
-        )
+        per_char = max(0, node.full_tokens - call_tokens) / max(1, sum(len(line) + 1 for line in lines))
+        tokens = tuple(int((len(line) + 1) * per_char) + 1 for line in lines)
+        return cls(tuple(lines), tokens, words, call_tokens, spans)
 
     def key(self, number: int) -> str | None:
         """The line as a repeat-detection key, or None when it is too short to count."""

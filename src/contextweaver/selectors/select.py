@@ -45,7 +45,10 @@ class SelectSelector:
     postings = 64
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
     parent_bonus = 1.0
+    candidates = 16
+    """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
     min_elided_tokens = 40
+    excerpt_cache = 1024
     long_output = 1500
     """A recent output (not the current one) longer than this many tokens keeps its head, its tail and
     the lines around what recent steps mention; the current output always stays whole."""
@@ -58,6 +61,7 @@ class SelectSelector:
         self._said: dict[int, frozenset[str]] = {}
         self._postings: dict[str, list[int]] = {}
         self._indexed = 0
+        self._excerpts: dict[tuple[int, str, tuple[int, ...]], Excerpt] = {}
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
@@ -138,8 +142,13 @@ class SelectSelector:
                     candidates.setdefault(index, []).append(word)
         offers = []
         weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
-        for index, words in candidates.items():
-            offer = self._offer(index, words, weight, cap, index in parents)
+        bonus = 1.0 + self.parent_bonus
+
+        def promise(index: int) -> tuple[float, int]:
+            return -sum(weight[w] for w in candidates[index]) * (bonus if index in parents else 1.0), -index
+
+        for index in sorted(candidates, key=promise)[: self.candidates]:
+            offer = self._offer(index, candidates[index], weight, cap, index in parents)
             if offer is not None:
                 offers.append(offer)
         return offers
@@ -172,6 +181,16 @@ class SelectSelector:
             return None
         bonus = 1.0 + (self.parent_bonus if parent else 0.0)
         return Offer(index, frozenset(keep), spent, value * bonus, tuple(hit_words))
+
+    def _excerpt(self, graph: DependencyGraph, index: int, kept: set[int], why: str) -> Excerpt:
+        """Built once per distinct (output, kept lines): the same excerpts recur from step to step."""
+        key = (index, why, tuple(sorted(kept)))
+        found = self._excerpts.get(key)
+        if found is None:
+            if len(self._excerpts) >= self.excerpt_cache:
+                self._excerpts.clear()
+            found = self._excerpts[key] = build_excerpt(graph.node(index), self._lines[index], kept, why)
+        return found
 
     def _dedupe(
         self, graph: DependencyGraph, k: int, floor_start: int, keep: dict[int, set[int] | None]
@@ -212,5 +231,5 @@ class SelectSelector:
                     marker = "a long output: head, tail and the lines near what recent steps mention kept" + (
                         f"; lines {note} cut" if seen_in else ""
                     )
-            excerpts[index] = build_excerpt(graph.node(index), lines, kept, marker)
+            excerpts[index] = self._excerpt(graph, index, kept, marker)
         return excerpts, repeated
