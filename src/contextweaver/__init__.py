@@ -9,8 +9,7 @@ from contextweaver.graph import DependencyGraph
 from contextweaver.models import ModelError, build_model
 from contextweaver.protocols import Analyzer, Annotator, Model, Reader, Selector, Strategy, Summarizer
 from contextweaver.selectors.plan import Plan
-from contextweaver.session import Session
-from contextweaver.store import StoreError, open_store
+from contextweaver.store import Session, StoreError, open_store
 from contextweaver.strategies import TABLE as STRATEGIES
 from contextweaver.strategies import build_strategy, strategy_names
 from contextweaver.types import (

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from contextweaver.facts import extract_facts
 from contextweaver.render import compressed_messages
-from contextweaver.repeats import output_lines
 from contextweaver.tokens import content_text, count_message
 from contextweaver.types import Message, Node, Step
 
@@ -16,8 +15,6 @@ def make_node(index: int, step: Step) -> Node:
     node = Node(index=index, step=step, facts=extract_facts(step))
     node.full_tokens = sum(count_message(m) for m in step.chat_messages())
     node.compressed_tokens = sum(count_message(m) for m in compressed_messages(node))
-    if step.kind == "agent":
-        node.output_lines = output_lines(step.observation)
     return node
 
 

@@ -35,12 +35,33 @@ def full_messages(node: Node) -> list[Message]:
 
 
 def compressed_messages(node: Node) -> list[Message]:
-    """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept)."""
+    """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept).
+
+    Built once per node (counting an observation's lines is the costly part) and copied per use."""
+    if node.compressed is None:
+        step = node.step
+        node.compressed = tuple(
+            {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else m
+            for m in step.chat_messages()
+        )
+    return [dict(m) for m in node.compressed]
+
+
+def placeholders(node: Node) -> list[str]:
+    """The placeholder of each observation message of the node, in order (what a store keeps)."""
+    compressed_messages(node)
+    assert node.compressed is not None
     step = node.step
-    return [
-        {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else dict(m)
-        for m in step.chat_messages()
-    ]
+    return [str(c["content"]) for m, c in zip(step.chat_messages(), node.compressed, strict=True)
+            if is_observation(step, m)]  # fmt: skip
+
+
+def with_placeholders(step: Step, texts: Sequence[str]) -> tuple[Message, ...]:
+    """The compressed messages of a step from its stored placeholders, without reading its observations."""
+    given = iter(texts)
+    return tuple(
+        {**m, "content": next(given)} if is_observation(step, m) else m for m in step.chat_messages()
+    )
 
 
 def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:

@@ -10,11 +10,6 @@ from contextweaver.selectors.plan import Plan
 from contextweaver.types import Node
 
 
-def output_lines(observation: str) -> frozenset[int]:
-    """Hashes of the non-blank lines of an output, computed once per node."""
-    return frozenset(hash(line) for line in observation.splitlines() if line.strip())
-
-
 def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
     """The plan without steps whose output lines all recur in a later planned step's output.
 

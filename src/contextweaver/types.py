@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Literal
 
 Message = dict[str, Any]
@@ -104,14 +105,18 @@ class Node:
     parents: tuple[Parent, ...] = ()
     facts: Facts = field(default_factory=Facts)
     test_results: dict[str, TestStatus] = field(default_factory=dict)
+    inferred_passes: tuple[str, ...] = ()
+    """Earlier failures this step's run showed passing without naming them (its runner passed their scope)."""
+    runner: str = ""
+    """The runner(s) whose output gave `test_results` (e.g. "pytest"), "" when no test output."""
     validation_status: ValidationStatus = ValidationStatus.UNKNOWN
     superseded_by: int | None = None
     full_tokens: int = 0
     """Tokens of this step's messages kept in full (counted once, when the node is added)."""
     compressed_tokens: int = 0
     """Tokens of this step's messages with observations replaced by the placeholder."""
-    output_lines: frozenset[int] = frozenset()
-    """Hashes of the observation's non-blank lines (in-process only), to spot repeated outputs."""
+    compressed: tuple[Message, ...] | None = field(default=None, repr=False, compare=False)
+    """The step's messages with observations replaced by the placeholder (built once, then reused)."""
 
     @property
     def id(self) -> str:
@@ -120,6 +125,15 @@ class Node:
     @property
     def parent_ids(self) -> tuple[int, ...]:
         return tuple(p.index for p in self.parents)
+
+    @cached_property
+    def output_lines(self) -> frozenset[int]:
+        """Hashes of the observation's non-blank lines (in-process only), to spot repeated outputs.
+
+        Computed on first use: only the few steps a context plans in full are ever compared."""
+        if self.step.kind != "agent":
+            return frozenset()
+        return frozenset(hash(line) for line in self.step.observation.splitlines() if line.strip())
 
 
 Mode = Literal["full", "compressed", "trimmed", "dropped"]
@@ -147,6 +161,8 @@ class WovenContext:
     budget: int | None = None
     test_status: str | None = None
     notes: list[str] = field(default_factory=list)
+    compacted: bool = False
+    """True when this context was woven anew in lazy mode (a cut): its prefix differs from the last one."""
 
     @property
     def kept(self) -> list[int]:

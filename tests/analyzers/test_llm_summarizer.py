@@ -7,9 +7,9 @@ import json
 from contextweaver.config import WeaverConfig
 from contextweaver.models import ModelUnavailable
 from contextweaver.models.fake import FakeModel
-from contextweaver.testing.planted import NEW_STEP, TASK, planted_graph
 from contextweaver.summaries import SUMMARIZERS
 from contextweaver.summaries.llm import LLMSummarizer
+from contextweaver.testing.planted import NEW_STEP, TASK, planted_graph
 
 
 def test_summary_is_conditioned_on_the_task_and_capped() -> None:

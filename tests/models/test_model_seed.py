@@ -8,8 +8,8 @@ from pathlib import Path
 from contextweaver.config import ModelConfig
 from contextweaver.models import CachedModel, build_model
 from contextweaver.models.fake import FakeModel
-from contextweaver.testing.fake_server import FakeLLMServer, Request
 from contextweaver.strategies import build_strategy
+from contextweaver.testing.fake_server import FakeLLMServer, Request
 
 HELLO = [{"role": "user", "content": "Say hi."}]
 

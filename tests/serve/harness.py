@@ -13,9 +13,9 @@ from typing import Any
 import uvicorn
 
 from contextweaver.config import WeaverConfig
-from contextweaver.testing.fake_server import Reply, Request
 from contextweaver.serve import ProxySettings, SessionManager, create_app
 from contextweaver.store import Store
+from contextweaver.testing.fake_server import Reply, Request
 
 
 @contextmanager

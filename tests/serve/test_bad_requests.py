@@ -10,9 +10,9 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.serve import read_conversation
 from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer
 from tests.serve.harness import running_proxy, task, tool_call_reply
 from tests.serve.test_proxy_openai import agent_loop
 

@@ -15,9 +15,9 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.serve import read_conversation
 from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.types import PLACEHOLDER
 from contextweaver.weaver import ContextWeaver
 from tests.serve.harness import run_tool, running_proxy, task, tool_call_reply

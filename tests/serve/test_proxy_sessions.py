@@ -11,10 +11,11 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.serve import read_conversation
-from contextweaver.session import Session, signature
+from contextweaver.store import Session
+from contextweaver.store.replay import signature
 from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.types import PLACEHOLDER
 from contextweaver.weaver import ContextWeaver
 from tests.serve.harness import running_proxy, task, tool_call_reply

@@ -15,7 +15,7 @@ import httpx
 import openai
 import pytest
 
-from contextweaver.session import Session
+from contextweaver.store import Session
 from contextweaver.store.sqlite import SQLiteStore
 from tests.serve.harness import task
 from tests.serve.test_proxy_openai import agent_loop, expected_upstream_messages

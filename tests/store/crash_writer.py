@@ -1,10 +1,10 @@
 """A writer process for the crash test: adds steps to one session, printing an ACK after each returns.
 
-    python crash_writer.py STORE SESSION TOTAL [--die-before-annotation K]
+    python crash_writer.py STORE SESSION TOTAL [--die-in-commit K]
     python crash_writer.py --reference TOTAL      # the graph of an uninterrupted in-memory run
 
-Resumes the session when it exists. With --die-before-annotation it SIGKILLs itself right after
-step K is committed and before its annotation is, the narrowest window of add_step.
+Resumes the session when it exists. With --die-in-commit it SIGKILLs itself inside step K's
+transaction, after the step row is written and before its node row is: nothing of step K may remain.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from contextweaver.session import Session, signature  # noqa: E402
-from contextweaver.store import open_store  # noqa: E402
+from contextweaver.store import Session, open_store  # noqa: E402
+from contextweaver.store.replay import signature  # noqa: E402
 from tests.store.helpers import crash_steps  # noqa: E402
 
 
@@ -38,7 +38,7 @@ def main() -> None:
         reference(int(sys.argv[2]))
         return
     location, session_id, total = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    die_at = int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[4] == "--die-before-annotation" else None
+    die_at = int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[4] == "--die-in-commit" else None
     store = open_store(location)
     root, steps = crash_steps(total)
     session = (
@@ -47,14 +47,14 @@ def main() -> None:
         else Session.create(store, session_id, root)
     )
     if die_at is not None:
-        save = store.save_annotation
+        insert = store._insert_node  # type: ignore[attr-defined]
 
-        def save_or_die(sid: str, index: int, annotation: object) -> None:
+        def insert_or_die(tx: object, sid: str, index: int, *rest: object) -> None:
             if index == die_at:
                 os.kill(os.getpid(), signal.SIGKILL)
-            save(sid, index, annotation)  # type: ignore[arg-type]
+            insert(tx, sid, index, *rest)
 
-        store.save_annotation = save_or_die  # type: ignore[method-assign]
+        store._insert_node = insert_or_die  # type: ignore[attr-defined]
     print(json.dumps({"resumed": session.step_count}), flush=True)
     for step in steps[session.step_count :]:
         session.add_step(step)

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from contextweaver.cli import main
 from contextweaver.formats import Trajectory
 from contextweaver.serve import read_conversation
-from contextweaver.session import Session
+from contextweaver.store import Session
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.weaver import ContextWeaver
 from tests.store.helpers import fix_cycle

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from contextweaver.session import Session, signature
-from contextweaver.store import open_store
+from contextweaver.store import Session, open_store
+from contextweaver.store.replay import signature
 from tests.store.helpers import crash_steps
 
 WRITER = Path(__file__).with_name("crash_writer.py")
@@ -93,18 +93,17 @@ def test_sigkill_mid_write_loses_no_acknowledged_step(store_location: str) -> No
 
 
 @pytest.mark.slow
-def test_sigkill_between_the_step_and_its_annotation(store_location: str) -> None:
-    writer = start_writer(store_location, "--die-before-annotation", "17")
+def test_sigkill_inside_the_commit_of_a_step(store_location: str) -> None:
+    writer = start_writer(store_location, "--die-in-commit", "17")
     out, _ = writer.communicate(timeout=120)
     assert writer.returncode == -signal.SIGKILL
     acks = [json.loads(line)["ack"] for line in out.splitlines()[1:]]
     assert acks == list(range(1, 17)), "step 17 was never acknowledged"
     store = open_store(store_location)
-    stored = store.steps("run")
-    assert len(stored) == 17 and stored[-1].annotation is None  # committed, not yet annotated
+    assert len(store.steps("run")) == 16  # the step row of 17 went with its transaction
     resumed = Session.open(store, "run")
-    assert any("step 17" in note for note in resumed.notes)
-    assert as_json(signature(resumed.graph)) == reference(17)
+    assert resumed.notes == []
+    assert as_json(signature(resumed.graph)) == reference(16)
     store.close()
     finish = start_writer(store_location)
     finish.communicate(timeout=120)

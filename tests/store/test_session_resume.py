@@ -7,8 +7,9 @@ import pytest
 from contextweaver.config import ModelConfig, WeaverConfig
 from contextweaver.formats import Trajectory
 from contextweaver.models import build_model, usage_of
-from contextweaver.session import Session, signature, stored_signature
-from contextweaver.store import SessionNotFound, Store, digest
+from contextweaver.store import Session, SessionNotFound, Store, digest
+from contextweaver.store.base import annotation_of
+from contextweaver.store.replay import signature, stored_signature
 from contextweaver.types import ValidationStatus
 from contextweaver.weaver import ContextWeaver
 from tests.store.helpers import fix_cycle
@@ -87,3 +88,64 @@ def test_a_step_whose_annotation_was_lost_is_annotated_on_resume(store: Store, b
 def test_opening_an_unknown_session_says_so(store: Store) -> None:
     with pytest.raises(SessionNotFound, match="no session 'ghost'"):
         Session.open(store, "ghost")
+
+
+def test_reopening_reads_rows_and_recomputes_nothing(
+    store: Store, bugfix: Trajectory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = Session.create(store, "rows", bugfix.root)
+    for step in [*bugfix.steps, *fix_cycle()]:
+        session.add_step(step)
+
+    def recomputed(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a stored step was extracted, tokenized or parsed again")
+
+    monkeypatch.setattr("contextweaver.weaver.make_node", recomputed)  # facts and token counts
+    monkeypatch.setattr("contextweaver.validation.tracker.TestTracker.observe", recomputed)  # test parsers
+    monkeypatch.setattr("contextweaver.render.placeholder", recomputed)  # observation line counts
+    resumed = Session.open(store, "rows")
+    assert signature(resumed.graph) == signature(session.graph)
+    assert resumed.context(2500).messages == session.context(2500).messages
+    assert resumed.weaver.tracker.status_line(600) == session.weaver.tracker.status_line(600)
+    live, back = session.graph.nodes[1:], resumed.graph.nodes[1:]
+    assert [(n.facts, n.full_tokens, n.compressed_tokens, n.test_results) for n in back] == [
+        (n.facts, n.full_tokens, n.compressed_tokens, n.test_results) for n in live
+    ]
+
+
+def test_a_second_process_catches_up_with_only_the_new_steps(store_location: str, bugfix: Trajectory) -> None:
+    from contextweaver.store import open_store
+
+    mine, theirs = open_store(store_location), open_store(store_location)  # two proxies, one store
+    writer = Session.create(mine, "shared", bugfix.root)
+    for step in bugfix.steps[:6]:
+        writer.add_step(step)
+    reader = Session.open(theirs, "shared")
+    for step in bugfix.steps[6:10]:
+        writer.add_step(step)
+    assert reader.catch_up() == 4 and reader.step_count == 10
+    assert signature(reader.graph) == signature(writer.graph)
+    reader.add_step(bugfix.steps[10])  # and it goes on from there, the first one catching up in turn
+    assert writer.catch_up() == 1
+    assert signature(writer.graph) == signature(reader.graph)
+    assert writer.context().messages == reader.context().messages
+    mine.close()
+    theirs.close()
+
+
+def test_rows_written_before_the_computed_fields_were_kept_still_reopen(
+    store: Store, bugfix: Trajectory
+) -> None:
+    reference = ContextWeaver()
+    reference.begin(bugfix.root)
+    store.create_session("old", bugfix.root, reference.config.model_dump(mode="json"))
+    for index, step in enumerate(bugfix.steps[:8], start=1):  # the two-commit writes of earlier versions
+        labels = len(reference.graph.labels)
+        node = reference.add_step(step)
+        store.append_step("old", index, step, digest(step.chat_messages()), None)
+        store.save_annotation("old", index, annotation_of(node, reference.graph.labels[labels:]))
+    assert all(s.computed is None for s in store.steps("old"))
+    resumed = Session.open(store, "old")
+    assert resumed.notes == []
+    assert signature(resumed.graph) == signature(reference.graph)
+    assert resumed.context().messages == reference.context().messages

@@ -7,6 +7,6 @@ from __future__ import annotations
 
 from contextweaver.serve.app import ProxySettings, create_app
 from contextweaver.serve.conversation import Conversation, read_conversation
-from contextweaver.serve.sessions import SessionManager
+from contextweaver.serve.routing import SessionManager
 
 __all__ = ["Conversation", "ProxySettings", "SessionManager", "create_app", "read_conversation"]

@@ -3,6 +3,8 @@
 POST /v1/chat/completions  read the conversation, store its new steps, weave, forward upstream;
                            the upstream's status, headers and bytes (SSE streams included) come
                            back unchanged, plus `x-contextweaver-session` and `server-timing`.
+POST /v1/messages          the same for Anthropic Messages (wire.py: one path, several formats);
+POST /v1/responses         and for OpenAI Responses.
 GET  /v1/models            passed through.
 GET  /contextweaver/sessions[/{id}]  what the store holds (404 for an unknown session).
 
@@ -13,11 +15,12 @@ streams keep flowing.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +32,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from contextweaver.serve.conversation import BadConversation, read_conversation
+from contextweaver.serve.anthropic import MESSAGES
+from contextweaver.serve.cache_ledger import TAIL_BYTES, CacheLedger
+from contextweaver.serve.conversation import BadConversation
 from contextweaver.serve.http import (
     BodyTooLarge,
     KeyedLocks,
@@ -40,17 +45,22 @@ from contextweaver.serve.http import (
     upstream_headers,
 )
 from contextweaver.serve.inspect import session_detail, session_summary
-from contextweaver.serve.sessions import (
+from contextweaver.serve.responses import RESPONSES
+from contextweaver.serve.routing import (
     BadSessionId,
     DivergedHistory,
     SessionManager,
     check_session_id,
     lock_key,
 )
+from contextweaver.serve.wire import CHAT, Wire
 from contextweaver.store.base import StoreError
 
 log = logging.getLogger("contextweaver.serve")
 SESSION_HEADER = "x-contextweaver-session"
+PASSTHROUGH_HEADER = "x-contextweaver-passthrough"
+CACHE_HEADER = "x-contextweaver-cached-prefix"
+"""Share of the forwarded request a provider's prefix cache could serve (simulated)."""
 
 
 @dataclass
@@ -68,6 +78,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     locks = KeyedLocks()
     upstream = settings.upstream.rstrip("/")
     state: dict[str, httpx.AsyncClient] = {}
+    ledger = CacheLedger()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -77,8 +88,12 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             state["client"] = client
             yield
 
-    async def chat_completions(request: Request) -> Response:
+    def proxied(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+        return functools.partial(weave_and_forward, wire=wire)
+
+    async def weave_and_forward(request: Request, wire: Wire) -> Response:
         started = time.perf_counter()
+        error = wire.error
         try:
             body = await read_body(request, settings.max_body_bytes)
         except BodyTooLarge as exc:
@@ -91,13 +106,19 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             detail = json_error_detail(exc) if isinstance(exc, json.JSONDecodeError) else "body is not UTF-8"
             return error(400, detail, code="invalid_json")
         if not isinstance(payload, dict):
-            return error(400, "request body must be a JSON object with 'model' and 'messages'")
-        if "messages" not in payload:
-            return error(400, "missing required field 'messages'", param="messages", code="missing_field")
+            return error(400, f"request body must be a JSON object with 'model' and '{wire.field}'")
+        if wire.field not in payload:
+            return error(
+                400, f"missing required field '{wire.field}'", param=wire.field, code="missing_field"
+            )
+        skip = wire.passthrough(payload)
+        if skip is not None:
+            return await forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
+                                 stream=bool(payload.get("stream")))  # fmt: skip
         named = request.headers.get(SESSION_HEADER)
         try:
             session_id = check_session_id(named) if named is not None else None
-            conversation = read_conversation(payload["messages"], settings.format)
+            conversation, state = wire.read(payload, settings.format)
         except BadSessionId as exc:
             return error(400, str(exc), param=SESSION_HEADER, code="invalid_session_id")
         except BadConversation as exc:
@@ -112,21 +133,32 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             return error(
                 503, f"the session store failed: {exc}", kind="server_error", code="store_unavailable"
             )
+        sent = None
         if woven.context is not None:
-            payload["messages"] = [*woven.context.messages, *conversation.pending]
+            sent = [*woven.context.messages, *conversation.pending]
+            wire.write(payload, sent, state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra = {"server-timing": f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"}
+        on_answer = None
         if woven.session_id is not None:
-            extra[SESSION_HEADER] = woven.session_id
-        return await forward(request, "/chat/completions", json.dumps(payload).encode(), extra,
-                             stream=bool(payload.get("stream")))  # fmt: skip
+            extra[SESSION_HEADER] = sid = woven.session_id
+            if sent is not None:
+                share = await anyio.to_thread.run_sync(ledger.request, sid, sent)
+                extra[CACHE_HEADER] = f"{share:.3f}"
+            on_answer = lambda body: ledger.answer(sid, body)  # noqa: E731
+        return await forward(request, wire.upstream_path, json.dumps(payload).encode(), extra,
+                             stream=bool(payload.get("stream")), on_answer=on_answer)  # fmt: skip
+
+    async def passthrough(request: Request) -> Response:
+        body = await read_body(request, settings.max_body_bytes)
+        return await forward(request, request.url.path.removeprefix("/v1"), body, {}, stream=False)
 
     async def models(request: Request) -> Response:
         return await forward(request, "/models", None, {}, stream=False)
 
     async def forward(request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
-                      stream: bool) -> Response:  # fmt: skip
+                      stream: bool, on_answer: Callable[[bytes], None] | None = None) -> Response:  # fmt: skip
         client = state["client"]
         fallback = os.environ.get(settings.api_key_env) if settings.api_key_env else None
         headers = upstream_headers(request.headers.items(), fallback)
@@ -144,7 +176,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             )
         out_headers = response_headers(answer.headers.multi_items(), extra)
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            return StreamingResponse(_relay(answer), status_code=answer.status_code, headers=out_headers)
+            return StreamingResponse(_relay(answer, on_answer), status_code=answer.status_code,
+                                     headers=out_headers)  # fmt: skip
         try:
             data = b"".join([chunk async for chunk in answer.aiter_raw()])
         except httpx.HTTPError as exc:
@@ -152,6 +185,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
                          kind="upstream_error")  # fmt: skip
         finally:
             await answer.aclose()
+        if on_answer is not None:
+            on_answer(data)
         return Response(data, status_code=answer.status_code, headers=out_headers)
 
     async def list_sessions(request: Request) -> Response:
@@ -163,14 +198,18 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         detail = await anyio.to_thread.run_sync(session_detail, manager.store, session_id)
         if detail is None:
             return error(404, f"no session {session_id!r} in the store", code="session_not_found")
+        detail["prompt_cache"] = ledger.summary(session_id)
         return JSONResponse(detail)
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok", "store": manager.store.url, "upstream": upstream})
 
     routes = [
-        Route("/v1/chat/completions", chat_completions, methods=["POST"]),
-        Route("/chat/completions", chat_completions, methods=["POST"]),
+        Route("/v1/chat/completions", proxied(CHAT), methods=["POST"]),
+        Route("/chat/completions", proxied(CHAT), methods=["POST"]),
+        Route("/v1/messages", proxied(MESSAGES), methods=["POST"]),
+        Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
+        Route("/v1/responses", proxied(RESPONSES), methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/models", models, methods=["GET"]),
         Route("/contextweaver/sessions", list_sessions, methods=["GET"]),
@@ -180,10 +219,15 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-async def _relay(answer: httpx.Response) -> AsyncIterator[bytes]:
-    """The upstream's event stream, byte for byte; the upstream connection is closed either way."""
+async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None) -> AsyncIterator[bytes]:
+    """The upstream's event stream, byte for byte; the upstream connection is closed either way.
+    The stream's end (where the usage event is) goes to `on_answer`."""
+    tail = b""
     try:
         async for chunk in answer.aiter_raw():
+            tail = (tail + chunk)[-TAIL_BYTES:]
             yield chunk
     finally:
         await answer.aclose()
+    if on_answer is not None:
+        on_answer(tail)

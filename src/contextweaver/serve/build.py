@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextweaver.config import WeaverConfig
 from contextweaver.models import build_model
 from contextweaver.protocols import Model
-from contextweaver.serve.sessions import SessionManager
+from contextweaver.serve.routing import SessionManager
 from contextweaver.store import Store, open_store
 
 

@@ -11,7 +11,7 @@ to the stored one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -37,12 +37,73 @@ class BadConversation(ContextWeaverError, ValueError):
         self.param = param
 
 
-@dataclass
 class Conversation:
-    root: list[Message]
-    steps: list[Step]
-    format: str
-    pending: list[Message] = field(default_factory=list)
+    """A request's history: its root now, its steps parsed only as far as they are asked for.
+
+    A proxy request resends the whole history; a session already holds most of it, so `steps_from`
+    reads only the messages after a given position, and `key` and `pending` read only the first and
+    the last step. `steps` (all of them) is parsed on first use. Built from `steps` directly (no
+    `messages`), everything is eager.
+    """
+
+    def __init__(
+        self,
+        root: list[Message],
+        steps: list[Step] | None = None,
+        format: str = OPENAI.name,
+        pending: list[Message] | None = None,
+        *,
+        messages: list[Message] | None = None,
+    ) -> None:
+        if steps is None and messages is None:
+            raise ValueError("a Conversation needs its steps or its request messages")
+        self.root = root
+        self.format = format
+        self.messages = messages
+        """The request's chat messages (None when built from steps): the root, then the steps' messages."""
+        if steps is not None:
+            self.__dict__["steps"] = steps
+            self.__dict__["pending"] = pending or []
+
+    @cached_property
+    def steps(self) -> list[Step]:
+        """Every finished step (the pending tail excluded)."""
+        return self.steps_from(len(self.root))
+
+    @cached_property
+    def pending(self) -> list[Message]:
+        """The unfinished last step's messages: forwarded after the context, stored by a later request."""
+        assert self.messages is not None
+        start = next((i for i in range(len(self.messages) - 1, len(self.root) - 1, -1)
+                      if self.messages[i].get("role") == "assistant"), None)  # fmt: skip
+        if start is None:
+            return []
+        steps = self._read(start, len(self.messages))
+        return list(steps[-1].chat_messages()) if steps and _unfinished(steps[-1]) else []
+
+    def steps_from(self, start: int) -> list[Step]:
+        """The finished steps whose messages begin at `start` (a step boundary: the root's end or an
+        assistant message), read from those messages alone."""
+        if self.messages is None:
+            raise ValueError("this conversation was built from steps: use .steps")
+        steps = self._read(start, len(self.messages))
+        if steps and _unfinished(steps[-1]):
+            self.__dict__.setdefault("pending", list(steps.pop().chat_messages()))
+        return steps
+
+    def _read(self, start: int, end: int) -> list[Step]:
+        assert self.messages is not None
+        if start >= end:
+            return []
+        window = [*self.messages[: len(self.root)], *self.messages[start:end]]
+        try:
+            trajectory: Trajectory = READERS[self.format].read(_source(window))
+        except TrajectoryError as exc:
+            raise BadConversation(str(exc).removeprefix("<request>: ")) from exc
+        shift = start - len(self.root)
+        if not shift:
+            return list(trajectory.steps)
+        return [_shifted(step, shift) for step in trajectory.steps]
 
     @cached_property
     def root_digest(self) -> str:
@@ -55,9 +116,27 @@ class Conversation:
     @cached_property
     def key(self) -> str | None:
         """Identity of a conversation without a session header: its root and its first step."""
-        if not self.steps:
-            return None
-        return digest([*self.root, *self.steps[0].chat_messages()])
+        first = self._first_step()
+        return None if first is None else digest([*self.root, *first.chat_messages()])
+
+    def _first_step(self) -> Step | None:
+        if self.messages is None or "steps" in self.__dict__:
+            return self.steps[0] if self.steps else None
+        start = len(self.root)
+        end = next((i for i in range(start + 1, len(self.messages)) if self.messages[i].get("role") == "assistant"),
+                   len(self.messages))  # fmt: skip
+        steps = self._read(start, end)
+        if end == len(self.messages) and steps and _unfinished(steps[-1]):
+            steps.pop()
+        return steps[0] if steps else None
+
+
+def _shifted(step: Step, shift: int) -> Step:
+    """A step read from a window of the messages, with its recorded message position made absolute."""
+    position = step.meta.get("message_index")
+    if not isinstance(position, int):
+        return step
+    return replace(step, meta={**step.meta, "message_index": position + shift})
 
 
 def validate_messages(messages: Any) -> list[Message]:
@@ -95,20 +174,19 @@ def detect_format(messages: list[Message]) -> str:
 
 
 def read_conversation(messages: Any, fmt: str = "auto") -> Conversation:
-    """Root, finished steps and the pending tail of a request's messages, in format `fmt`."""
+    """A request's messages as a conversation in format `fmt`: the root now, the steps when asked for."""
     checked = validate_messages(messages)
     name = detect_format(checked) if fmt == "auto" else fmt
     if name not in READERS:
         raise ValueError(f"unknown conversation format {fmt!r}; valid: {', '.join(FORMATS)}")
+    first = next((i for i, m in enumerate(checked) if m.get("role") == "assistant"), len(checked))
     try:
-        trajectory: Trajectory = READERS[name].read(_source(checked))
+        root = READERS[name].read(_source(checked[:first])).root
     except TrajectoryError as exc:
         raise BadConversation(str(exc).removeprefix("<request>: ")) from exc
-    steps = list(trajectory.steps)
-    pending: list[Message] = []
-    if steps and _unfinished(steps[-1]):
-        pending = list(steps.pop().chat_messages())
-    return Conversation(root=list(trajectory.root), steps=steps, format=name, pending=pending)
+    if len(root) != first:
+        raise ValueError(f"the {name} reader changed the number of root messages")
+    return Conversation(root=list(root), format=name, messages=checked)
 
 
 def _unfinished(step: Step) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contextweaver.session import Session
+from contextweaver.store import Session
 from contextweaver.store.base import SessionInfo, Store
 from contextweaver.types import WovenContext
 

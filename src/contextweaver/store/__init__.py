@@ -1,6 +1,7 @@
 """Durable sessions: SQLite (one file, the default) or PostgreSQL (one server, many machines).
 
 store = open_store("sessions.db")                       # or "postgresql://user@host/db"
+session = Session.create(store, "run-42", [system, task])   # later: Session.open(store, "run-42")
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from contextweaver.store.base import (
     StoreError,
     digest,
 )
+from contextweaver.store.nodes import StoredNode
+from contextweaver.store.session import Session
 
 __all__ = [
+    "Session",
     "SessionExists",
     "SessionInfo",
     "SessionNotFound",
@@ -27,6 +31,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredAnnotation",
+    "StoredNode",
     "StoredStep",
     "digest",
     "open_store",

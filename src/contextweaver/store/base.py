@@ -12,12 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.graph import LabelRecord
 from contextweaver.types import Message, Node, Parent, Step
+
+if TYPE_CHECKING:
+    from contextweaver.store.nodes import StoredNode
 
 
 class StoreError(ContextWeaverError, RuntimeError):
@@ -84,6 +88,8 @@ class StoredStep:
     step: Step
     digest: str
     annotation: StoredAnnotation | None = None
+    computed: StoredNode | None = None
+    """What extraction computed (None for rows stored before it was kept): reopening reads it."""
 
 
 def step_row(step: Step) -> dict[str, Any]:
@@ -147,8 +153,8 @@ class Store(Protocol):
 
     def step_count(self, session_id: str) -> int: ...
 
-    def steps(self, session_id: str, start: int = 1) -> list[StoredStep]:
-        """Stored steps from index `start` on, with their annotations when stored."""
+    def steps(self, session_id: str, start: int = 1, limit: int | None = None) -> list[StoredStep]:
+        """Stored steps from index `start` on (at most `limit`), with their annotations when stored."""
         ...
 
     def digests(self, session_id: str) -> list[str]:
@@ -161,6 +167,23 @@ class Store(Protocol):
 
     def save_annotation(self, session_id: str, index: int, annotation: StoredAnnotation) -> None:
         """Commit the node's summaries, parents, status and the labels it gave, in one transaction."""
+        ...
+
+    def append_node(
+        self,
+        session_id: str,
+        index: int,
+        step: Step,
+        step_digest: str,
+        fmt: str | None,
+        annotation: StoredAnnotation,
+        computed: StoredNode,
+    ) -> None:
+        """Commit step `index` with everything the memory made of it, in one transaction (else nothing)."""
+        ...
+
+    def hold(self, key: str) -> AbstractContextManager[None]:
+        """Keep other processes off `key` (a conversation) until released, where the database can."""
         ...
 
     def close(self) -> None: ...

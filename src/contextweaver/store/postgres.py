@@ -1,20 +1,27 @@
-"""PostgreSQL behind the same interface, for agents on many machines sharing one store.
+"""PostgreSQL behind the same interface, for proxies on many machines sharing one store.
 
-One connection per store object, guarded by a lock (each proxy process opens its own). Appends to
-a session lock its row (`SELECT ... FOR UPDATE`), so two writers on two machines can never store
-two different steps under one index: the loser gets StepConflict and reloads. Migrations take an
-advisory lock so that proxies starting together migrate once.
+Connections come from a pool (psycopg_pool), so the threads of one process work in parallel.
+`hold(key)` takes a session-level advisory lock on the key and pins its connection to the thread
+until released: the replicas of a proxy serialize their work on one conversation, and a replica
+that dies releases its locks with its connection. Correctness does not rest on the lock alone:
+appends lock the session row (`SELECT ... FOR UPDATE`) and step rows are keyed by (session, index),
+so two writers can never store two steps under one index; the loser gets StepConflict and catches
+up. Migrations take an advisory lock so that proxies starting together migrate once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from contextweaver.store.base import StoreError
 from contextweaver.store.sql import SQLStore, Tx
 
 MIGRATION_LOCK = 0x636F6E74  # any constant shared by every contextweaver process
+POOL_SIZE = 16
 
 
 class PostgresTx:
@@ -26,29 +33,58 @@ class PostgresTx:
         return list(cursor.fetchall()) if cursor.description is not None else []
 
 
+def lock_id(key: str) -> int:
+    """A signed 64-bit advisory lock id for a text key (the same in every process)."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
+
+
 class PostgresStore(SQLStore):
     float_type = "DOUBLE PRECISION"
     lock_session = " FOR UPDATE"
 
-    def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
+    def __init__(self, dsn: str, *, connect_timeout: float = 10.0, pool_size: int = POOL_SIZE) -> None:
         try:
             import psycopg
             from psycopg.rows import dict_row
+            from psycopg_pool import ConnectionPool, PoolTimeout
         except ImportError as exc:
             raise RuntimeError(
-                "the PostgreSQL store needs psycopg: pip install 'contextweaver[postgres]'"
+                "the PostgreSQL store needs psycopg and psycopg_pool: pip install 'contextweaver[postgres]'"
             ) from exc
         super().__init__(_redact(dsn))
         self._psycopg = psycopg
-        self._connection = psycopg.connect(
-            dsn, autocommit=True, row_factory=dict_row, connect_timeout=int(connect_timeout)
+        self._pool = ConnectionPool(
+            dsn,
+            kwargs={"autocommit": True, "row_factory": dict_row, "connect_timeout": int(connect_timeout)},
+            min_size=1,
+            max_size=pool_size,
+            open=True,
+            name="contextweaver",
         )
+        try:
+            self._pool.wait(timeout=connect_timeout)
+        except PoolTimeout as exc:
+            self._pool.close()
+            raise StoreError(
+                f"cannot connect to PostgreSQL at {self.url} within {connect_timeout:g} s: "
+                "is the server running and the DSN right?"
+            ) from exc
+        self._pinned = threading.local()
         self.migrate()
 
     @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        pinned = getattr(self._pinned, "connection", None)
+        if pinned is not None:
+            yield pinned
+            return
+        with self._pool.connection() as connection:
+            yield connection
+
+    @contextmanager
     def _transaction(self) -> Iterator[PostgresTx]:
-        with self._lock, self._connection.transaction():
-            yield PostgresTx(self._connection)
+        with self._connection() as connection, connection.transaction():
+            yield PostgresTx(connection)
 
     def _write(self) -> Any:
         return self._transaction()
@@ -63,9 +99,22 @@ class PostgresStore(SQLStore):
     def _migration_lock(self, tx: Tx) -> None:
         tx.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
 
+    @contextmanager
+    def hold(self, key: str) -> Iterator[None]:
+        """Hold the advisory lock on `key`; this thread's queries use the lock's connection meanwhile."""
+        if getattr(self._pinned, "connection", None) is not None:
+            raise RuntimeError("hold() is not reentrant: one key per thread at a time")
+        with self._pool.connection() as connection:
+            connection.execute("SELECT pg_advisory_lock(%s)", (lock_id(key),))
+            self._pinned.connection = connection
+            try:
+                yield
+            finally:
+                self._pinned.connection = None
+                connection.execute("SELECT pg_advisory_unlock(%s)", (lock_id(key),))
+
     def close(self) -> None:
-        with self._lock:
-            self._connection.close()
+        self._pool.close()
 
 
 def _redact(dsn: str) -> str:

@@ -81,6 +81,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        3,
+        "what extraction computed per node: facts, token counts, placeholders, test results",
+        tuple(
+            f"ALTER TABLE cw_nodes ADD COLUMN {column}"
+            for column in (
+                "full_tokens INTEGER",
+                "compressed_tokens INTEGER",
+                "facts TEXT",
+                "tests TEXT",
+                "placeholders TEXT",
+            )
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

@@ -11,7 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
 from contextweaver.graph import LabelRecord
@@ -28,10 +28,12 @@ from contextweaver.store.base import (
     step_from_row,
     step_row,
 )
+from contextweaver.store.nodes import StoredNode
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
 from contextweaver.types import Message, Parent, Step, ValidationStatus
 
 STEP_COLUMNS = ("thought", "action", "observation", "messages", "images", "kind", "meta")
+NODE_COLUMNS = ("full_tokens", "compressed_tokens", "facts", "tests", "placeholders")
 
 
 class Tx(Protocol):
@@ -65,6 +67,11 @@ class SQLStore:
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def hold(self, key: str) -> AbstractContextManager[None]:
+        """Serialize work on `key` across processes where the database can (PostgreSQL); else a no-op:
+        one process serializes its own threads, and row keys make concurrent writers safe anyway."""
+        return nullcontext()
 
     # -- schema ---------------------------------------------------------------------------------
 
@@ -153,76 +160,102 @@ class SQLStore:
     # -- steps ----------------------------------------------------------------------------------
 
     def append_step(self, session_id: str, index: int, step: Step, step_digest: str, fmt: str | None) -> None:
-        row = step_row(step)
         with self._write() as tx:
-            found = tx.execute(
-                f"SELECT steps FROM cw_sessions WHERE id = ?{self.lock_session}", (session_id,)
-            )
-            if not found:
-                raise SessionNotFound(f"no session {session_id!r} in {self.url}")
-            stored = int(found[0]["steps"])
-            if stored != index - 1:
-                raise StepConflict(
-                    f"session {session_id!r} holds {stored} steps: cannot store step {index} "
-                    "(another writer appended to it; reload the session)"
-                )
-            now = time.time()
-            tx.execute(
-                f"INSERT INTO cw_steps (session_id, idx, digest, {', '.join(STEP_COLUMNS)}, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, index, step_digest, *(row[c] for c in STEP_COLUMNS), now),
-            )
-            tx.execute(
-                "UPDATE cw_sessions SET steps = ?, updated_at = ?, format = COALESCE(format, ?) WHERE id = ?",
-                (index, now, fmt, session_id),
-            )
+            self._insert_step(tx, session_id, index, step, step_digest, fmt)
+
+    def append_node(
+        self,
+        session_id: str,
+        index: int,
+        step: Step,
+        step_digest: str,
+        fmt: str | None,
+        annotation: StoredAnnotation,
+        computed: StoredNode,
+    ) -> None:
+        with self._write() as tx:
+            self._insert_step(tx, session_id, index, step, step_digest, fmt)
+            self._insert_node(tx, session_id, index, annotation, computed)
 
     def save_annotation(self, session_id: str, index: int, annotation: StoredAnnotation) -> None:
         try:
             with self._write() as tx:
-                tx.execute(
-                    "INSERT INTO cw_nodes (session_id, idx, summary, dependency_summary, validation_status, "
-                    "annotated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (session_id, index, annotation.summary, annotation.dependency_summary,
-                     annotation.validation_status, time.time()),
-                )  # fmt: skip
-                for rank, parent in enumerate(annotation.parents):
-                    tx.execute(
-                        "INSERT INTO cw_edges (session_id, child, parent, rank, confidence, reason) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (session_id, index, parent.index, rank, float(parent.confidence), parent.reason),
-                    )
-                for seq, label in enumerate(annotation.labels):
-                    tx.execute(
-                        "INSERT INTO cw_labels (session_id, by_idx, seq, idx, status, reason) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (session_id, index, seq, label.index, str(label.status), label.reason),
-                    )
+                self._insert_node(tx, session_id, index, annotation, None)
         except self._integrity_error() as exc:
             raise StepConflict(f"step {index} of session {session_id!r} is already annotated") from exc
+
+    def _insert_step(
+        self, tx: Tx, session_id: str, index: int, step: Step, step_digest: str, fmt: str | None
+    ) -> None:
+        """Step `index` after checking, on the locked session row, that it is the next one."""
+        row = step_row(step)
+        found = tx.execute(f"SELECT steps FROM cw_sessions WHERE id = ?{self.lock_session}", (session_id,))
+        if not found:
+            raise SessionNotFound(f"no session {session_id!r} in {self.url}")
+        stored = int(found[0]["steps"])
+        if stored != index - 1:
+            raise StepConflict(
+                f"session {session_id!r} holds {stored} steps: cannot store step {index} "
+                "(another writer appended to it; reload the session)"
+            )
+        now = time.time()
+        tx.execute(
+            f"INSERT INTO cw_steps (session_id, idx, digest, {', '.join(STEP_COLUMNS)}, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, index, step_digest, *(row[c] for c in STEP_COLUMNS), now),
+        )
+        tx.execute(
+            "UPDATE cw_sessions SET steps = ?, updated_at = ?, format = COALESCE(format, ?) WHERE id = ?",
+            (index, now, fmt, session_id),
+        )
+
+    def _insert_node(
+        self, tx: Tx, session_id: str, index: int, annotation: StoredAnnotation, computed: StoredNode | None
+    ) -> None:
+        """The node row (with what extraction computed, when given), its edges and the labels it gave."""
+        extra = computed.columns() if computed is not None else dict.fromkeys(NODE_COLUMNS)
+        tx.execute(
+            "INSERT INTO cw_nodes (session_id, idx, summary, dependency_summary, validation_status, "
+            f"annotated_at, {', '.join(NODE_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, index, annotation.summary, annotation.dependency_summary,
+             annotation.validation_status, time.time(), *(extra[c] for c in NODE_COLUMNS)),
+        )  # fmt: skip
+        for rank, parent in enumerate(annotation.parents):
+            tx.execute(
+                "INSERT INTO cw_edges (session_id, child, parent, rank, confidence, reason) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, index, parent.index, rank, float(parent.confidence), parent.reason),
+            )
+        for seq, label in enumerate(annotation.labels):
+            tx.execute(
+                "INSERT INTO cw_labels (session_id, by_idx, seq, idx, status, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, index, seq, label.index, str(label.status), label.reason),
+            )
 
     def digests(self, session_id: str) -> list[str]:
         with self._read() as tx:
             rows = tx.execute("SELECT digest FROM cw_steps WHERE session_id = ? ORDER BY idx", (session_id,))
         return [str(r["digest"]) for r in rows]
 
-    def steps(self, session_id: str, start: int = 1) -> list[StoredStep]:
+    def steps(self, session_id: str, start: int = 1, limit: int | None = None) -> list[StoredStep]:
+        end = start + limit if limit is not None else 2**62
         with self._read() as tx:
             rows = tx.execute(
-                "SELECT s.*, n.summary, n.dependency_summary, n.validation_status, n.idx AS node_idx "
+                "SELECT s.*, n.summary, n.dependency_summary, n.validation_status, n.idx AS node_idx, "
+                f"{', '.join(f'n.{c}' for c in NODE_COLUMNS)} "
                 "FROM cw_steps s LEFT JOIN cw_nodes n ON n.session_id = s.session_id AND n.idx = s.idx "
-                "WHERE s.session_id = ? AND s.idx >= ? ORDER BY s.idx",
-                (session_id, start),
+                "WHERE s.session_id = ? AND s.idx >= ? AND s.idx < ? ORDER BY s.idx",
+                (session_id, start, end),
             )
             edges = tx.execute(
                 "SELECT child, parent, confidence, reason FROM cw_edges WHERE session_id = ? AND child >= ? "
-                "ORDER BY child, rank",
-                (session_id, start),
+                "AND child < ? ORDER BY child, rank",
+                (session_id, start, end),
             )
             labels = tx.execute(
                 "SELECT by_idx, idx, status, reason FROM cw_labels WHERE session_id = ? AND by_idx >= ? "
-                "ORDER BY by_idx, seq",
-                (session_id, start),
+                "AND by_idx < ? ORDER BY by_idx, seq",
+                (session_id, start, end),
             )
         return _assemble(rows, edges, labels)
 
@@ -268,7 +301,8 @@ def _assemble(
                 validation_status=str(row["validation_status"]),
                 labels=tuple(given.get(index, ())),
             )
-        out.append(StoredStep(index, step_from_row(row), str(row["digest"]), annotation))
+        computed = StoredNode.from_columns(row) if annotation is not None else None
+        out.append(StoredStep(index, step_from_row(row), str(row["digest"]), annotation, computed))
     return out
 
 

@@ -29,6 +29,8 @@ class Verdict:
     supersedes: tuple[int, ...]
     report: TestReport | None
     reason: str
+    inferred: tuple[str, ...] = ()
+    """Open failures counted as passing because the run passed their whole scope."""
 
 
 @dataclass
@@ -51,19 +53,29 @@ class TestTracker:
         label = self.detector.label(report, clean, command)
         if report is None:
             return Verdict(label.status, {}, (), None, label.reason)
-        results = dict(report.tests)
-        for test_id in self._inferred_passes(report):
+        inferred = tuple(self._inferred_passes(report))
+        supersedes = self.record(index, report.tests, inferred, report.runner)
+        return Verdict(label.status, dict(report.tests), supersedes, report, label.reason, inferred)
+
+    def record(
+        self, index: int, tests: dict[str, TestStatus], inferred: tuple[str, ...], runner: str
+    ) -> tuple[int, ...]:
+        """Apply node `index`'s parsed results to the global state; returns the nodes it supersedes.
+
+        `observe` calls it after parsing; a stored session calls it with the stored results instead."""
+        results = dict(tests)
+        for test_id in inferred:
             results.setdefault(test_id, TestStatus.PASSED)
         for test_id, status in results.items():
             self.latest.pop(test_id, None)
             self.latest[test_id] = (status, index)
         supersedes = self._resolve(index, results)
-        failing = {test_id for test_id, status in report.tests.items() if status.is_failure}
+        failing = {test_id for test_id, status in tests.items() if status.is_failure}
         if failing:
             self._open_failures[index] = failing
-            runners = frozenset(report.runner.split("+"))
+            runners = frozenset(runner.split("+"))
             self._failed_by.update(dict.fromkeys(failing, runners))
-        return Verdict(label.status, dict(report.tests), supersedes, report, label.reason)
+        return supersedes
 
     def _inferred_passes(self, report: TestReport) -> list[str]:
         """Open failures inside a scope (file, directory, class, whole suite) the runner showed as wholly

@@ -4,9 +4,14 @@ A request names its session with a header, or the session is found from the conv
 (its root and first step: the "conversation key"). Only steps the session has not seen are added,
 after checking that the stored steps are a prefix of the request's history. A named session whose
 history departs from the request is a conflict (HTTP 409); an unnamed one forks into a new session,
-since two runs of one task are two conversations. Callers serialize work per `lock_key`; this class
-is otherwise thread-safe. Loaded sessions are kept in a small LRU and reloaded when another process
-appended to them.
+since two runs of one task are two conversations.
+
+Several processes (proxy replicas) may share one store. The work on one conversation is serialized
+by the store's lock on `lock_key` (PostgreSQL: an advisory lock; within a process, callers also hold
+an in-process lock), and correctness never rests on it alone: step rows are keyed by (session,
+index) and derived session ids are a function of the conversation key, so a second writer gets
+StepConflict or SessionExists, catches up from the store and retries; it never forks or duplicates.
+Loaded sessions stay in an LRU and read only the steps other processes appended since.
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ from contextweaver.config import WeaverConfig
 from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.serve.conversation import Conversation
-from contextweaver.session import Session
-from contextweaver.store.base import SessionExists, StepConflict, Store
-from contextweaver.types import WovenContext
+from contextweaver.store import Session, SessionExists, StepConflict, Store
+from contextweaver.store.base import SessionInfo
+from contextweaver.types import Step, WovenContext
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 DERIVED_PREFIX = "auto-"
+ATTEMPTS = 5
+"""Tries of one request when other writers keep appending to its session in between."""
 
 
 class BadSessionId(ContextWeaverError, ValueError):
@@ -63,6 +70,11 @@ def lock_key(conversation: Conversation, session_id: str | None) -> str:
     return f"key:{conversation.key or conversation.root_digest}"
 
 
+def derived_id(key: str, number: int) -> str:
+    """The id of the `number`-th (0-based) session started from one conversation key."""
+    return f"{DERIVED_PREFIX}{key[:16]}" + (f"-{number + 1}" if number else "")
+
+
 def matched_prefix(stored: list[str], incoming: list[str]) -> int:
     """How many leading steps two histories share."""
     count = 0
@@ -73,7 +85,26 @@ def matched_prefix(stored: list[str], incoming: list[str]) -> int:
     return count
 
 
+def continuation(session: Session, conversation: Conversation) -> list[Step] | None:
+    """The request's steps after the session's stored ones, or None when it does not continue them.
+
+    The usual request resends the stored messages unchanged: one comparison of the message lists
+    (no per-step hashing) confirms it, and only the messages after them are read into steps.
+    Otherwise (a reader normalized the messages, a step changed) the step digests decide.
+    """
+    raw, known = conversation.messages, session.messages
+    at = len(known)
+    boundary = raw is not None and (len(raw) == at or (len(raw) > at and raw[at].get("role") == "assistant"))
+    if boundary and raw is not None and raw[:at] == known:
+        return conversation.steps_from(at)
+    if matched_prefix(session.digests, conversation.step_digests) < session.step_count:
+        return None
+    return conversation.steps[session.step_count :]
+
+
 class SessionManager:
+    """Sessions of one store for one proxy process: loaded on demand, kept in an LRU."""
+
     def __init__(
         self,
         store: Store,
@@ -93,69 +124,72 @@ class SessionManager:
 
     def weave(self, conversation: Conversation, session_id: str | None) -> Woven:
         """Store the request's new steps in its session and weave the context for the next call."""
-        for attempt in range(2):
-            try:
-                if session_id is not None:
-                    return self._named(conversation, session_id)
-                return self._derived(conversation)
-            except StepConflict:
-                if attempt:
-                    raise
-                self._forget(session_id)  # another process appended: reload and try once more
+        with self.store.hold(lock_key(conversation, session_id)):
+            for attempt in range(ATTEMPTS):
+                try:
+                    if session_id is not None:
+                        return self._named(conversation, session_id)
+                    return self._derived(conversation)
+                except StepConflict:
+                    if attempt == ATTEMPTS - 1:
+                        raise
         raise AssertionError("unreachable")
 
     def _named(self, conversation: Conversation, session_id: str) -> Woven:
         info = self.store.session(session_id)
-        created = False
         if info is None:
             try:
                 session = self._create(session_id, conversation, None)
-                created = True
+                return self._advance(session, conversation.steps, conversation.format, True)
             except SessionExists:
-                session = self._load(session_id)
-        else:
-            if info.root_digest != conversation.root_digest:
-                raise DivergedHistory(
-                    f"session {session_id!r} was started with another system prompt or task; "
-                    "use a new session id for a new conversation"
-                )
-            session = self._load(session_id, info.steps)
-        shared = matched_prefix(session.digests, conversation.step_digests)
-        if shared < session.step_count:
+                info = self.store.session(session_id)
+                assert info is not None
+        if info.root_digest != conversation.root_digest:
+            raise DivergedHistory(
+                f"session {session_id!r} was started with another system prompt or task; "
+                "use a new session id for a new conversation"
+            )
+        session = self._current(info)
+        new = continuation(session, conversation)
+        if new is None:
+            shared = matched_prefix(session.digests, conversation.step_digests)
             raise DivergedHistory(
                 f"the request's history departs from session {session_id!r} at step {shared + 1} "
                 f"(the session holds {session.step_count} steps, the request {len(conversation.steps)}); "
                 "use a new session id for an edited or restarted conversation"
             )
-        return self._advance(session, conversation, created)
+        return self._advance(session, new, conversation.format, False)
 
     def _derived(self, conversation: Conversation) -> Woven:
         key = conversation.key
         if key is None:  # no step yet: nothing to store, the root goes out verbatim
             return Woven(None, None)
-        best = None
-        candidates = self.store.sessions(key)
-        for info in candidates:
-            if info.steps > len(conversation.steps) or (best is not None and info.steps <= best.steps):
-                continue
-            stored = self._digests(info.id, info.steps)
-            if matched_prefix(stored, conversation.step_digests) == len(stored):
-                best = info
-        if best is not None:
-            return self._advance(self._load(best.id, best.steps), conversation, False)
+        candidates = sorted(self.store.sessions(key), key=lambda info: -info.steps)
+        for info in candidates:  # the longest stored history the request continues
+            session = self._current(info)
+            new = continuation(session, conversation)
+            if new is not None:
+                return self._advance(session, new, conversation.format, False)
         for number in range(len(candidates), len(candidates) + 1000):
-            session_id = f"{DERIVED_PREFIX}{key[:16]}" + (f"-{number + 1}" if number else "")
+            session_id = derived_id(key, number)
             try:
-                return self._advance(self._create(session_id, conversation, key), conversation, True)
-            except SessionExists:
-                continue
+                session = self._create(session_id, conversation, key)
+            except SessionExists:  # another process started it just now: join it when it is ours
+                found = self.store.session(session_id)
+                if found is None or found.conversation_key != key:
+                    continue
+                session = self._current(found)
+                new = continuation(session, conversation)
+                if new is None:
+                    continue
+                return self._advance(session, new, conversation.format, False)
+            return self._advance(session, conversation.steps, conversation.format, True)
         raise RuntimeError(f"could not find a free session id for conversation {key[:16]}")
 
-    def _advance(self, session: Session, conversation: Conversation, created: bool) -> Woven:
-        new = conversation.steps[session.step_count :]
+    def _advance(self, session: Session, new: list[Step], fmt: str, created: bool) -> Woven:
         try:
             for step in new:
-                session.add_step(step, fmt=conversation.format)
+                session.add_step(step, fmt=fmt)
         finally:
             if session.broken:
                 self._forget(session.id)
@@ -175,24 +209,17 @@ class SessionManager:
         self._remember(session)
         return session
 
-    def _digests(self, session_id: str, stored_steps: int) -> list[str]:
+    def _current(self, info: SessionInfo) -> Session:
+        """The loaded session brought up to `info` (reading only the steps appended since), or opened."""
         with self._cache_lock:
-            session = self._cache.get(session_id)
-        if session is not None and session.step_count == stored_steps:
-            return session.digests
-        return self.store.digests(session_id)
-
-    def _load(self, session_id: str, stored_steps: int | None = None) -> Session:
-        """The loaded session, reloaded from the store when it holds more steps than we have."""
-        with self._cache_lock:
-            session = self._cache.get(session_id)
+            session = self._cache.get(info.id)
             if session is not None:
-                self._cache.move_to_end(session_id)
-        if stored_steps is None:
-            stored_steps = self.store.step_count(session_id)
-        if session is None or session.step_count != stored_steps:
-            session = Session.open(self.store, session_id, model=self.model)
+                self._cache.move_to_end(info.id)
+        if session is None or session.broken or session.step_count > info.steps:
+            session = Session.open(self.store, info.id, model=self.model)
             self._remember(session)
+        elif session.step_count < info.steps:
+            session.catch_up()
         return session
 
     def _remember(self, session: Session) -> None:
@@ -202,9 +229,6 @@ class SessionManager:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
 
-    def _forget(self, session_id: str | None) -> None:
+    def _forget(self, session_id: str) -> None:
         with self._cache_lock:
-            if session_id is None:
-                self._cache.clear()
-            else:
-                self._cache.pop(session_id, None)
+            self._cache.pop(session_id, None)
