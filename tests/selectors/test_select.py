@@ -117,3 +117,24 @@ def test_per_step_work_reads_only_recent_steps_and_posted_outputs() -> None:
     weaver.add_step(Step("look", "ls", "x"))
     weaver.context()
     assert selector._indexed == 301  # one new node indexed, the rest untouched
+
+
+def test_a_long_recent_output_keeps_head_tail_and_mentions_but_the_current_stays_whole() -> None:
+    long_view = "\n".join(f"{n:>5}\tvalue_{n} = compute(part_{n}, other_{n})" for n in range(1, 401))
+    long_view = long_view.replace("value_200 = compute", "target_setting = compute")
+    steps = [
+        *filler(6),
+        Step("read it", "nl -ba big.py", long_view),
+        Step("where is target_setting used?", "grep -rn target_setting .", "big.py:200"),
+        Step("check", "ls", "a"),
+        Step("again", "nl -ba big.py", long_view.replace("other_", "more_")),
+    ]
+    context = weaver_with(steps).context()
+    older = next(d for d in context.decisions if d.index == 7)
+    assert older.mode == "trimmed" and "head, tail" in older.reason
+    text = context.text()
+    assert "target_setting = compute(part_200, other_200)" in text  # mentioned by a recent step
+    assert "value_1 = compute(part_1, other_1)" in text  # head
+    assert "value_400 = compute(part_400, other_400)" in text  # tail
+    assert "value_300 = compute(part_300, other_300)" not in text
+    assert next(d for d in context.decisions if d.index == 10).mode == "full"  # the current output
