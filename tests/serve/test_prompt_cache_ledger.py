@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import httpx
+import openai
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve.cache_ledger import CacheLedger, provider_cached_tokens
@@ -13,7 +14,6 @@ from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import running_proxy, task, tool_call_reply
 from tests.serve.test_proxy_openai import agent_loop
-from tests.serve.test_proxy_sessions import client
 
 
 def test_usage_fields_of_both_providers_in_bodies_and_streams() -> None:
@@ -55,11 +55,18 @@ def test_the_proxy_reports_the_cached_share_per_session(tmp_path: Path) -> None:
     messages = task("cache-run")
     messages[0]["content"] += " Keep going." * 600  # a root long enough to be cached
     store = SQLiteStore(tmp_path / "s.db")
-    lazy = WeaverConfig()  # the default: the unbudgeted history passes through, so every prefix repeats
-    with FakeLLMServer(cached_reply) as upstream, running_proxy(store, upstream.base_url, lazy) as (url, _):
-        agent_loop(client(url, "cache-run"), messages, "cache-run", 6)
-        detail = httpx.get(url.removesuffix("/v1") + "/contextweaver/sessions/cache-run").json()
-        raw = client(url, "cache-run").chat.completions.with_raw_response.create(model="m", messages=messages)  # type: ignore[arg-type]
+    # the default lazy mode: the unbudgeted history passes through, so every prefix repeats
+    token = "proxy-token-0123456789abcdef"
+    with (
+        FakeLLMServer(cached_reply) as upstream,
+        running_proxy(store, upstream.base_url, WeaverConfig(), auth_token=token) as (url, _),
+    ):
+        agent = openai.OpenAI(base_url=url, api_key="k", max_retries=0,
+                              default_headers={"x-contextweaver-session": "cache-run", "x-contextweaver-token": token})  # fmt: skip
+        agent_loop(agent, messages, "cache-run", 6)
+        detail = httpx.get(url.removesuffix("/v1") + "/contextweaver/sessions/cache-run",
+                           headers={"authorization": "Bearer k", "x-contextweaver-token": token}).json()  # fmt: skip
+        raw = agent.chat.completions.with_raw_response.create(model="m", messages=messages)  # type: ignore[arg-type]
     record = detail["prompt_cache"]
     assert record["requests"] == 6 and record["provider_reports"] == 6
     assert record["provider_cached_tokens"] == 6 * 1536

@@ -15,6 +15,7 @@ import httpx
 import openai
 import pytest
 
+from contextweaver.config import WeaverConfig
 from contextweaver.serve import read_conversation
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
@@ -26,10 +27,12 @@ TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {"type"
 SECRET = "sk-test-do-not-store-4f9a1c"
 
 
-def expected_upstream_messages(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def expected_upstream_messages(
+    sent: list[dict[str, Any]], config: WeaverConfig | None = None
+) -> list[dict[str, Any]]:
     """What ContextWeaver itself weaves from the caller's history (the proxy must send exactly this)."""
     conversation = read_conversation(sent)
-    weaver = ContextWeaver(PER_STEP)
+    weaver = ContextWeaver(config or PER_STEP)
     weaver.begin(conversation.root)
     for step in conversation.steps:
         weaver.add_step(step)

@@ -8,6 +8,7 @@ session. Every public write returns only after its commit: that is the acknowled
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -115,17 +116,18 @@ class SQLStore:
         *,
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> SessionInfo:
         now = time.time()
         row = (
             session_id, conversation_key, canonical(list(root)), digest(root), canonical(config),
-            canonical(meta or {}), now, now,
+            canonical(meta or {}), now, now, owner,
         )  # fmt: skip
         try:
             with self._write() as tx:
                 tx.execute(
                     "INSERT INTO cw_sessions (id, conversation_key, root, root_digest, config, meta, "
-                    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
         except self._integrity_error() as exc:
@@ -259,6 +261,15 @@ class SQLStore:
             )
         return _assemble(rows, edges, labels)
 
+    def secret(self, name: str) -> str:
+        with self._write() as tx:
+            tx.execute(
+                "INSERT INTO cw_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                (name, secrets.token_hex(32)),
+            )
+            rows = tx.execute("SELECT value FROM cw_secrets WHERE name = ?", (name,))
+        return str(rows[0]["value"])
+
 
 def _session_info(row: dict[str, Any]) -> SessionInfo:
     return SessionInfo(
@@ -272,6 +283,7 @@ def _session_info(row: dict[str, Any]) -> SessionInfo:
         conversation_key=row["conversation_key"],
         format=row["format"],
         meta=json.loads(row["meta"]),
+        owner=row.get("owner"),
     )
 
 
