@@ -76,10 +76,13 @@ class WeaverConfig(BaseModel):
         1.0,
         gt=0.0,
         le=1.0,
-        description="lazy mode: weave when the context would exceed this share of the budget",
+        description="lazy mode: weave when the context would exceed this share of the room above the root",
     )
     low_water: float = Field(
-        0.85, gt=0.0, le=1.0, description="lazy mode: share of the budget the context is woven down to"
+        0.85,
+        gt=0.0,
+        le=1.0,
+        description="lazy mode: share of the room above the root the context is woven down to",
     )
 
     cut_calls_share: float = Field(

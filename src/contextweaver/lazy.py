@@ -3,10 +3,11 @@
 Providers bill a prompt prefix they have seen before at about a tenth of the price. Weaving every
 context anew re-decides old placeholders at each step, so the prefix changes early and the cache
 misses. Here each new step is appended unchanged; only when the context would exceed the high-water
-mark of the budget is it woven once (by the caller's `compact`, i.e. the configured selector's plan)
-down to the low-water mark, and that result becomes the frozen prefix. Placeholders and trims are
-decided at a crossing and never re-decided per step, so between crossings every context starts with
-the previous one, byte for byte.
+mark is it woven once (by the caller's `compact`, i.e. the configured selector's plan) down to the
+low-water mark, and that result becomes the frozen prefix. Both marks are shares of the room the
+budget leaves above the root (system prompt and task, always kept verbatim). Placeholders and trims
+are decided at a crossing and never re-decided per step, so between crossings every context starts
+with the previous one, byte for byte.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class LazyContext:
         self.upto = len(nodes) - 1
         status = self._status(status_line)
         status_tokens = sum(count_message(m) for m in status)
-        crossed = self.limit is not None and self.tokens + status_tokens > self.high * self.limit
+        crossed = self.limit is not None and self.tokens + status_tokens > self.mark(self.high)
         if crossed:
             self._weave_down(compact, status_tokens, len(nodes) - 1)
         return WovenContext(
@@ -73,6 +74,14 @@ class LazyContext:
             compacted=crossed,
         )
 
+    def mark(self, share: float) -> float:
+        """The water mark at `share` of the room above the root, which is always kept verbatim: a share
+        of the whole budget would leave the steps almost nothing after a cut when the system prompt and
+        task fill much of it."""
+        assert self.limit is not None
+        room = max(self.limit - self.root_tokens, 0.0)
+        return self.root_tokens + share * room
+
     def _status(self, status_line: str | None) -> list[Message]:
         """Before the first cut every test output is still in full, so no status line is needed; after
         it, the current line goes last, where changing it costs the cache nothing."""
@@ -83,7 +92,7 @@ class LazyContext:
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
         self.crossings += 1
-        target = self.low * self.limit - status_tokens
+        target = self.mark(self.low) - status_tokens
         try:
             woven = compact(target)
         except BudgetError:  # the low mark cannot hold the root: use the whole budget
@@ -93,7 +102,7 @@ class LazyContext:
         self.tokens = woven.tokens
         self.notes = [
             *woven.notes,
-            f"woven down to {self.low:.0%} of the budget at step {step} (cut {self.crossings}); "
+            f"woven down to {self.low:.0%} of the room above the root at step {step} (cut {self.crossings}); "
             "later steps are appended unchanged until the next cut",
         ]
 

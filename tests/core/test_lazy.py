@@ -21,8 +21,10 @@ def steps(n: int) -> list[Step]:
     return out
 
 
-def replay(weaver: ContextWeaver | FullHistory, n: int, budget: int | None) -> list[WovenContext]:
-    weaver.begin(ROOT)
+def replay(
+    weaver: ContextWeaver | FullHistory, n: int, budget: int | None, root: list[dict[str, str]] = ROOT
+) -> list[WovenContext]:
+    weaver.begin(root)
     contexts = []
     for s in steps(n):
         weaver.add_step(s)
@@ -50,18 +52,38 @@ def test_a_budget_never_reached_changes_nothing() -> None:
 def test_between_cuts_each_context_extends_the_last_one_byte_for_byte() -> None:
     config = WeaverConfig(high_water=0.9, low_water=0.6)
     contexts = replay(ContextWeaver(config), 40, 3000)
+    root = contexts[0].tokens - contexts[0].decisions[0].tokens
     cuts = [i for i, c in enumerate(contexts) if c.compacted]
     assert len(cuts) >= 3, "the run must cross the budget several times"
     for before, after in zip(contexts, contexts[1:], strict=False):
-        assert recount(after) == after.tokens <= 0.9 * 3000
+        assert recount(after) == after.tokens <= root + 0.9 * (3000 - root)
         if after.compacted:
             continue
         body = before.messages[:-1] if before.test_status else before.messages
         assert after.messages[: len(body)] == body
     for i in cuts:
         status = count_message(contexts[i].messages[-1]) if contexts[i].test_status else 0
-        assert contexts[i].tokens - status <= 0.6 * 3000
-        assert any("woven down to 60%" in note for note in contexts[i].notes)
+        assert contexts[i].tokens - status <= root + 0.6 * (3000 - root)
+        assert any("woven down to 60% of the room above the root" in note for note in contexts[i].notes)
+
+
+def test_a_large_root_does_not_starve_the_steps_after_a_cut() -> None:
+    """The marks are shares of the room above the root: with a root filling half the budget, a cut to
+    half the room still leaves the steps a quarter of the budget, not nothing."""
+    task = " ".join(f"requirement_{i} must hold for every page" for i in range(180))
+    root = [ROOT[0], {"role": "user", "content": task}]
+    budget = 3000
+    contexts = replay(ContextWeaver(WeaverConfig(low_water=0.5)), 40, budget, root)
+    root_tokens = contexts[0].tokens - contexts[0].decisions[0].tokens
+    assert 0.4 * budget < root_tokens < 0.6 * budget
+    cuts = [c for c in contexts if c.compacted]
+    assert cuts
+    for cut in cuts:
+        status = count_message(cut.messages[-1]) if cut.test_status else 0
+        steps_tokens = cut.tokens - status - root_tokens
+        assert steps_tokens <= 0.5 * (budget - root_tokens)
+        assert steps_tokens > 0.3 * (budget - root_tokens), "the cut must use the room above the root"
+    assert all(c.tokens <= budget for c in contexts)
 
 
 def test_what_a_cut_compressed_stays_compressed_until_the_next_cut() -> None:
