@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from contextweaver.config import WeaverConfig
+from tests.selectors.test_select import filler, weaver_with
+
 from contextweaver.passing_rows import passing_rows
 from contextweaver.types import Step
-from contextweaver.weaver import ContextWeaver
 
 PYTEST_V = "\n".join(
     [
@@ -98,21 +98,9 @@ def test_progress_rows_with_a_failure_stay_and_a_few_rows_are_not_a_test_run() -
     assert passing_rows(code) == frozenset()
 
 
-def weave(steps: list[Step]) -> ContextWeaver:
-    weaver = ContextWeaver(WeaverConfig(selector="select", mode="per_step"))
-    weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": "fix the bug"}])
-    for step in steps:
-        weaver.add_step(step)
-    return weaver
-
-
-def filler(n: int) -> list[Step]:
-    return [Step(f"look {i}", f"ls dir{i}", f"file_{i}.txt") for i in range(n)]
-
-
 def test_a_recent_test_run_drops_passing_rows_but_the_current_one_stays_whole() -> None:
     steps = [*filler(6), Step("run the tests", "pytest -v tests", PYTEST_V), Step("look", "ls", "a")]
-    weaver = weave(steps)
+    weaver = weaver_with(steps)
     context = weaver.context()
     decision = next(d for d in context.decisions if d.index == 7)
     assert decision.mode == "trimmed" and "passing tests cut" in decision.reason
@@ -136,7 +124,7 @@ def test_an_older_excerpt_keeps_the_mentioned_row_without_padding_it_with_passin
         *filler(6),
         Step("TestParse7 passes; why does TestParseEmpty fail?", "grep -n Empty parse.go", "no match"),
     ]
-    context = weave(steps).context()
+    context = weaver_with(steps).context()
     decision = next(d for d in context.decisions if d.index == 3)
     assert decision.mode == "trimmed"
     text = context.text()
