@@ -85,8 +85,15 @@ async def agent(client: httpx.AsyncClient, urls: list[str], marker: str, n: int,
     for k in range(steps + 1):  # request k carries k finished steps; the last one carries all of them
         url = urls[(n + k) % len(urls)]
         started = time.perf_counter()
-        answer = await client.post(f"{url}/chat/completions", json={"model": "fake", "messages": messages},
-                                   headers={"x-contextweaver-session": marker})  # fmt: skip
+        for attempt in range(3):  # as agents' clients do: a kept-alive connection the server just closed
+            try:
+                answer = await client.post(f"{url}/chat/completions", json={"model": "fake", "messages": messages},
+                                           headers={"x-contextweaver-session": marker})  # fmt: skip
+                break
+            except (httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectError):
+                record["retries"] += 1
+                if attempt == 2:
+                    raise
         record["latency"].append(time.perf_counter() - started)
         answer.raise_for_status()
         timing = answer.headers.get("server-timing", "")
@@ -103,7 +110,7 @@ async def agent(client: httpx.AsyncClient, urls: list[str], marker: str, n: int,
 
 
 async def load(urls: list[str], run: str, sessions: int, steps: int) -> dict[str, Any]:
-    record: dict[str, Any] = {"latency": [], "server": [], "wrong": [], "histories": {}}
+    record: dict[str, Any] = {"latency": [], "server": [], "wrong": [], "histories": {}, "retries": 0}
     limits = httpx.Limits(max_connections=sessions * 2)
     async with httpx.AsyncClient(timeout=300, limits=limits) as client:
         started = time.perf_counter()
@@ -169,6 +176,7 @@ def main() -> None:
         replicas=args.replicas,
         store=store.split("?")[0],
         requests=len(via["latency"]),
+        retried_requests=via["retries"],
         wall_seconds=round(via["seconds"], 1),
         requests_per_second=round(len(via["latency"]) / via["seconds"], 1),
         direct_requests_per_second=round(len(direct["latency"]) / direct["seconds"], 1),
