@@ -14,7 +14,7 @@ def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
     """The plan without steps whose output lines all recur in a later planned step's output.
 
     `nodes` is indexed by step index (the graph's node list)."""
-    planned = [index for index, _ in plan.full]
+    planned = [index for index, _ in plan.full if index not in plan.excerpts]  # only whole outputs cover
     full, repeated = [], dict(plan.compressed_reasons)
     for index, reason in plan.full:
         lines = nodes[index].output_lines
@@ -27,5 +27,9 @@ def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
         else:
             repeated[index] = f"{reason}; compressed: every line of its output recurs in step {later}'s"
     return Plan(
-        full=full, compressed_reason=plan.compressed_reason, notes=plan.notes, compressed_reasons=repeated
+        full=full,
+        compressed_reason=plan.compressed_reason,
+        notes=plan.notes,
+        compressed_reasons=repeated,
+        excerpts=plan.excerpts,
     )

@@ -58,6 +58,10 @@ TABLE: dict[str, StrategySpec] = {
     "cw-recency": StrategySpec(
         "ContextWeaver's recency arm (a W-step window)", weaver={"selector": "recency"}
     ),
+    "cw-select": StrategySpec(
+        "ContextWeaver, per-step selection: the last W outputs plus excerpts of older ones recent steps mention",
+        weaver={"selector": "select"},
+    ),
 }
 ALIASES = {"contextweaver": "cw"}
 REPLAY_DEFAULT = ("cw", "sliding_window", "masking", "full")

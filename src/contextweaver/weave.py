@@ -51,7 +51,12 @@ def _unbounded(
     decisions = []
     tokens = root.full_tokens + sum(count_message(m) for m in status)
     for node in steps:
-        if node.step.kind == "user" or node.index in wanted:
+        excerpt = plan.excerpts.get(node.index)
+        if excerpt is not None and node.index in wanted:
+            messages += excerpt.messages
+            decisions.append(Decision(node.index, "trimmed", wanted[node.index], excerpt.tokens))
+            tokens += excerpt.tokens
+        elif node.step.kind == "user" or node.index in wanted:
             reason = wanted.get(node.index, "written by a person: always kept")
             messages += full_messages(node)
             decisions.append(Decision(node.index, "full", reason, node.full_tokens))
@@ -114,6 +119,10 @@ def _budgeted(
         if index not in by_index or index in chosen:
             continue
         node = by_index[index]
+        excerpt = plan.excerpts.get(index)
+        if excerpt is not None and excerpt.tokens <= left:
+            take(node, excerpt.messages, Decision(index, "trimmed", reason, excerpt.tokens))
+            continue
         current = index == steps[-1].index  # the newest step is the one the agent acts on next
         trimmed = None
         if node.full_tokens > left and (

@@ -67,3 +67,24 @@ def from_earlier_observations(items: set[str], trajectory: Trajectory, nxt: int)
 
 def covered(items: frozenset[str], context_text: str) -> int:
     return sum(1 for item in items if item in context_text)
+
+
+def history_evidence(trajectory: Trajectory) -> dict[int, frozenset[str]]:
+    """EVALUATION.md's history evidence: next-step items found in any earlier step's text (thoughts
+    and actions too), never those in the system prompt or the task, nor in most earlier outputs."""
+    always = f"{trajectory.system}\n{trajectory.task}"
+    steps = trajectory.steps
+    out: dict[int, frozenset[str]] = {}
+    earlier = ""
+    for nxt in range(1, len(steps)):
+        previous = steps[nxt - 1]
+        earlier += f"\n{previous.thought}\n{previous.action}\n{previous.observation}"
+        observations = [s.observation for s in steps[:nxt]]
+        kept = set()
+        for item in evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"):
+            if item in always or item not in earlier:
+                continue
+            if sum(1 for o in observations if item in o) <= len(observations) / 2:
+                kept.add(item)
+        out[nxt + 1] = frozenset(kept)
+    return out

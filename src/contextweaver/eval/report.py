@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from contextweaver.eval import aggregate, checks, plots
+from contextweaver.eval.frontier_report import FrontierRow, frontier_lines, frontier_rows
 from contextweaver.eval.html import render_html
 from contextweaver.eval.runner import failed
 
@@ -59,6 +60,8 @@ class Report:
     images: dict[str, bytes] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Failure records of the runner, in its order."""
+    frontier: list[FrontierRow] = field(default_factory=list)
+    """Each strategy against the recency frontier (unbounded), with recall by evidence distance."""
 
 
 def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = None) -> Report:
@@ -72,6 +75,11 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
         rows, groups, checks.recall_at_cost(rows), checks.adaptive_vs_arms(groups, rows), dict(meta or {})
     )
     report.failures = failures
+    report.frontier = frontier_rows(results)
+    if report.frontier:
+        from contextweaver.eval.frontier_plot import frontier_png
+
+        report.images["frontier.png"] = frontier_png(results)
     if rows:
         report.images["recall_vs_tokens.png"] = plots.recall_vs_tokens(rows)
         for budget in aggregate.budgets_of(results):
@@ -120,6 +128,9 @@ def verdict_lines(report: Report) -> list[tuple[str, bool]]:
             + ("" if not failing else "; not in: " + ", ".join(f"{a.group}@{a.budget}" for a in failing))
         )
         lines.append((text, not failing))
+    lines += [
+        (text, row.holds) for text, row in zip(frontier_lines(report.frontier), report.frontier, strict=True)
+    ]
     return lines
 
 
@@ -172,6 +183,7 @@ def write(report: Report, out: str | Path) -> dict[str, Path]:
         "groups": [asdict(g) for g in report.groups],
         "recall_at_cost": [{**asdict(v), "holds": v.holds} for v in report.cost],
         "adaptive_vs_arms": [{**asdict(v), "holds": v.holds} for v in report.arms],
+        "frontier": [{**asdict(row), "holds": row.holds} for row in report.frontier],
         "images": sorted(report.images),
         "failures": report.failures,
     }

@@ -18,7 +18,8 @@ from typing import Any
 
 from contextweaver.config import ModelConfig
 from contextweaver.eval.edits import edit_evidence
-from contextweaver.eval.evidence import covered, next_step_evidence
+from contextweaver.eval.evidence import covered, history_evidence, next_step_evidence
+from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
 from contextweaver.formats.base import Trajectory
 from contextweaver.protocols import Strategy
@@ -114,6 +115,8 @@ def evaluate(
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
+    sources = latest_sources(trajectory, evidence)
+    history = history_evidence(trajectory)
     settings = cw_settings(overrides) if spec(strategy_name).baseline is None else {}
     built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     tokens = MessageTokens()
@@ -136,6 +139,15 @@ def evaluate(
                 "kept": context.kept,
                 "seconds": replayed.add_seconds + seconds,
             }
+            distance: dict[str, list[int]] = {}
+            for item, source in sources.get(replayed.index + 1, {}).items():
+                counts = distance.setdefault(bucket(replayed.index - source), [0, 0])
+                counts[0] += item in text
+                counts[1] += 1
+            record["by_distance"] = distance
+            history_needed = history.get(replayed.index + 1, frozenset())
+            record["history_items"] = len(history_needed)
+            record["history_covered"] = covered(history_needed, text)
             if edit_needed is not None:
                 record["edit_items"] = len(edit_needed)
                 record["edit_covered"] = covered(edit_needed, text)
@@ -162,4 +174,5 @@ def evaluate(
             "seconds": built.model.seconds if built.model is not None else 0.0,
         },
         "budgets": steps,
+        "windows": window_record(trajectory, evidence),
     }

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from contextweaver.formats.archive import is_archive, load_archive
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
+from contextweaver.formats.toolcalls import chat_step
 from contextweaver.protocols import Reader
 from contextweaver.registry import Registry
 
@@ -21,6 +23,7 @@ __all__ = [
     "Reader",
     "Trajectory",
     "TrajectoryError",
+    "chat_step",
     "detect_format",
     "load_trajectory",
 ]
@@ -35,14 +38,20 @@ FORMATS = Registry(
         "openhands-v0": "contextweaver.formats.openhands:READER",
         "openhands-sdk": "contextweaver.formats.openhands_sdk:READER",
         "openai": "contextweaver.formats.openai:READER",
+        "claude-code": "contextweaver.formats.claude_code:READER",
+        "codex": "contextweaver.formats.codex:READER",
+        "nebius": "contextweaver.formats.nebius:READER",
     },
 )
 
 DETECT_ORDER: tuple[str, ...] = (
     "mini-swe-agent",
+    "nebius",
     "swe-agent",
     "openhands-sdk",
     "openhands-v0",
+    "claude-code",
+    "codex",
     "jsonl",
     "openai",
 )
@@ -89,8 +98,15 @@ def _shape(source: Source) -> str:
 
 
 def load_trajectories(path: str | Path, format: str | None = None) -> list[Trajectory]:
-    """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line."""
+    """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line;
+    a `.tar.gz` / `.tgz` / `.tar` archive of runs is read in place, member by member."""
+    if is_archive(path):
+        return load_archive(path, format)
     source = Source.read(path)
+    return _read_runs(source, format)
+
+
+def _read_runs(source: Source, format: str | None) -> list[Trajectory]:
     reader = _reader(source, format)
     read_all = getattr(reader, "read_all", None)
     runs: list[Trajectory] = read_all(source) if read_all is not None else [reader.read(source)]

@@ -14,24 +14,18 @@ thought. The per-message `extra` key (raw API response, often larger than the me
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source
+from contextweaver.formats.toolcalls import OBSERVATION_SEPARATOR, chat_step, message_list
 from contextweaver.tokens import content_text, count_images
 from contextweaver.types import Message, Step
 
 ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 """mini-swe-agent's action regexes (v1 and v2 default configs): exactly one match is an action."""
-
-OBSERVATION_SEPARATOR = "\n\n"
-
-
-def message_list(document: Any) -> list[Any] | None:
-    if isinstance(document, dict):
-        messages = document.get("messages")
-        return messages if isinstance(messages, list) else None
-    return document if isinstance(document, list) else None
 
 
 def clean(message: Message) -> Message:
@@ -91,7 +85,7 @@ class MiniSweAgentReader:
             end = position + 1
             while end < len(messages) and messages[end].get("role") != "assistant":
                 end += 1
-            steps.append(self._step(messages[position], messages[position + 1 : end], position))
+            steps.append(text_step(messages[position], messages[position + 1 : end], position))
             position = end
         meta: dict[str, Any] = {}
         if isinstance(document, dict):
@@ -100,27 +94,28 @@ class MiniSweAgentReader:
             }
         return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
 
-    def _step(self, assistant: Message, observations: list[Message], position: int) -> Step:
-        if assistant.get("tool_calls"):  # mini-swe-agent v2 with tool calling: OpenAI's shape
-            from contextweaver.formats.openai import READER as TOOL_CALLS
 
-            return TOOL_CALLS._step([clean(assistant), *(clean(m) for m in observations)])
-        thought, action = split_thought(content_text(assistant.get("content")))
-        observation = OBSERVATION_SEPARATOR.join(content_text(m.get("content")) for m in observations)
-        meta: dict[str, Any] = {"message_index": position}
-        if not action:
-            meta["format_error"] = True
-        roles = {str(m.get("role")) for m in observations} - {"user"}
-        if roles:
-            meta["other_roles"] = sorted(roles)
-        return Step(
-            thought=thought,
-            action=action,
-            observation=observation,
-            messages=(clean(assistant), *(clean(m) for m in observations)),
-            images=sum(count_images(m.get("content")) for m in observations),
-            meta=meta,
-        )
+def text_step(assistant: Message, observations: Sequence[Message], position: int) -> Step:
+    """One assistant message and the observations after it as a Step (tool calling or the text protocol)."""
+    if assistant.get("tool_calls"):  # mini-swe-agent v2 with tool calling: OpenAI's shape
+        step = chat_step([clean(assistant), *(clean(m) for m in observations)])
+        return replace(step, meta={**step.meta, "message_index": position})
+    thought, action = split_thought(content_text(assistant.get("content")))
+    observation = OBSERVATION_SEPARATOR.join(content_text(m.get("content")) for m in observations)
+    meta: dict[str, Any] = {"message_index": position}
+    if not action:
+        meta["format_error"] = True
+    roles = {str(m.get("role")) for m in observations} - {"user"}
+    if roles:
+        meta["other_roles"] = sorted(roles)
+    return Step(
+        thought=thought,
+        action=action,
+        observation=observation,
+        messages=(clean(assistant), *(clean(m) for m in observations)),
+        images=sum(count_images(m.get("content")) for m in observations),
+        meta=meta,
+    )
 
 
 READER = MiniSweAgentReader()

@@ -12,15 +12,14 @@ result's `tool_call_ids` list gains the OpenAI `tool_call_id` key when it names 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source
-from contextweaver.formats.toolcalls import obj
+from contextweaver.formats.toolcalls import OBSERVATION_SEPARATOR, obj
 from contextweaver.tokens import content_text, count_images
 from contextweaver.types import Message, Step
-
-SEPARATOR = "\n\n"
 
 
 def _chat(message: Message) -> Message:
@@ -75,7 +74,7 @@ class SweAgentReader:
         first = next((i for i, m in enumerate(history) if m.get("role") == "assistant"), len(history))
         root = [_chat(m) for m in history[:first]]
         turns = self._turns(history[first:])
-        steps = self._from_entries(entries, turns) if entries else [self._from_turn(t) for t in turns]
+        steps = self._from_entries(entries, turns) if entries else [history_step(t) for t in turns]
         info = obj(document.get("info"))
         meta = {"info": {k: v for k, v in info.items() if k in ("exit_status", "submission", "model_stats")}}
         return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
@@ -117,28 +116,29 @@ class SweAgentReader:
             )
         return steps
 
-    @staticmethod
-    def _from_turn(turn: list[Message]) -> Step:
-        head, observations = turn[0], turn[1:]
-        if head.get("role") != "assistant":
-            observations = turn
-        thought = (
-            str(head.get("thought") or content_text(head.get("content")))
-            if head.get("role") == "assistant"
-            else ""
-        )
-        return Step(
-            thought=thought,
-            action=_action_of(turn),
-            observation=SEPARATOR.join(content_text(m.get("content")) for m in observations),
-            messages=tuple(_chat(m) for m in turn),
-            images=sum(count_images(m.get("content")) for m in observations),
-        )
 
-
-def _action_of(turn: list[Message]) -> str:
+def _action_of(turn: Sequence[Message]) -> str:
     head = turn[0] if turn else {}
     return str(head.get("action") or "").strip() if head.get("role") == "assistant" else ""
+
+
+def history_step(turn: Sequence[Message]) -> Step:
+    """One assistant history item and the items after it as a Step (its `thought`/`action` keys first)."""
+    head, observations = turn[0], turn[1:]
+    if head.get("role") != "assistant":
+        observations = turn
+    thought = (
+        str(head.get("thought") or content_text(head.get("content")))
+        if head.get("role") == "assistant"
+        else ""
+    )
+    return Step(
+        thought=thought,
+        action=_action_of(turn),
+        observation=OBSERVATION_SEPARATOR.join(content_text(m.get("content")) for m in observations),
+        messages=tuple(_chat(m) for m in turn),
+        images=sum(count_images(m.get("content")) for m in observations),
+    )
 
 
 READER = SweAgentReader()

@@ -1,5 +1,10 @@
 """Build a Step from one model response's tool calls and their results, keeping the pairing.
 
+`chat_step(turn)` is the one builder for chat-shaped tool calling (an assistant message with
+`tool_calls`, then one `tool` message per call): every reader, integration and proxy wire format
+that holds such messages turns them into Steps through it. `tool_step(thought, calls)` builds the
+same shape from calls and results recorded separately.
+
 Event-stream formats (OpenHands v0 and SDK) record calls and results as separate events; the LLM
 saw them as an assistant message with `tool_calls` followed by one `tool` message per call. One
 response's calls form one Step, so compression can never split a call from its result. When a
@@ -11,13 +16,24 @@ provider rejects an assistant message whose tool calls lack results.
 from __future__ import annotations
 
 import json
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contextweaver.tokens import content_text
+from contextweaver.tokens import content_text, count_images
 from contextweaver.types import Message, Step
 
 OBSERVATION_SEPARATOR = "\n\n"
+"""Between the outputs of several tool calls (or observation messages) of one step."""
+
+
+def message_list(document: Any) -> list[Any] | None:
+    """The chat messages of a document: a bare JSON list, or the list under {"messages": [...]}."""
+    if isinstance(document, dict):
+        messages = document.get("messages")
+        return messages if isinstance(messages, list) else None
+    return document if isinstance(document, list) else None
 
 
 @dataclass
@@ -47,6 +63,10 @@ def action_text(name: str, arguments: Any) -> str:
         except ValueError:
             parsed = None
     if isinstance(parsed, dict):
+        cmd = parsed.get("cmd")  # Codex's exec_command
+        shell = _shell_command(parsed.get("command")) or (cmd if isinstance(cmd, str) else "")
+        if shell.strip():
+            return shell
         for key in ("command", "code"):
             value = parsed.get(key)
             if (
@@ -58,6 +78,19 @@ def action_text(name: str, arguments: Any) -> str:
                 return value
     text = arguments_text(arguments)
     return f"{name} {text}".strip() if text not in ("", "{}") else name
+
+
+def _shell_command(command: Any) -> str:
+    """An argv list (Codex's shell tool) as the command line it runs: `bash -lc X` is X."""
+    if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
+        return ""
+    if (
+        len(command) == 3
+        and command[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
+        and command[1] in ("-c", "-lc")
+    ):
+        return command[2]
+    return shlex.join(command)
 
 
 def tool_step(
@@ -96,6 +129,47 @@ def tool_step(
         images=sum(c.images for c in calls),
         meta=meta,
     )
+
+
+def chat_step(turn: Sequence[Message]) -> Step:
+    """One assistant message and the `tool` results after it as a Step, the messages kept verbatim.
+
+    Action = each call as `name {arguments}` (a shell `command` argument verbatim); observation =
+    the results' text in call order. Results answering no call of the message are kept and listed
+    in meta["orphan_results"]; calls without a result in meta["unpaired_tool_calls"]. A turn that
+    does not start with an assistant message is all observation.
+    """
+    head, rest = (
+        (turn[0], list(turn[1:])) if turn and turn[0].get("role") == "assistant" else ({}, list(turn))
+    )
+    calls = [c for c in head.get("tool_calls") or () if isinstance(c, dict)]
+    order = {c.get("id"): i for i, c in enumerate(calls)}
+    results = sorted(rest, key=lambda m: order.get(m.get("tool_call_id"), len(order)))
+    meta: dict[str, Any] = {}
+    orphans = [m.get("tool_call_id") for m in rest if m.get("tool_call_id") not in order]
+    if orphans:
+        meta["orphan_results"] = orphans
+    answered = {m.get("tool_call_id") for m in rest}
+    missing = [c.get("id") for c in calls if c.get("id") not in answered]
+    if missing:
+        meta["unpaired_tool_calls"] = missing
+    action = "\n".join(_call_action(obj(c.get("function"))) for c in calls)
+    if not calls and isinstance(head.get("function_call"), dict):  # the legacy single function_call
+        action = _call_action(head["function_call"])
+    return Step(
+        thought=content_text(head.get("content")),
+        action=action,
+        observation=OBSERVATION_SEPARATOR.join(content_text(m.get("content")) for m in results),
+        messages=tuple(turn),
+        images=sum(count_images(m.get("content")) for m in rest),
+        meta=meta,
+    )
+
+
+def _call_action(function: dict[str, Any]) -> str:
+    name = str(function.get("name", ""))
+    arguments = function.get("arguments")
+    return name if arguments is None else action_text(name, arguments)
 
 
 def _same_calls(assistant: Message, calls: list[Call]) -> bool:

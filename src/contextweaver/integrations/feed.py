@@ -10,12 +10,10 @@ is checked against the list's prefix (each consumed message, by identity first);
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from contextweaver.formats.minisweagent import READER as TEXT_PROTOCOL
-from contextweaver.formats.minisweagent import clean
-from contextweaver.formats.openai import READER as TOOL_CALLS
+from contextweaver.formats.minisweagent import clean, text_step
 from contextweaver.integrations.settings import WeavingSettings, build_strategy
 from contextweaver.protocols import Model, Strategy
 from contextweaver.tokens import content_text, count_images
@@ -24,11 +22,7 @@ from contextweaver.types import Message, Node, Step, WovenContext
 
 def turn_step(turn: Sequence[Message], position: int) -> Step:
     """One assistant message and its observations as a Step (tool calling or the text protocol)."""
-    assistant, observations = clean(turn[0]), [clean(m) for m in turn[1:]]
-    if assistant.get("tool_calls"):
-        step = TOOL_CALLS._step([assistant, *observations])
-        return replace(step, meta={**step.meta, "message_index": position})
-    return TEXT_PROTOCOL._step(assistant, observations, position)
+    return text_step(turn[0], turn[1:], position)
 
 
 def interjection_step(message: Message, position: int) -> Step:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr
 
-from contextweaver.formats.sweagent import READER
+from contextweaver.formats.sweagent import history_step
 from contextweaver.integrations.feed import ChatFeed, ChatShape
 from contextweaver.integrations.settings import WeavingSettings
 from contextweaver.types import Message, Step, WovenContext
@@ -39,7 +39,7 @@ def starts_turn(item: HistoryItem) -> bool:
 
 
 def history_turn_step(turn: Sequence[HistoryItem], position: int) -> Step:
-    step = READER._from_turn(list(turn))
+    step = history_step(turn)
     return Step(
         thought=step.thought,
         action=step.action,

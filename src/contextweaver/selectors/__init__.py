@@ -20,6 +20,7 @@ SELECTORS = Registry(
         "frontier": "contextweaver.selectors.frontier:FrontierSelector",
         "recency": "contextweaver.selectors.recency:RecencySelector",
         "adaptive": "contextweaver.selectors.adaptive:AdaptiveSelector",
+        "select": "contextweaver.selectors.select:SelectSelector",
     },
 )
 

@@ -4,6 +4,10 @@ into messages under the budget. The current step is always the newest one, whate
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from contextweaver.excerpts import Excerpt
 
 
 @dataclass
@@ -18,6 +22,8 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     compressed_reasons: dict[int, str] = field(default_factory=dict)
     """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
+    excerpts: dict[int, Excerpt] = field(default_factory=dict)
+    """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
 
     def why_compressed(self, index: int) -> str:
         return self.compressed_reasons.get(index, self.compressed_reason)

@@ -3,6 +3,8 @@
 POST /v1/chat/completions  read the conversation, store its new steps, weave, forward upstream;
                            the upstream's status, headers and bytes (SSE streams included) come
                            back unchanged, plus `x-contextweaver-session` and `server-timing`.
+POST /v1/messages          the same for Anthropic Messages (wire.py: one path, several formats);
+POST /v1/responses         and for OpenAI Responses.
 GET  /v1/models            passed through.
 GET  /contextweaver/sessions[/{id}]  what the store holds (404 for an unknown session).
 
@@ -13,11 +15,12 @@ streams keep flowing.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +32,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from contextweaver.serve.conversation import BadConversation, read_conversation
+from contextweaver.serve.anthropic import MESSAGES
+from contextweaver.serve.conversation import BadConversation
 from contextweaver.serve.http import (
     BodyTooLarge,
     KeyedLocks,
@@ -40,6 +44,7 @@ from contextweaver.serve.http import (
     upstream_headers,
 )
 from contextweaver.serve.inspect import session_detail, session_summary
+from contextweaver.serve.responses import RESPONSES
 from contextweaver.serve.routing import (
     BadSessionId,
     DivergedHistory,
@@ -47,10 +52,12 @@ from contextweaver.serve.routing import (
     check_session_id,
     lock_key,
 )
+from contextweaver.serve.wire import CHAT, Wire
 from contextweaver.store.base import StoreError
 
 log = logging.getLogger("contextweaver.serve")
 SESSION_HEADER = "x-contextweaver-session"
+PASSTHROUGH_HEADER = "x-contextweaver-passthrough"
 
 
 @dataclass
@@ -77,8 +84,12 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             state["client"] = client
             yield
 
-    async def chat_completions(request: Request) -> Response:
+    def proxied(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+        return functools.partial(weave_and_forward, wire=wire)
+
+    async def weave_and_forward(request: Request, wire: Wire) -> Response:
         started = time.perf_counter()
+        error = wire.error
         try:
             body = await read_body(request, settings.max_body_bytes)
         except BodyTooLarge as exc:
@@ -91,13 +102,19 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             detail = json_error_detail(exc) if isinstance(exc, json.JSONDecodeError) else "body is not UTF-8"
             return error(400, detail, code="invalid_json")
         if not isinstance(payload, dict):
-            return error(400, "request body must be a JSON object with 'model' and 'messages'")
-        if "messages" not in payload:
-            return error(400, "missing required field 'messages'", param="messages", code="missing_field")
+            return error(400, f"request body must be a JSON object with 'model' and '{wire.field}'")
+        if wire.field not in payload:
+            return error(
+                400, f"missing required field '{wire.field}'", param=wire.field, code="missing_field"
+            )
+        skip = wire.passthrough(payload)
+        if skip is not None:
+            return await forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
+                                 stream=bool(payload.get("stream")))  # fmt: skip
         named = request.headers.get(SESSION_HEADER)
         try:
             session_id = check_session_id(named) if named is not None else None
-            conversation = read_conversation(payload["messages"], settings.format)
+            conversation, state = wire.read(payload, settings.format)
         except BadSessionId as exc:
             return error(400, str(exc), param=SESSION_HEADER, code="invalid_session_id")
         except BadConversation as exc:
@@ -113,14 +130,18 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
                 503, f"the session store failed: {exc}", kind="server_error", code="store_unavailable"
             )
         if woven.context is not None:
-            payload["messages"] = [*woven.context.messages, *conversation.pending]
+            wire.write(payload, [*woven.context.messages, *conversation.pending], state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra = {"server-timing": f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"}
         if woven.session_id is not None:
             extra[SESSION_HEADER] = woven.session_id
-        return await forward(request, "/chat/completions", json.dumps(payload).encode(), extra,
+        return await forward(request, wire.upstream_path, json.dumps(payload).encode(), extra,
                              stream=bool(payload.get("stream")))  # fmt: skip
+
+    async def passthrough(request: Request) -> Response:
+        body = await read_body(request, settings.max_body_bytes)
+        return await forward(request, request.url.path.removeprefix("/v1"), body, {}, stream=False)
 
     async def models(request: Request) -> Response:
         return await forward(request, "/models", None, {}, stream=False)
@@ -169,8 +190,11 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         return JSONResponse({"status": "ok", "store": manager.store.url, "upstream": upstream})
 
     routes = [
-        Route("/v1/chat/completions", chat_completions, methods=["POST"]),
-        Route("/chat/completions", chat_completions, methods=["POST"]),
+        Route("/v1/chat/completions", proxied(CHAT), methods=["POST"]),
+        Route("/chat/completions", proxied(CHAT), methods=["POST"]),
+        Route("/v1/messages", proxied(MESSAGES), methods=["POST"]),
+        Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
+        Route("/v1/responses", proxied(RESPONSES), methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/models", models, methods=["GET"]),
         Route("/contextweaver/sessions", list_sessions, methods=["GET"]),

@@ -1,7 +1,9 @@
-"""A real local HTTP server that speaks the OpenAI chat API (and Anthropic's /v1/messages), for tests.
+"""A real local HTTP server that speaks OpenAI chat, Anthropic Messages and OpenAI Responses, for tests.
 
 Reusable by any test that needs an LLM endpoint: pass a `reply` function to script answers, errors
 (429, 500), slow replies or garbage bodies; by default it answers memory prompts like the fake model.
+On /messages and /responses a dict `body` is the answer object, streamed as that API's events when
+the request asks for `stream` (fake_wire.py).
 
     with FakeLLMServer() as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="x")
@@ -12,12 +14,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from contextweaver.models.fake_rules import answer
+from contextweaver.testing import fake_wire
 from contextweaver.tokens import content_text, count_message, count_text
 
 
@@ -130,18 +133,30 @@ class FakeLLMServer:
                     return
                 request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 server._record(request)
-                if not self.path.endswith(("/chat/completions", "/messages")):
+                if self.path.split("?")[0].endswith("/messages/count_tokens"):
+                    self._send(200, {"input_tokens": sum(count_message(m) for m in request.messages)})
+                    return
+                if not self.path.split("?")[0].endswith(("/chat/completions", "/messages", "/responses")):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 result = server.reply(request)
                 reply = Reply(text=result) if isinstance(result, str) else result
                 if reply.delay:
                     time.sleep(reply.delay)
-                if reply.body is not None or reply.status != 200:
+                wire = fake_wire.wire_of(self.path)
+                if wire and reply.status == 200 and (reply.body is None or isinstance(reply.body, dict)):
+                    answer = (
+                        reply.body
+                        if isinstance(reply.body, dict)
+                        else server._wire_body(wire, request, reply.text)
+                    )
+                    if body.get("stream"):
+                        self._stream_events(fake_wire.wire_events(wire, answer))
+                    else:
+                        self._send(200, answer, reply.headers)
+                elif reply.body is not None or reply.status != 200:
                     default = {"error": {"message": f"HTTP {reply.status}", "type": "fake"}}
                     self._send(reply.status, reply.body if reply.body is not None else default, reply.headers)
-                elif self.path.endswith("/messages"):
-                    self._send(200, server._anthropic_body(request, reply.text), reply.headers)
                 elif body.get("stream"):
                     self._stream(request, reply.text)
                 else:
@@ -179,6 +194,16 @@ class FakeLLMServer:
                 self.wfile.flush()
                 self.close_connection = True
 
+            def _stream_events(self, frames: Iterator[bytes]) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for frame in frames:
+                    self.wfile.write(frame)
+                    self.wfile.flush()
+                self.close_connection = True
+
             def _event(self, payload: dict[str, Any]) -> None:
                 self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
                 self.wfile.flush()
@@ -210,6 +235,16 @@ class FakeLLMServer:
             "model": request.body.get("model", self.model),
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         }
+
+    def _wire_body(self, wire: str, request: Request, text: str) -> dict[str, Any]:
+        if wire == "messages":
+            return self._anthropic_body(request, text)
+        item = {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+        return fake_wire.responses_object(request.body.get("model", self.model), [item])
 
     def _anthropic_body(self, request: Request, text: str) -> dict[str, Any]:
         usage = self._usage(request, text)

@@ -1,0 +1,127 @@
+"""Anthropic Messages content blocks as chat messages with tool calls, and back.
+
+Claude Code transcripts and the proxy's `/v1/messages` both hold Anthropic messages: an assistant
+message's `tool_use` blocks are its calls, and the next user message's `tool_result` blocks their
+results. Readers and weaving work on OpenAI-shaped chat messages (`tool_calls`, `tool` results),
+so `to_chat` adds that shape while keeping every block verbatim: an assistant message keeps its
+whole block list as `content` (text, thinking with its signature, tool_use), with `tool_calls`
+derived from the tool_use blocks; each tool_result becomes a `tool` message whose content is the
+result's own content. `from_chat` is the inverse: a message that weaving left alone comes back
+block for block; a compressed result comes back as a tool_result with the placeholder text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from contextweaver.types import Message
+
+WIRE_KEY = "wire"
+"""Marks a chat message made from a top-level request field (`system`), which the field itself carries back."""
+
+
+def tool_calls(blocks: Iterable[Any]) -> list[dict[str, Any]]:
+    """The tool_use blocks of an assistant message as OpenAI tool calls (arguments as JSON text)."""
+    return [
+        {
+            "id": str(block.get("id", "")),
+            "type": "function",
+            "function": {
+                "name": str(block.get("name", "")),
+                "arguments": json.dumps(block.get("input") or {}, ensure_ascii=False),
+            },
+        }
+        for block in blocks
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    ]
+
+
+def to_chat(messages: Sequence[Any], system: Any = None) -> list[Message]:
+    """Anthropic `messages` (+ the top-level `system`) as chat messages, blocks kept verbatim."""
+    out: list[Message] = []
+    if system:
+        out.append({"role": "system", "content": system, WIRE_KEY: "system"})
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        if role == "assistant":
+            chat: Message = {"role": "assistant", "content": content}
+            calls = tool_calls(content) if isinstance(content, list) else []
+            if calls:
+                chat["tool_calls"] = calls
+            out.append(chat)
+        elif isinstance(content, list):
+            results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            rest = [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+            out.extend(_tool_message(block) for block in results)
+            if rest or not results:
+                out.append({"role": str(role), "content": rest})
+        else:
+            out.append({"role": str(role), "content": content})
+    return out
+
+
+def _tool_message(block: dict[str, Any]) -> Message:
+    message: Message = {"role": "tool", "tool_call_id": str(block.get("tool_use_id", "")),
+                        "content": block.get("content", "")}  # fmt: skip
+    if block.get("is_error"):
+        message["is_error"] = True
+    return message
+
+
+def from_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat messages back as Anthropic messages; messages of one role in a row become one message.
+
+    Messages marked with WIRE_KEY (the top-level `system`) are left out: the request field carries
+    them. Inside a user message the tool_result blocks come first, as the API requires.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get(WIRE_KEY) or message.get("role") == "system":
+            continue
+        role = "assistant" if message.get("role") == "assistant" else "user"
+        blocks = _blocks(message)
+        if out and out[-1]["role"] == role:
+            previous = out[-1]
+            previous["content"] = _as_blocks(previous["content"]) + blocks
+        elif role == "user" and isinstance(message.get("content"), str) and message.get("role") == "user":
+            out.append({"role": role, "content": message["content"]})
+        else:
+            out.append({"role": role, "content": blocks})
+    for message in out:
+        if message["role"] == "user" and isinstance(message["content"], list):
+            content = message["content"]
+            results = [b for b in content if b.get("type") == "tool_result"]
+            message["content"] = results + [b for b in content if b.get("type") != "tool_result"]
+    return out
+
+
+def _as_blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, dict)]
+    return [{"type": "text", "text": str(content)}] if content else []
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if message.get("role") == "tool":
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.get("tool_call_id", "")}
+        if content not in (None, "", []):
+            block["content"] = content
+        if message.get("is_error"):
+            block["is_error"] = True
+        return [block]
+    if message.get("role") != "assistant" or isinstance(content, list):
+        return _as_blocks(content)
+    # an assistant message whose text weaving rewrote (trimmed): its calls come from tool_calls
+    blocks = _as_blocks(content)
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {}
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            arguments = {}
+        blocks.append({"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""),
+                       "input": arguments if isinstance(arguments, dict) else {}})  # fmt: skip
+    return blocks

@@ -1,0 +1,57 @@
+"""One proxy path, several wire formats: how a request's history is read and the woven one written.
+
+A Wire turns a request body into the internal Conversation (chat messages with tool calls, read
+by the trajectory readers), and puts the woven messages back into the body in its own format.
+Everything between (sessions, the store, weaving, locks, forwarding) is the same for every wire.
+`passthrough` names a reason to forward a request unchanged (nothing read, woven or stored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.responses import JSONResponse
+
+from contextweaver.serve.conversation import BadConversation, Conversation, read_conversation
+from contextweaver.serve.http import error as openai_error
+from contextweaver.types import Message
+
+Payload = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Wire:
+    name: str
+    upstream_path: str
+    """The path under the upstream base URL (which ends in /v1)."""
+    field: str
+    """The request field holding the history: a 400 names it when it is missing."""
+    read: Callable[[Payload, str], tuple[Conversation, Any]]
+    """The request's conversation (format: the proxy's --format for chat messages) and what `write`
+    needs to remember of the request; raises BadConversation."""
+    write: Callable[[Payload, list[Message], Any], None]
+    """Put the woven messages (context then pending) into the payload, in this wire's format."""
+    error: Callable[..., JSONResponse] = openai_error
+    """An error response in the shape this wire's clients parse (OpenAI's by default)."""
+    passthrough: Callable[[Payload], str | None] = lambda payload: None
+
+
+def _read_chat(payload: Payload, fmt: str) -> tuple[Conversation, None]:
+    return read_conversation(payload["messages"], fmt), None
+
+
+def _write_chat(payload: Payload, messages: list[Message], state: None) -> None:
+    payload["messages"] = messages
+
+
+CHAT = Wire("chat", "/chat/completions", "messages", _read_chat, _write_chat)
+
+
+def as_chat(messages: list[Message]) -> Conversation:
+    """A conversation already converted to chat messages with tool calls, read as OpenAI chat."""
+    return read_conversation(messages, "openai")
+
+
+__all__ = ["CHAT", "BadConversation", "Payload", "Wire", "as_chat"]

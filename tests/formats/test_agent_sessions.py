@@ -1,0 +1,100 @@
+"""Claude Code transcripts and Codex CLI rollouts: detected, read along the active branch, replayable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contextweaver.cli import main
+from contextweaver.formats import TrajectoryError, detect_format, load_trajectory
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CLAUDE = FIXTURES / "claude_code_session.jsonl"
+CODEX = FIXTURES / "codex_rollout.jsonl"
+
+
+def test_both_session_files_are_detected() -> None:
+    assert detect_format(CLAUDE) == "claude-code"
+    assert detect_format(CODEX) == "codex"
+
+
+def test_claude_code_reads_the_active_branch_across_a_compaction() -> None:
+    run = load_trajectory(CLAUDE)
+    assert run.task.startswith("The cart total is off by a cent")
+    actions = [s.action for s in run.steps]
+    assert "Actually use banker's rounding." not in [s.observation for s in run.steps]  # rewound branch
+    assert run.meta["off_branch_entries"] == 2 and run.meta["sidechain_entries"] == 4
+    assert run.meta["compactions"] == 1 and run.meta["summaries"] == ["Cart total rounds discounts wrong"]
+    assert actions[0] == "python -m pytest -q tests/test_cart.py"
+    # one response written as two entries: both calls and both results are one step, paired
+    parallel = run.steps[1]
+    assert [c["id"] for c in parallel.messages[0]["tool_calls"]] == ["toolu_02", "toolu_03"]
+    assert [m["tool_call_id"] for m in parallel.messages[1:]] == ["toolu_02", "toolu_03"]
+    assert "unpaired_tool_calls" not in parallel.meta
+    # thinking keeps its signature in the verbatim blocks; the summary after compaction is a user step
+    assert run.steps[0].messages[0]["content"][0]["signature"] == "c2lnLTE="
+    kinds = [s.kind for s in run.steps]
+    assert kinds.count("user") == 2
+    summary = run.steps[kinds.index("user", kinds.index("user") + 1)]
+    assert summary.observation.startswith("This session is being continued")
+    assert sum(s.images for s in run.steps) == 1
+    assert "Task" in actions[2] and "round-half-up" in run.steps[2].observation
+
+
+def test_a_sub_agent_transcript_alone_is_read_as_its_own_run(tmp_path: Path) -> None:
+    side = [json.loads(line) for line in CLAUDE.read_text().splitlines() if '"isSidechain": true' in line]
+    path = tmp_path / "agent-1.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in side))
+    run = load_trajectory(path)
+    assert run.task == "Which rounding rule do the docs ask for?"
+    assert [s.observation for s in run.steps][0] == "Totals round half up to the cent."
+
+
+def test_codex_rollout_pairs_calls_by_call_id_and_keeps_the_instructions() -> None:
+    run = load_trajectory(CODEX)
+    assert run.system == "Keep changes minimal; run the tests after each edit."
+    assert run.meta["model"] == "gpt-5-codex" and run.meta["compactions"] == 1
+    first, parallel, patch = run.steps[:3]
+    assert first.action == "grep -n 'def reserve' -A6 inventory/stock.py"
+    assert first.observation.startswith("12:    def reserve(self, n):\n")  # Codex's JSON record unwrapped
+    assert parallel.action.splitlines() == [
+        "python -m pytest -q tests/test_stock.py",
+        "sed -n 1,40p tests/test_stock.py",
+    ]
+    assert parallel.thought.startswith("**Checking the tests**")
+    assert patch.action.startswith("apply_patch *** Begin Patch")
+    assert run.steps[3].kind == "user" and run.steps[3].observation.startswith("Summary so far")
+    assert run.steps[-1].thought.startswith("reserve() now refuses")
+
+
+def test_a_message_entry_without_message_names_its_line(tmp_path: Path) -> None:
+    lines = CLAUDE.read_text().splitlines()
+    broken = json.loads(lines[3])
+    del broken["message"]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([*lines[:3], json.dumps(broken), *lines[4:]]))
+    with pytest.raises(TrajectoryError, match="line 4: a 'assistant' entry without a 'message'"):
+        load_trajectory(path, format="claude-code")
+
+
+@pytest.mark.parametrize("path", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+def test_replay_runs_on_the_session_files(path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["replay", str(path), "--json", "--strategy", "cw,full", "--budget", "400"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert len(rows) == len(load_trajectory(path).steps)
+    assert all(row["tokens.cw"] <= 400 for row in rows)
+    assert any(len(row["kept"]) < row["step"] for row in rows)  # the budget made the weaving compress
+
+
+@pytest.mark.parametrize("path", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+def test_graph_runs_on_the_session_files(path: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["graph", str(path), "--out", str(tmp_path), "--format", "mermaid"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / f"{path.stem}.mmd").read_text(encoding="utf-8")
+    assert text.count("-->") >= len(load_trajectory(path).steps) - 1  # parent edges were found

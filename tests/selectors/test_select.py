@@ -1,0 +1,109 @@
+"""The select selector: a recency floor, excerpts of older outputs recent steps mention, repeats elided."""
+
+from __future__ import annotations
+
+import re
+
+from contextweaver.config import WeaverConfig
+from contextweaver.excerpts import MARKER, OutputLines, build_excerpt
+from contextweaver.extract import make_node
+from contextweaver.selectors import SELECTORS
+from contextweaver.selectors.select import SelectSelector
+from contextweaver.types import Step
+from contextweaver.weaver import ContextWeaver
+
+FILE_VIEW = "\n".join(f"{n:>4}\tline {n} of the module" for n in range(1, 201))
+FILE_VIEW = FILE_VIEW.replace("line 150 of the module", "def compute_total_price(order):")
+
+
+def weaver_with(steps: list[Step], **settings: object) -> ContextWeaver:
+    weaver = ContextWeaver(WeaverConfig(selector="select", **settings))  # type: ignore[arg-type]
+    weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": "fix the bug"}])
+    for step in steps:
+        weaver.add_step(step)
+    return weaver
+
+
+def filler(n: int) -> list[Step]:
+    return [Step(f"look {i}", f"ls dir{i}", f"file_{i}.txt\nother_{i}.txt") for i in range(n)]
+
+
+def test_registered() -> None:
+    assert SELECTORS.get("select") is SelectSelector
+
+
+def test_floor_keeps_the_last_w_outputs_whole() -> None:
+    weaver = weaver_with(filler(12))
+    context = weaver.context()
+    full = [d.index for d in context.decisions if d.mode == "full"]
+    assert full == [8, 9, 10, 11, 12]
+    for step in weaver.graph.nodes[8:]:
+        assert step.step.observation in context.text()
+
+
+def test_older_output_kept_as_an_excerpt_around_what_recent_steps_mention() -> None:
+    steps = [Step("read the module", "nl -ba shop/pricing.py", FILE_VIEW), *filler(8)]
+    steps.append(Step("the bug must be in compute_total_price", "grep -n total shop/*.py", "no match"))
+    context = weaver_with(steps).context()
+    decision = next(d for d in context.decisions if d.index == 1)
+    assert decision.mode == "trimmed"
+    assert "compute_total_price" in decision.reason
+    text = context.text()
+    assert " 150\tdef compute_total_price(order):" in text
+    assert " 148\tline 148 of the module" in text  # the lines around the hit, whole
+    assert " 20\tline 20 of the module" not in text
+    markers = re.findall(r"\[\.\.\. output lines (\d+)-(\d+) of 200 elided: [^\]]+\.\.\.\]", text)
+    assert ("1", "147") in markers and ("153", "200") in markers
+    assert decision.tokens < weaver_with(steps).graph.node(1).full_tokens / 5
+
+
+def test_nothing_older_is_kept_when_recent_steps_mention_nothing_in_it() -> None:
+    steps = [Step("read the module", "nl -ba shop/pricing.py", FILE_VIEW), *filler(9)]
+    context = weaver_with(steps).context()
+    assert next(d for d in context.decisions if d.index == 1).mode == "compressed"
+
+
+def test_the_extra_token_allowance_bounds_the_excerpts() -> None:
+    steps = [Step("read the module", "nl -ba shop/pricing.py", FILE_VIEW), *filler(8)]
+    steps.append(Step("the bug must be in compute_total_price", "grep -n total shop/*.py", "no match"))
+    context = weaver_with(steps, select_extra_tokens=0).context()
+    assert next(d for d in context.decisions if d.index == 1).mode == "compressed"
+
+
+def test_lines_repeated_in_a_later_kept_output_are_elided() -> None:
+    rerun = "\n".join(f"collected item test_case_{i} PASSED" for i in range(40))
+    steps = [
+        *filler(6),
+        Step("run", "pytest -v", rerun + "\nfirst"),
+        Step("again", "pytest -v", rerun + "\nsecond"),
+    ]
+    context = weaver_with(steps).context()
+    older = next(d for d in context.decisions if d.index == 7)
+    assert older.mode == "trimmed"
+    assert "first" in context.text()
+    assert context.text().count("collected item test_case_3 PASSED") == 1
+    assert "repeated in step 8's output" in context.text()
+
+
+def test_excerpt_keeps_whole_lines_and_says_what_was_cut() -> None:
+    node = make_node(1, Step("t", "cat f.py", "alpha\nbeta\ngamma\ndelta\nepsilon"))
+    excerpt = build_excerpt(node, OutputLines.of(node), {1, 2}, "not needed")
+    observation = excerpt.messages[-1]["content"]
+    assert observation.splitlines() == [
+        MARKER.format(start=1, end=1, total=5, why="not needed"),
+        "beta",
+        "gamma",
+        MARKER.format(start=4, end=5, total=5, why="not needed"),
+    ]
+    assert excerpt.messages[0] == node.step.chat_messages()[0]
+
+
+def test_per_step_work_reads_only_recent_steps_and_posted_outputs() -> None:
+    weaver = weaver_with(filler(300))
+    selector = weaver.selector
+    assert isinstance(selector, SelectSelector)
+    weaver.context()
+    assert selector._indexed == 300
+    weaver.add_step(Step("look", "ls", "x"))
+    weaver.context()
+    assert selector._indexed == 301  # one new node indexed, the rest untouched
