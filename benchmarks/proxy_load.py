@@ -46,7 +46,11 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self):
-        messages = json.loads(self.rfile.read(int(self.headers["content-length"])))["messages"]
+        try:
+            messages = json.loads(self.rfile.read(int(self.headers["content-length"])))["messages"]
+        except (ValueError, KeyError, TypeError):  # a body cut short by a peer that went away
+            self.send_error(400, "unreadable body")
+            return
         marker = messages[1]["content"].rsplit(" ", 1)[-1]
         call = {"id": f"call_{len(messages)}", "type": "function", "function": {
             "name": "bash", "arguments": json.dumps({"command": f"cat f{len(messages)}.py #{marker}"})}}
@@ -89,11 +93,12 @@ async def agent(client: httpx.AsyncClient, urls: list[str], marker: str, n: int,
             try:
                 answer = await client.post(f"{url}/chat/completions", json={"model": "fake", "messages": messages},
                                            headers={"x-contextweaver-session": marker})  # fmt: skip
-                break
+                if answer.status_code not in (502, 503) or attempt == 2:  # retried as openai's client does
+                    break
             except (httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectError):
-                record["retries"] += 1
                 if attempt == 2:
                     raise
+            record["retries"] += 1
         record["latency"].append(time.perf_counter() - started)
         answer.raise_for_status()
         timing = answer.headers.get("server-timing", "")
@@ -166,7 +171,10 @@ def main() -> None:
     finally:
         for process, _ in proxies:
             process.terminate()
-            process.wait(30)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
         upstream.terminate()
     report = verify(store, via, run, args.sessions, args.steps)
     ms = 1000.0
