@@ -1,7 +1,7 @@
 """Fuzz every parser: random mixes of runner lines and noise must never raise, and an output holding a
-runner's failure marker must never be labelled passed.
+runner's failure marker must never be labelled passed, also when other runners' lines surround it.
 
-Run: .venv/bin/python benchmarks/fuzz_parsers.py --seconds 180
+Run: PYTHONPATH=src:. .venv/bin/python benchmarks/fuzz_parsers.py --seconds 120
 """
 
 from __future__ import annotations
@@ -11,97 +11,15 @@ import time
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.validation.fuzz_inputs import FAILURES, FRAGMENTS, check, check_mixed, mixed_pieces, pieces
 
-from contextweaver.types import ValidationStatus
-from contextweaver.validation import TestTracker, parse_observation
-
-FRAGMENTS = {
-    "pytest": ["===== test session starts =====\n", "t.py::test_a PASSED\n", "==== 2 passed in 0.1s ====\n"],
-    "unittest": ["test_a (m.C) ... ok\n", "-" * 70 + "\n", "Ran 3 tests in 0.1s\n\nOK\n"],
-    "sympy": [
-        "==== test process starts ====\n",
-        "sympy/a.py[2] ..  [OK]\n",
-        "== tests finished: 2 passed, in 1.0 seconds ==\n",
-    ],
-    "go": ["=== RUN   TestA\n", "--- PASS: TestA (0.00s)\n", "ok  \tacme/a\t0.01s\n", "PASS\n"],
-    "go-json": [
-        '{"Time":"t","Action":"pass","Package":"p","Test":"TestA"}\n',
-        '{"Time":"t","Action":"pass","Package":"p"}\n',
-    ],
-    "cargo": [
-        "running 1 test\n",
-        "test a ... ok\n",
-        "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
-    ],
-    "jest": ["PASS src/a.test.js\n", "  ✓ works (2 ms)\n", "Tests:       1 passed, 1 total\n"],
-    "mocha": ["  Suite\n", "    ✔ works\n", "\n  1 passing (3ms)\n"],
-    "maven": [
-        "[INFO] Tests run: 1, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s - in a.B\n",
-        "[INFO] Results:\n",
-        "[INFO] Tests run: 1, Failures: 0, Errors: 0, Skipped: 0\n",
-    ],
-    "junit-xml": [
-        "<testsuites>",
-        '<testsuite name="s">',
-        '<testcase classname="a" name="b"/>',
-        "</testsuite>",
-        "</testsuites>\n",
-    ],
-    "dotnet-xml": ["<TestRun>", '<UnitTestResult testName="a" outcome="Passed"/>', "</TestRun>\n"],
-    "rspec-json": [
-        "Run options: exclude {:slow=>true}\n",
-        '{"version":"3.13.0","examples":[{"full_description":"C a","status":"passed","file_path":"./c.rb"}],'
-        '"summary":{"example_count":1,"failure_count":0,"pending_count":0},"summary_line":"1 example"}\n',
-    ],
-    "dart-json": [
-        '{"protocolVersion":"0.1.1","type":"start","time":0}\n',
-        '{"suite":{"id":0,"path":"test/a_test.dart"},"type":"suite","time":0}\n',
-        '{"test":{"id":1,"name":"a","suiteID":0},"type":"testStart","time":1}\n',
-        '{"testID":1,"result":"success","skipped":false,"hidden":false,"type":"testDone","time":2}\n',
-        '{"success":true,"type":"done","time":3}\n',
-    ],
-}
-FAILURES = {
-    "pytest": "FAILED t.py::test_b - AssertionError\n",
-    "unittest": "FAIL: test_b (m.C)\n",
-    "sympy": "== tests finished: 1 passed, 1 failed, in 1.0 seconds ==\n",
-    "go": "--- FAIL: TestB (0.00s)\n",
-    "go-json": '{"Time":"t","Action":"fail","Package":"p","Test":"TestB"}\n',
-    "cargo": "test b ... FAILED\n",
-    "jest": "  ✕ breaks (1 ms)\n",
-    "mocha": "\n  1 failing\n",
-    "maven": "[ERROR] b(a.B)  Time elapsed: 0.1 s  <<< FAILURE!\n",
-    "junit-xml": '<testcase classname="a" name="c"><failure message="x"/></testcase>',
-    "dotnet-xml": '<UnitTestResult testName="c" outcome="Failed"/>',
-    "rspec-json": '{"version":"3.13.0","examples":[{"full_description":"C b","status":"failed"}],'
-    '"summary":{"example_count":1,"failure_count":1,"pending_count":0}}',
-    "dart-json": '{"test":{"id":9,"name":"b","suiteID":0},"type":"testStart","time":4}\n'
-    '{"testID":9,"result":"failure","skipped":false,"hidden":false,"type":"testDone","time":5}',
-}
-NOISE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
-
-
-def pieces(runner: str) -> st.SearchStrategy[list[str]]:
-    return st.lists(
-        st.one_of(st.sampled_from(FRAGMENTS[runner]), NOISE, st.just("\n"), st.just("\r")), max_size=30
-    )
-
-
-def check(runner: str, parts: list[str], failure_at: int, wrap: bool) -> None:
-    text = "".join(parts)
-    parse_observation(text, runner)  # must not raise on any mix
-    cut = min(failure_at, len(parts))
-    failing = "".join(parts[:cut]) + "\n" + FAILURES[runner] + "\n" + "".join(parts[cut:])
-    if wrap:
-        failing = "<returncode>1</returncode>\n<output>\n" + failing + "\n</output>"
-    verdict = TestTracker().observe(1, runner, failing)
-    assert verdict.status is not ValidationStatus.PASSED, (runner, failing)
+EXAMPLES = 200
 
 
 def property_for(runner: str):  # type: ignore[no-untyped-def]
     """One hypothesis property per runner (a factory, since @given rejects default arguments)."""
 
-    @settings(max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(parts=pieces(runner), failure_at=st.integers(0, 30), wrap=st.booleans())
     def prop(parts: list[str], failure_at: int, wrap: bool) -> None:
         check(runner, parts, failure_at, wrap)
@@ -109,18 +27,29 @@ def property_for(runner: str):  # type: ignore[no-untyped-def]
     return prop
 
 
-def run(seconds: float) -> int:
-    examples = 0
+@settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(parts=mixed_pieces(), failing=st.sampled_from(sorted(FAILURES)), failure_at=st.integers(0, 30))
+def cross_runner(parts: list[str], failing: str, failure_at: int) -> None:
+    check_mixed(parts, failing, failure_at)
+
+
+def run(seconds: float) -> tuple[int, int]:
+    single = mixed = 0
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         for runner in FRAGMENTS:
             property_for(runner)()
-            examples += 200
-    return examples
+            single += EXAMPLES
+        cross_runner()
+        mixed += EXAMPLES
+    return single, mixed
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60)
-    total = run(parser.parse_args().seconds)
-    print(f"ok: {total} examples over {len(FRAGMENTS)} parsers, no exception, no pass with a failure marker")
+    single, mixed = run(parser.parse_args().seconds)
+    print(
+        f"ok: {single} single-runner and {mixed} cross-runner examples over {len(FRAGMENTS)} parsers, "
+        "no exception, no pass with a failure marker"
+    )

@@ -7,6 +7,7 @@ Run: .venv/bin/python benchmarks/parser_accuracy.py [--data PATH]
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
@@ -16,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contextweaver.types import TestStatus
-from contextweaver.validation import TestReport, parse_observation
+from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.validation import TestReport, TestTracker, parse_observation
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "test_logs"
 
@@ -36,6 +37,8 @@ class Case:
     multiset: Counter[tuple[str, str]] | None = None
     counts: dict[str, int] | None = None
     """Per-status counts the per-test results must add up to (jest: its Tests: line)."""
+    verdict: str | None = None
+    """The run's verdict when the data states it (otherwise derived from the totals)."""
 
 
 @dataclass
@@ -44,6 +47,8 @@ class Tally:
     totals_n: int = 0
     tests_ok: int = 0
     tests_n: int = 0
+    verdict_ok: int = 0
+    verdict_n: int = 0
     misses: list[str] = field(default_factory=list)
 
 
@@ -69,6 +74,36 @@ def agent_observation_cases(root: Path) -> Iterator[Case]:
         if summary is not None:
             totals = {_OBS_KEYS.get(k, k): v for k, v in summary.items() if k != "result"}
         yield Case("agent-observations", row["runner"], row["id"], row["observation"], row["command"], totals)
+
+
+# ---------------------------------------------------------------- agent runs (../shared/data/train)
+def _agent_runs_module():  # type: ignore[no-untyped-def]
+    """benchmarks/parser_agent_runs.py, loaded by path (benchmarks/ is not a package)."""
+    path = Path(__file__).with_name("parser_agent_runs.py")
+    spec = importlib.util.spec_from_file_location("parser_agent_runs", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("parser_agent_runs", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def agent_run_cases(split: str):  # type: ignore[no-untyped-def]
+    def cases(root: Path) -> Iterator[Case]:
+        module = _agent_runs_module()
+        for run in module.agent_runs(root.parent / "train", split):
+            name = f"{run.instance_id}#{run.step}"
+            yield Case(
+                f"agent-runs-{split}",
+                f"{run.source}:{run.runner}",
+                name,
+                run.observation,
+                run.command,
+                run.totals,
+                verdict=run.verdict,
+            )
+
+    return cases
 
 
 # ---------------------------------------------------------------- go-junit-report
@@ -138,11 +173,13 @@ def gotestsum_cases(root: Path) -> Iterator[Case]:
 _EXPORT = re.compile(r"^exports\[`(.*?)`\] = `\n?(.*?)`;$", re.M | re.S)
 _JEST_TESTS_LINE = re.compile(r"^Tests:\s+(.*?)(\d+) total$", re.M)
 _JEST_TEST_MARK = re.compile(r"^ +[✓✕○✎] ", re.M)
+_JEST_SUITES_FAILED = re.compile(r"^(?: *\"summary\": \")?Test Suites: .*\b[1-9]\d* failed", re.M)
+"""A suite that failed to run fails the run even when every test in the others passed."""
 _JEST_COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
 
 
 def _unescape_snapshot(body: str) -> str:
-    body = body.replace("\\`", "`").replace("\\${", "${").replace("\\\\", "\\")
+    body = body.replace("\\`", "`").replace("\\${", "${").replace("\\\\", "\\").strip("\n")
     if body.startswith('"') and body.endswith('"'):
         body = body[1:-1]
     return body
@@ -231,9 +268,32 @@ def _match_id(expected: str, got: dict[str, TestStatus]) -> str | None:
     return None
 
 
+def _verdict(case: Case, where: str, tally: Tally) -> None:
+    """The node label against the runner's own closing counts: failed when any failed or errored,
+    passed when some passed and none did."""
+    totals = case.totals or {}
+    suites_failed = case.runner == "jest" and _JEST_SUITES_FAILED.search(case.text)
+    if case.verdict is not None:
+        want = ValidationStatus(case.verdict)
+    elif totals.get("failed") or totals.get("error") or suites_failed:
+        want = ValidationStatus.FAILED
+    elif totals.get("passed") or totals.get("total", 0) - totals.get("skipped", 0) > 0:
+        want = ValidationStatus.PASSED
+    else:
+        return
+    got = TestTracker().observe(1, case.command, case.text).status
+    tally.verdict_n += 1
+    if got is want:
+        tally.verdict_ok += 1
+    else:
+        tally.misses.append(f"{where}: verdict {got.value} != {want.value}")
+
+
 def score(case: Case, tally: Tally) -> None:
     report = parse_observation(case.text, case.command)
     where = f"{case.set_name}/{case.runner}/{case.name}"
+    if case.totals is not None:
+        _verdict(case, where, tally)
     if case.totals is not None:
         tally.totals_n += 1
         printed = (
@@ -325,6 +385,8 @@ SETS = {
     "gotestsum": gotestsum_cases,
     "jest-snapshots": jest_cases,
     "junit-xml-dorny": junit_dorny_cases,
+    "agent-runs-validation": agent_run_cases("validation"),
+    "agent-runs-train": agent_run_cases("train"),
 }
 
 
@@ -340,13 +402,27 @@ def main() -> int:
     for set_name in args.set or list(SETS):
         for case in SETS[set_name](args.data):
             score(case, tallies[(case.set_name, case.runner)])
-    print(f"{'set':<20} {'runner':<34} {'totals exact':>16} {'per-test exact':>18}")
+    print(f"{'set':<20} {'runner':<34} {'verdict right':>16} {'totals exact':>16} {'per-test exact':>18}")
     for (set_name, runner), tally in sorted(tallies.items()):
+        verdict = f"{tally.verdict_ok}/{tally.verdict_n}" if tally.verdict_n else "-"
+        rate_v = f" {100 * tally.verdict_ok / tally.verdict_n:5.1f}%" if tally.verdict_n else ""
         totals = f"{tally.totals_ok}/{tally.totals_n}" if tally.totals_n else "-"
         tests = f"{tally.tests_ok}/{tally.tests_n}" if tally.tests_n else "-"
         rate_t = f" {100 * tally.totals_ok / tally.totals_n:5.1f}%" if tally.totals_n else ""
         rate_s = f" {100 * tally.tests_ok / tally.tests_n:5.1f}%" if tally.tests_n else ""
-        print(f"{set_name:<20} {runner:<34} {totals + rate_t:>16} {tests + rate_s:>18}")
+        print(
+            f"{set_name:<20} {runner:<34} {verdict + rate_v:>16} {totals + rate_t:>16} {tests + rate_s:>18}"
+        )
+    for set_name in sorted({name for name, _ in tallies}):
+        parts = [tally for (name, _), tally in tallies.items() if name == set_name]
+        rates = []
+        for label, ok, n in (
+            ("verdict right", sum(t.verdict_ok for t in parts), sum(t.verdict_n for t in parts)),
+            ("totals exact", sum(t.totals_ok for t in parts), sum(t.totals_n for t in parts)),
+            ("per-test exact", sum(t.tests_ok for t in parts), sum(t.tests_n for t in parts)),
+        ):
+            rates.append(f"{label} {ok}/{n}" + (f" ({ok / n:.3f})" if n else ""))
+        print(f"  set {set_name}: " + ", ".join(rates))
     misses = [miss for tally in tallies.values() for miss in tally.misses]
     print(f"\n{len(misses)} misses")
     for miss in sorted(misses):

@@ -56,4 +56,4 @@ def test_memory_model_is_built_exactly_for_the_names_that_call_one() -> None:
     for name in TABLE:
         built = build_strategy(name)
         assert (built.model is not None) == needs_model(name), name
-    assert {n for n in TABLE if needs_model(n)} == {"llm_summary", "cw-llm", "cw-hybrid"}
+    assert {n for n in TABLE if needs_model(n)} == {"llm_summary", "llm_summary_lazy", "cw-llm", "cw-hybrid"}

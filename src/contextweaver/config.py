@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 
 class ModelConfig(BaseModel):
@@ -68,6 +68,35 @@ class WeaverConfig(BaseModel):
         600, ge=16, description="select: the most tokens one older output's excerpt may take"
     )
     status_line_chars: int = Field(600, ge=80, description="cap of the prepended TEST STATUS line")
+    mode: Literal["lazy", "per_step"] = "lazy"
+    """lazy: pass the history through until it crosses the high-water mark of the budget, then weave once
+    down to the low-water mark and append unchanged again (the prefix stays byte-stable, so a provider's
+    prompt cache keeps serving it); per_step: weave every context anew (the paper's Algorithm 1)."""
+    high_water: float = Field(
+        1.0,
+        gt=0.0,
+        le=1.0,
+        description="lazy mode: weave when the context would exceed this share of the budget",
+    )
+    low_water: float = Field(
+        0.85, gt=0.0, le=1.0, description="lazy mode: share of the budget the context is woven down to"
+    )
+
+    cut_calls_share: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="lazy mode: share of a cut's room held for older steps' calls before planned outputs",
+    )
+
+    @model_validator(mode="after")
+    def _marks_in_order(self) -> WeaverConfig:
+        if self.low_water > self.high_water:
+            raise ValueError(
+                f"low_water ({self.low_water}) must not exceed high_water ({self.high_water}): "
+                "the context is woven down from the high mark to the low one"
+            )
+        return self
 
     def needs_model(self) -> bool:
         """Whether a configured component calls the memory model: each analyzer and summarizer class

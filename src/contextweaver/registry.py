@@ -7,7 +7,8 @@ from typing import Any
 
 
 class Registry:
-    """Maps short names to "module:attribute" paths; an unknown name lists the valid ones."""
+    """Maps short names to "module:attribute" paths, in the order given (where order matters, as in
+    format detection, the registry is that order); an unknown name lists the valid ones."""
 
     def __init__(self, kind: str, entries: dict[str, str]) -> None:
         self.kind = kind
@@ -17,7 +18,7 @@ class Registry:
         self._entries[name] = path
 
     def names(self) -> list[str]:
-        return sorted(self._entries)
+        return list(self._entries)
 
     def get(self, name: str) -> Any:
         try:

@@ -28,7 +28,8 @@ class StrategySpec:
     """The baseline's constructor argument that the `window` setting fills."""
 
 
-PAPER = {"analyzer": "heuristic", "selector": "ancestry"}
+PAPER = {"analyzer": "heuristic", "selector": "ancestry", "mode": "per_step"}
+"""The paper's Algorithm 1 weaves every context anew; the library default is lazy (see `WeaverConfig.mode`)."""
 
 TABLE: dict[str, StrategySpec] = {
     "full": StrategySpec("the whole history, nothing cut", baseline="full"),
@@ -40,7 +41,15 @@ TABLE: dict[str, StrategySpec] = {
     "llm_summary": StrategySpec(
         "the last 5 steps plus an LLM summary of the older ones", "llm_summary", window_arg="keep_last"
     ),
+    "llm_summary_lazy": StrategySpec(
+        "the history unchanged until the budget's high-water mark, then the LLM summary applied once",
+        "llm_summary_lazy",
+        window_arg="keep_last",
+    ),
     "cw": StrategySpec("ContextWeaver with the library defaults (or the settings given)"),
+    "cw-perstep": StrategySpec(
+        "ContextWeaver's defaults, but every context woven anew (no lazy cuts)", weaver={"mode": "per_step"}
+    ),
     "cw-adaptive": StrategySpec("ContextWeaver, adaptive selection", weaver={"selector": "adaptive"}),
     "cw-ancestry": StrategySpec("ContextWeaver as the paper: heuristic analyzer, ancestry BFS", weaver=PAPER),
     "cw-heuristic": StrategySpec(
@@ -48,11 +57,17 @@ TABLE: dict[str, StrategySpec] = {
     ),
     "cw-llm": StrategySpec(
         "the paper's method with the LLM analyzer and summaries (three calls per step)",
-        weaver={"analyzer": "llm", "summarizer": "llm", "selector": "ancestry"},
+        weaver={"analyzer": "llm", "summarizer": "llm", "selector": "ancestry", "mode": "per_step"},
     ),
     "cw-hybrid": StrategySpec(
         "the paper's selection; the LLM judges the heuristic's top C in one fused call per step",
-        weaver={"analyzer": "hybrid", "summarizer": "llm", "llm_mode": "fused", "selector": "ancestry"},
+        weaver={
+            "analyzer": "hybrid",
+            "summarizer": "llm",
+            "llm_mode": "fused",
+            "selector": "ancestry",
+            "mode": "per_step",
+        },
     ),
     "cw-frontier": StrategySpec("ContextWeaver, what the recent steps use", weaver={"selector": "frontier"}),
     "cw-recency": StrategySpec(
@@ -60,7 +75,7 @@ TABLE: dict[str, StrategySpec] = {
     ),
     "cw-select": StrategySpec(
         "ContextWeaver, per-step selection: the last W outputs plus excerpts of older ones recent steps mention",
-        weaver={"selector": "select"},
+        weaver={"selector": "select", "mode": "per_step"},
     ),
 }
 ALIASES = {"contextweaver": "cw"}

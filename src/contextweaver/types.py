@@ -161,6 +161,8 @@ class WovenContext:
     budget: int | None = None
     test_status: str | None = None
     notes: list[str] = field(default_factory=list)
+    compacted: bool = False
+    """True when this context was woven anew in lazy mode (a cut): its prefix differs from the last one."""
 
     @property
     def kept(self) -> list[int]:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.render import compressed_messages, full_messages, trimmed_messages
 from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
+
+if TYPE_CHECKING:
+    from contextweaver.excerpts import Excerpt
 
 
 class BudgetError(ContextWeaverError, ValueError):
@@ -21,7 +25,7 @@ def weave(
     plan: Plan,
     *,
     strategy: str,
-    budget: int | None = None,
+    budget: float | None = None,
     status_line: str | None = None,
     min_trim_tokens: int = 128,
     safety_factor: float = 1.0,
@@ -33,20 +37,19 @@ def weave(
     they do not fit whole), then placeholders newest first; whatever is left is dropped and said so.
     """
     status = [{"role": "user", "content": status_line}] if status_line else []
-    wanted = dict(plan.full)
     if budget is None:
-        return _unbounded(root, steps, plan, wanted, strategy, status)
-    return _budgeted(root, steps, plan, wanted, strategy, status, budget / safety_factor, min_trim_tokens)
+        return _unbounded(root, steps, plan, strategy, status)
+    return _budgeted(root, steps, plan, strategy, status, budget / safety_factor, min_trim_tokens)
 
 
 def _unbounded(
     root: Node,
     steps: Sequence[Node],
     plan: Plan,
-    wanted: dict[int, str],
     strategy: str,
     status: list[Message],
 ) -> WovenContext:
+    wanted = dict(plan.full)
     messages = [*full_messages(root), *status]
     decisions = []
     tokens = root.full_tokens + sum(count_message(m) for m in status)
@@ -59,13 +62,11 @@ def _unbounded(
         elif node.step.kind == "user" or node.index in wanted:
             reason = wanted.get(node.index, "written by a person: always kept")
             messages += full_messages(node)
-            decisions.append(Decision(node.index, "full", reason, node.full_tokens))
+            decisions.append(_full(node, reason))
             tokens += node.full_tokens
         else:
             messages += compressed_messages(node)
-            decisions.append(
-                Decision(node.index, "compressed", plan.why_compressed(node.index), node.compressed_tokens)
-            )
+            decisions.append(_compressed(node, plan.why_compressed(node.index)))
             tokens += node.compressed_tokens
     return WovenContext(
         messages=messages,
@@ -78,97 +79,130 @@ def _unbounded(
     )
 
 
+class _Room:
+    """What is left of the budget, and the steps chosen so far with their messages and decision."""
+
+    def __init__(self, root: Node, budget: float) -> None:
+        if root.full_tokens > budget:
+            raise BudgetError(
+                f"budget of {int(budget)} tokens is below the {root.full_tokens} tokens of the system "
+                "prompt and task, which are always kept verbatim: raise the budget"
+            )
+        self.budget = budget
+        self.left = budget - root.full_tokens
+        self.chosen: dict[int, tuple[list[Message], Decision]] = {}
+
+    def take(self, index: int, messages: list[Message], decision: Decision) -> None:
+        self.chosen[index] = (messages, decision)
+        self.left -= decision.tokens
+
+    def hold(self, share: float, steps: Sequence[Node]) -> float:
+        """Set aside up to `share` of the room for the placeholders of the steps not chosen yet."""
+        calls = sum(n.compressed_tokens for n in steps if n.index not in self.chosen) if share else 0
+        held = min(calls, max(0.0, self.left) * share)
+        self.left -= held
+        return held
+
+    def fit_status(self, status: list[Message]) -> list[Message]:
+        """The TEST STATUS line when it fits after the root and the person's steps, else nothing."""
+        tokens = sum(count_message(m) for m in status)
+        if not status or tokens > self.left:
+            return []
+        self.left -= tokens
+        return status
+
+
 def _budgeted(
     root: Node,
     steps: Sequence[Node],
     plan: Plan,
-    wanted: dict[int, str],
     strategy: str,
     status: list[Message],
     budget: float,
     min_trim: int,
 ) -> WovenContext:
-    left = budget - root.full_tokens
-    if left < 0:
-        raise BudgetError(
-            f"budget of {int(budget)} tokens is below the {root.full_tokens} tokens of the system prompt "
-            "and task, which are always kept verbatim: raise the budget"
-        )
-    by_index = {n.index: n for n in steps}
-    chosen: dict[int, tuple[list[Message], Decision]] = {}
-    notes = list(plan.notes)
-
-    def take(node: Node, messages: list[Message], decision: Decision) -> None:
-        nonlocal left
-        chosen[node.index] = (messages, decision)
-        left -= decision.tokens
-
+    """The fixed order of cuts: person's steps, status, planned steps by priority, placeholders."""
+    room = _Room(root, budget)
     for node in steps:  # steps a person wrote come right after the root
-        if node.step.kind == "user" and node.full_tokens <= left:
-            take(
-                node,
-                full_messages(node),
-                Decision(node.index, "full", "written by a person: always kept", node.full_tokens),
-            )
-    status_tokens = sum(count_message(m) for m in status)
-    if status and status_tokens <= left:
-        left -= status_tokens
-    else:
-        status = []
-    for index, reason in plan.full:  # planned steps by priority: full, else trimmed, else placeholder
-        if index not in by_index or index in chosen:
-            continue
-        node = by_index[index]
-        excerpt = plan.excerpts.get(index)
-        if excerpt is not None and excerpt.tokens <= left:
-            take(node, excerpt.messages, Decision(index, "trimmed", reason, excerpt.tokens))
-            continue
-        current = index == steps[-1].index  # the newest step is the one the agent acts on next
-        trimmed = None
-        if node.full_tokens > left and (
-            left >= node.compressed_tokens + min_trim or (current and left >= min_trim)
-        ):
-            trimmed = _trim_to_fit(node, int(left))
-        if node.full_tokens <= left:
-            take(node, full_messages(node), Decision(index, "full", reason, node.full_tokens))
-        elif trimmed is not None:
-            why = f"{reason}; output head/tail-trimmed to fit the budget of {int(budget)} tokens"
-            take(node, trimmed[0], Decision(index, "trimmed", why, trimmed[1]))
-        elif node.compressed_tokens <= left:
-            why = f"{reason}; compressed: the full output ({node.full_tokens} tokens) does not fit the budget"
-            take(node, compressed_messages(node), Decision(index, "compressed", why, node.compressed_tokens))
+        if node.step.kind == "user" and node.full_tokens <= room.left:
+            room.take(node.index, full_messages(node), _full(node, "written by a person: always kept"))
+    status = room.fit_status(status)
+    by_index = {n.index: n for n in steps}
+    current = steps[-1].index if steps else None  # the newest step is the one the agent acts on next
+    held = 0.0
+    for index, reason in plan.full:
+        if index in by_index and index not in room.chosen:
+            node = by_index[index]
+            _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
+        if index == current:
+            held = room.hold(plan.calls_share, steps)
+    room.left += held
     for node in reversed(steps):  # the rest as placeholders, newest first, while they fit
-        if node.index not in chosen and node.compressed_tokens <= left:
-            take(
-                node,
-                compressed_messages(node),
-                Decision(node.index, "compressed", plan.why_compressed(node.index), node.compressed_tokens),
+        if node.index not in room.chosen and node.compressed_tokens <= room.left:
+            room.take(
+                node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
             )
+    return _assemble(root, steps, plan, strategy, status, room)
+
+
+def _take_planned(
+    room: _Room, node: Node, reason: str, current: bool, min_trim: int, excerpt: Excerpt | None
+) -> None:
+    """A planned step as its excerpt when it has one that fits, else in full, else head/tail-trimmed,
+    else as its placeholder, else not at all."""
+    if excerpt is not None and excerpt.tokens <= room.left:
+        room.take(node.index, excerpt.messages, Decision(node.index, "trimmed", reason, excerpt.tokens))
+        return
+    if node.full_tokens <= room.left:
+        room.take(node.index, full_messages(node), _full(node, reason))
+        return
+    if room.left >= node.compressed_tokens + min_trim or (current and room.left >= min_trim):
+        trimmed = _trim_to_fit(node, int(room.left))
+        if trimmed is not None:
+            why = f"{reason}; output head/tail-trimmed to fit the budget of {int(room.budget)} tokens"
+            room.take(node.index, trimmed[0], Decision(node.index, "trimmed", why, trimmed[1]))
+            return
+    if node.compressed_tokens <= room.left:
+        why = f"{reason}; compressed: the full output ({node.full_tokens} tokens) does not fit the budget"
+        room.take(node.index, compressed_messages(node), _compressed(node, why))
+
+
+def _assemble(
+    root: Node, steps: Sequence[Node], plan: Plan, strategy: str, status: list[Message], room: _Room
+) -> WovenContext:
+    """Chosen steps in chronological order; the others are dropped whole and said so."""
     messages = [*full_messages(root), *status]
     decisions = []
-    dropped = []
+    budget = int(room.budget)
     for node in steps:
-        if node.index in chosen:
-            step_messages, decision = chosen[node.index]
+        if node.index in room.chosen:
+            step_messages, decision = room.chosen[node.index]
             messages += step_messages
         else:
-            decision = Decision(
-                node.index, "dropped", f"dropped to fit the budget of {int(budget)} tokens", 0
-            )
-            dropped.append(node.index)
+            decision = Decision(node.index, "dropped", f"dropped to fit the budget of {budget} tokens", 0)
         decisions.append(decision)
+    notes = list(plan.notes)
+    dropped = sum(1 for d in decisions if d.mode == "dropped")
     if dropped:
-        notes.append(f"{len(dropped)} step(s) dropped whole (call and output together) to fit the budget")
+        notes.append(f"{dropped} step(s) dropped whole (call and output together) to fit the budget")
     return WovenContext(
         messages=messages,
         decisions=decisions,
-        tokens=int(budget - left),
+        tokens=int(room.budget - room.left),
         full_history_tokens=root.full_tokens + sum(n.full_tokens for n in steps),
         strategy=strategy,
-        budget=int(budget),
+        budget=budget,
         test_status=status[0]["content"] if status else None,
         notes=notes,
     )
+
+
+def _full(node: Node, reason: str) -> Decision:
+    return Decision(node.index, "full", reason, node.full_tokens)
+
+
+def _compressed(node: Node, reason: str) -> Decision:
+    return Decision(node.index, "compressed", reason, node.compressed_tokens)
 
 
 def _trim_to_fit(node: Node, room: int) -> tuple[list[Message], int] | None:

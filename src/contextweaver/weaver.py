@@ -16,9 +16,11 @@ from contextweaver.annotate import ThreeCallAnnotator
 from contextweaver.config import WeaverConfig
 from contextweaver.extract import make_node, root_node
 from contextweaver.graph import DependencyGraph, LabelRecord
+from contextweaver.lazy import LazyContext, upgraded_plan
 from contextweaver.protocols import Annotator, Model
 from contextweaver.repeats import drop_repeated_outputs
 from contextweaver.selectors import build_selector
+from contextweaver.selectors.plan import Plan
 from contextweaver.summaries import build_summarizer
 from contextweaver.types import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.validation import TestTracker
@@ -39,6 +41,8 @@ class ContextWeaver:
         self.model = model if model is not None or not self.config.needs_model() else self._memory_model()
         self.annotator = self._build_annotator(self.model)
         self.task = ""
+        self._lazy: dict[int | None, LazyContext] = {}
+        """Lazy mode: one growing context per budget asked for (replays may ask for several)."""
 
     def _memory_model(self) -> Model:
         """One client for all memory work, so retries, the circuit breaker and usage are shared."""
@@ -97,22 +101,54 @@ class ContextWeaver:
             self.graph.label(label.index, label.status, label.by, label.reason)
 
     def context(self, max_tokens: int | None = None) -> WovenContext:
-        """Steps 5-7: warmup or ancestry, then weaving (placeholders, TEST STATUS, budget)."""
+        """Steps 5-7: warmup or ancestry, then weaving (placeholders, TEST STATUS, budget).
+
+        In lazy mode (the default) the history passes through unchanged until it would exceed the
+        budget's high-water mark; then it is woven once, down to the low-water mark, and frozen.
+        """
         if not len(self.graph):
             raise RuntimeError("call begin(messages) before context()")
+        budget = max_tokens if max_tokens is not None else self.config.budget
+        status_line = self.tracker.status_line(self.config.status_line_chars)
+        if self.config.mode == "per_step":
+            return self._weave(budget, status_line, self.config.token_safety_factor)
+        lazy = self._lazy.get(budget)
+        if lazy is None:
+            limit = None if budget is None else budget / self.config.token_safety_factor
+            lazy = LazyContext(self.graph.node(0), limit, self.config.high_water, self.config.low_water)
+            self._lazy[budget] = lazy
+        return lazy.context(self.graph.nodes, self._cut, status_line, self.name)
+
+    def _plan(self) -> Plan:
         plan = self.selector.plan(self.graph, self.config)
         if self.config.drop_repeated_outputs and len(self.graph) - 1 > self.config.window:  # not in warmup
             plan = drop_repeated_outputs(plan, self.graph.nodes)
+        return plan
+
+    def _weave(self, budget: float | None, status_line: str | None, safety: float = 1.0) -> WovenContext:
+        return self._weave_plan(self._plan(), budget, status_line, safety)
+
+    def _weave_plan(
+        self, plan: Plan, budget: float | None, status_line: str | None, safety: float = 1.0
+    ) -> WovenContext:
         return weave(
             self.graph.node(0),
             self.graph.nodes[1:],
             plan,
             strategy=self.name,
-            budget=max_tokens if max_tokens is not None else self.config.budget,
-            status_line=self.tracker.status_line(self.config.status_line_chars),
+            budget=budget,
+            status_line=status_line,
             min_trim_tokens=self.config.min_trim_tokens,
-            safety_factor=self.config.token_safety_factor,
+            safety_factor=safety,
         )
+
+    def _cut(self, target: float) -> WovenContext:
+        """A lazy cut: the selector's plan woven under `target`, then recent outputs in the room left."""
+        plan = self._plan()
+        plan.calls_share = self.config.cut_calls_share
+        base = self._weave_plan(plan, target, None)
+        upgraded = upgraded_plan(plan, base, self.graph.nodes, target)
+        return base if upgraded is None else self._weave_plan(upgraded, target, None)
 
     @property
     def nodes(self) -> list[Node]:

@@ -13,7 +13,7 @@ from tests.core.helpers import ROOT, FixedParents, step
 
 
 def chain_weaver(n: int, lines: int = 40) -> ContextWeaver:
-    weaver = ContextWeaver(WeaverConfig(selector="ancestry"))
+    weaver = ContextWeaver(WeaverConfig(selector="ancestry", mode="per_step"))
     weaver.annotator = FixedParents({})
     weaver.begin(ROOT)
     for i in range(1, n + 1):
@@ -61,11 +61,12 @@ def test_budget_below_the_root_is_a_clear_error() -> None:
 
 @pytest.mark.data
 @pytest.mark.slow
+@pytest.mark.parametrize("mode", ["lazy", "per_step"])
 @pytest.mark.parametrize("budget", [4000, 8000, 16000])
-def test_budget_never_exceeded_on_real_trajectories(mini_swe_agent_files, budget: int) -> None:
+def test_budget_never_exceeded_on_real_trajectories(mini_swe_agent_files, budget: int, mode: str) -> None:
     for path in mini_swe_agent_files:
         trajectory = load_trajectory(path)
-        weaver = ContextWeaver()
+        weaver = ContextWeaver(WeaverConfig(mode=mode))
         weaver.begin(trajectory.root)
         for step_ in trajectory.steps:
             weaver.add_step(step_)

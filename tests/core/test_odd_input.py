@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from contextweaver.config import WeaverConfig
 from contextweaver.formats import load_trajectory
 from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
@@ -12,7 +13,7 @@ from tests.core.helpers import ROOT, step
 
 
 def weave(steps: list[Step], budget: int | None = None):  # noqa: ANN201
-    weaver = ContextWeaver()
+    weaver = ContextWeaver(WeaverConfig(mode="per_step"))
     weaver.begin(ROOT)
     for s in steps:
         weaver.add_step(s)

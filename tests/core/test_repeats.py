@@ -10,7 +10,7 @@ SAME = "....F\nFAILED tests/test_pager.py::test_last_page\n1 failed, 4 passed in
 
 
 def weaver(drop: bool) -> ContextWeaver:
-    w = ContextWeaver(WeaverConfig(selector="ancestry", drop_repeated_outputs=drop))
+    w = ContextWeaver(WeaverConfig(selector="ancestry", mode="per_step", drop_repeated_outputs=drop))
     w.annotator = FixedParents({9: [8, 3], 8: [7]})
     w.begin(ROOT)
     for i in range(1, 10):

@@ -9,7 +9,7 @@ from tests.core.helpers import ROOT, FixedParents, step
 
 
 def weaver_with(edges: dict[int, list[int]], n: int, **config: object) -> ContextWeaver:
-    weaver = ContextWeaver(WeaverConfig(**{"selector": "ancestry", **config}))
+    weaver = ContextWeaver(WeaverConfig(**{"selector": "ancestry", "mode": "per_step", **config}))
     weaver.annotator = FixedParents(edges)
     weaver.begin(ROOT)
     for i in range(1, n + 1):
@@ -67,7 +67,7 @@ def test_dependency_summaries_never_enter_the_context() -> None:
 
 
 def test_failed_test_run_is_labelled_and_superseded_by_the_passing_run() -> None:
-    weaver = ContextWeaver()
+    weaver = ContextWeaver(WeaverConfig(mode="per_step"))
     weaver.begin(ROOT)
     failing = (
         "tests/test_pager.py::test_last_page FAILED\n=========== 1 failed, 3 passed in 0.12s ==========="

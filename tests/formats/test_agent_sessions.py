@@ -36,6 +36,10 @@ def test_claude_code_reads_the_active_branch_across_a_compaction() -> None:
     assert "unpaired_tool_calls" not in parallel.meta
     # thinking keeps its signature in the verbatim blocks; the summary after compaction is a user step
     assert run.steps[0].messages[0]["content"][0]["signature"] == "c2lnLTE="
+    assert (
+        run.steps[0].thought
+        == "Start by running the tests to see the failure.\nLet me run the test suite first."
+    )
     kinds = [s.kind for s in run.steps]
     assert kinds.count("user") == 2
     summary = run.steps[kinds.index("user", kinds.index("user") + 1)]
@@ -98,3 +102,33 @@ def test_graph_runs_on_the_session_files(path: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     text = (tmp_path / f"{path.stem}.mmd").read_text(encoding="utf-8")
     assert text.count("-->") >= len(load_trajectory(path).steps) - 1  # parent edges were found
+
+
+def test_entries_of_unknown_types_are_skipped_but_still_link_the_chain(tmp_path: Path) -> None:
+    entries = [json.loads(line) for line in CLAUDE.read_text().splitlines()]
+    at = next(i for i, e in enumerate(entries) if e.get("type") == "user" and e.get("toolUseResult"))
+    child = entries[at + 1]
+    progress = {
+        "type": "progress",
+        "uuid": "p-1",
+        "parentUuid": entries[at]["uuid"],
+        "sessionId": "s",
+        "data": {},
+    }
+    child["parentUuid"] = "p-1"
+    entries.insert(at + 1, progress)
+    path = tmp_path / "with-progress.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    assert detect_format(path) == "claude-code"
+    assert [s.action for s in load_trajectory(path).steps] == [
+        s.action for s in load_trajectory(CLAUDE).steps
+    ]
+
+
+def test_rollout_lines_of_unknown_types_are_skipped(tmp_path: Path) -> None:
+    lines = CODEX.read_text().splitlines()
+    lines.insert(2, json.dumps({"timestamp": "t", "type": "ghost_snapshot", "payload": {"commit": "abc"}}))
+    path = tmp_path / "rollout-newer.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert detect_format(path) == "codex"
+    assert len(load_trajectory(path).steps) == len(load_trajectory(CODEX).steps)

@@ -42,7 +42,7 @@ SCHEMA = {"title": "parent_selection", "properties": {"parents": {"maxItems": 2}
 def test_registered_and_unknown_backends_list_the_valid_ones() -> None:
     assert isinstance(build_model(ModelConfig(backend="fake")), FakeModel)
     assert {"openai", "anthropic", "fake"} <= set(MODELS.names())
-    with pytest.raises(ValueError, match="valid: anthropic, fake, openai"):
+    with pytest.raises(ValueError, match="valid: openai, anthropic, fake"):
         build_model(ModelConfig(backend="nope"))
 
 

@@ -7,7 +7,7 @@ from contextweaver.weaver import ContextWeaver
 
 
 def weaver_with(edges: dict[int, list[int]], n: int) -> ContextWeaver:
-    weaver = ContextWeaver(WeaverConfig(selector="frontier"))
+    weaver = ContextWeaver(WeaverConfig(selector="frontier", mode="per_step"))
     weaver.annotator = FixedParents(edges)
     weaver.begin(ROOT)
     for i in range(1, n + 1):

@@ -17,7 +17,7 @@ FILE_VIEW = FILE_VIEW.replace("line 150 of the module", "def compute_total_price
 
 
 def weaver_with(steps: list[Step], **settings: object) -> ContextWeaver:
-    weaver = ContextWeaver(WeaverConfig(selector="select", **settings))  # type: ignore[arg-type]
+    weaver = ContextWeaver(WeaverConfig(selector="select", mode="per_step", **settings))  # type: ignore[arg-type]
     weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": "fix the bug"}])
     for step in steps:
         weaver.add_step(step)

@@ -59,8 +59,8 @@ def test_each_bad_request_gets_a_clear_4xx(proxy: Any) -> None:
     bad_id = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": task("x")},
                         headers={"x-contextweaver-session": "no spaces allowed"})  # fmt: skip
     assert bad_id.status_code == 400 and bad_id.json()["error"]["param"] == "x-contextweaver-session"
-    unknown = httpx.get(f"{url.removesuffix('/v1')}/contextweaver/sessions/never-created")
-    assert unknown.status_code == 404 and "no session 'never-created'" in unknown.json()["error"]["message"]
+    tokenless = httpx.get(f"{url.removesuffix('/v1')}/contextweaver/sessions/good")
+    assert tokenless.status_code == 403 and "needs a proxy token" in tokenless.json()["error"]["message"]
     assert len(upstream.requests) == seen, "no bad request reaches the upstream"
     with pytest.raises(openai.BadRequestError, match="must be a non-empty list"):
         openai.OpenAI(base_url=url, api_key="k", max_retries=0).chat.completions.create(
@@ -82,7 +82,8 @@ def test_a_50_mb_body_is_refused_while_other_sessions_go_on(proxy: Any) -> None:
 
     def send_chunked() -> None:  # no content-length: the limit is enforced while reading
         chunks = (huge[i : i + 1 << 20] for i in range(0, len(huge), 1 << 20))
-        results["chunked"] = httpx.post(f"{url}/chat/completions", content=chunks, timeout=60)
+        results["chunked"] = httpx.post(f"{url}/chat/completions", content=chunks, timeout=60,
+                                        headers={"content-type": "application/json"})  # fmt: skip
 
     threads = [threading.Thread(target=send_huge), threading.Thread(target=send_chunked)]
     for thread in threads:

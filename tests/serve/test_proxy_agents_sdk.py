@@ -12,7 +12,7 @@ from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import responses_object
 from tests.serve.harness import running_proxy
-from tests.serve.wire_expect import woven_field
+from tests.serve.wire_expect import PER_STEP, woven_field
 
 agents = pytest.importorskip("agents")
 openai = pytest.importorskip("openai")
@@ -39,7 +39,7 @@ def test_an_agents_sdk_run_is_woven_and_stored(tmp_path: Path) -> None:
         """Read a file of the repository."""
         return "\n".join(f"{path}:{i}: value_{i} = {i}" for i in range(40))
 
-    with FakeLLMServer(agent_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, manager):  # fmt: skip
+    with FakeLLMServer(agent_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url, PER_STEP) as (url, manager):  # fmt: skip
         client = openai.AsyncOpenAI(base_url=url, api_key="sk-agents-test", max_retries=0)
         agent = agents.Agent(name="fixer", instructions="Read the files, then answer.", tools=[read_file],
                              model=agents.OpenAIResponsesModel("gpt-test", client))  # fmt: skip

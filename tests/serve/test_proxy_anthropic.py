@@ -22,7 +22,7 @@ from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import anthropic_message
 from contextweaver.types import PLACEHOLDER
 from tests.serve.harness import run_tool, running_proxy
-from tests.serve.wire_expect import woven_field
+from tests.serve.wire_expect import PER_STEP, woven_field
 
 SECRET = "sk-ant-test-never-stored-77c1"
 SYSTEM = [
@@ -98,7 +98,7 @@ def check_pairing(messages: list[dict[str, Any]]) -> None:
 def test_messages_are_woven_with_blocks_headers_and_breakpoints_kept(tmp_path: Path) -> None:
     with (
         FakeLLMServer(claude_reply) as upstream,
-        running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, manager),
+        running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url, PER_STEP) as (url, manager),
     ):
         messages = task("anth-001")
         sent = agent_loop(claude_client(url), messages, "anth-001", 8)
@@ -122,7 +122,7 @@ def test_streaming_through_the_proxy_and_the_stored_session_replays(tmp_path: Pa
     path = tmp_path / "s.db"
     with (
         FakeLLMServer(claude_reply) as upstream,
-        running_proxy(SQLiteStore(path), upstream.base_url) as (url, manager),
+        running_proxy(SQLiteStore(path), upstream.base_url, PER_STEP) as (url, manager),
     ):
         messages = task("anth-002")
         sent = agent_loop(claude_client(url), messages, "anth-002", 5, stream=True)
@@ -150,7 +150,7 @@ def test_streaming_through_the_proxy_and_the_stored_session_replays(tmp_path: Pa
 
 
 def test_a_bad_block_list_is_a_400_in_anthropic_shape(tmp_path: Path) -> None:
-    with FakeLLMServer(claude_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, _):  # fmt: skip
+    with FakeLLMServer(claude_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url, PER_STEP) as (url, _):  # fmt: skip
         client = claude_client(url)
         try:
             client.messages.create(
@@ -162,3 +162,14 @@ def test_a_bad_block_list_is_a_400_in_anthropic_shape(tmp_path: Path) -> None:
         else:
             raise AssertionError("expected a 400")
     assert not upstream.requests
+
+
+def test_in_the_default_lazy_mode_an_unfilled_context_goes_upstream_as_sent(tmp_path: Path) -> None:
+    with (
+        FakeLLMServer(claude_reply) as upstream,
+        running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, manager),
+    ):
+        messages = task("anth-003")
+        sent = agent_loop(claude_client(url), messages, "anth-003", 5)
+        assert manager.store.sessions()[0].steps == 4  # stored all the same
+    assert [r.body["messages"] for r in upstream.requests] == sent  # byte-for-byte blocks and breakpoints

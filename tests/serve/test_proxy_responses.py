@@ -21,7 +21,7 @@ from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import responses_object
 from contextweaver.types import PLACEHOLDER
 from tests.serve.harness import run_tool, running_proxy
-from tests.serve.wire_expect import woven_field
+from tests.serve.wire_expect import PER_STEP, woven_field
 
 SECRET = "sk-test-responses-never-stored-1b2"
 INSTRUCTIONS = "You are a coding agent. Call bash once per turn."
@@ -76,7 +76,7 @@ def task(marker: str) -> list[dict[str, Any]]:
 
 
 def test_responses_are_woven_and_cache_fields_pass_intact(tmp_path: Path) -> None:
-    with FakeLLMServer(codex_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, manager):  # fmt: skip
+    with FakeLLMServer(codex_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url, PER_STEP) as (url, manager):  # fmt: skip
         client = openai.OpenAI(base_url=url, api_key=SECRET, max_retries=0)
         items = task("resp-001")
         sent = agent_loop(client, items, "resp-001", 8)
@@ -99,7 +99,7 @@ def test_responses_are_woven_and_cache_fields_pass_intact(tmp_path: Path) -> Non
 
 
 def test_streaming_responses_and_previous_response_id_passes_through(tmp_path: Path) -> None:
-    with FakeLLMServer(codex_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, manager):  # fmt: skip
+    with FakeLLMServer(codex_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url, PER_STEP) as (url, manager):  # fmt: skip
         client = openai.OpenAI(base_url=url, api_key=SECRET, max_retries=0)
         items = task("resp-002")
         sent = agent_loop(client, items, "resp-002", 4, stream=True)
@@ -122,3 +122,11 @@ def test_streaming_responses_and_previous_response_id_passes_through(tmp_path: P
     replayed = runner.invoke(main, ["replay", str(out), "--json", "--strategy", "cw,full"])
     assert replayed.exit_code == 0, replayed.output
     assert len(replayed.output.splitlines()) == 3
+
+
+def test_in_the_default_lazy_mode_an_unfilled_context_goes_upstream_as_sent(tmp_path: Path) -> None:
+    with FakeLLMServer(codex_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url) as (url, manager):  # fmt: skip
+        client = openai.OpenAI(base_url=url, api_key=SECRET, max_retries=0)
+        sent = agent_loop(client, task("resp-003"), "resp-003", 4)
+        assert manager.store.sessions()[0].steps == 3
+    assert [r.body["input"] for r in upstream.requests] == sent

@@ -1,5 +1,7 @@
 """The fake OpenAI-compatible upstream as its own process, logging every request body to a JSONL file.
 
+Each logged body also has `_authorization`: the Authorization header the upstream received.
+
 python upstream_process.py LOG.jsonl     # prints the port, then serves until killed
 """
 
@@ -26,7 +28,8 @@ def serve(log: object, lock: threading.Lock) -> None:
 
     def reply(request: Request) -> Reply:
         with lock:
-            log.write(json.dumps(request.body) + "\n")  # type: ignore[attr-defined]
+            record = {**request.body, "_authorization": request.headers.get("authorization")}
+            log.write(json.dumps(record) + "\n")  # type: ignore[attr-defined]
             log.flush()  # type: ignore[attr-defined]
         if request.body.get("stream"):
             return Reply(text="streamed answer from the upstream process")

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from contextweaver.config import WeaverConfig
 from contextweaver.serve.wire import Wire
 from contextweaver.weaver import ContextWeaver
 
+PER_STEP = WeaverConfig(mode="per_step")
+"""Weave every request (the paper's loop), so a short test run already compresses old outputs."""
 
-def woven_field(wire: Wire, payload: dict[str, Any]) -> Any:
+
+def woven_field(wire: Wire, payload: dict[str, Any], config: WeaverConfig = PER_STEP) -> Any:
     """The request's history field after weaving the same steps with a fresh ContextWeaver."""
     conversation, state = wire.read(dict(payload), "auto")
-    weaver = ContextWeaver()
+    weaver = ContextWeaver(config)
     weaver.begin(conversation.root)
     for step in conversation.steps:
         weaver.add_step(step)

@@ -1,7 +1,7 @@
 """cargo test / libtest: pretty and terse output, several binaries, json events, build errors."""
 
 from contextweaver.types import TestStatus
-from contextweaver.validation import parse_observation
+from contextweaver.validation import TestTracker, parse_observation
 
 PRETTY = """\
    Compiling ledger v0.3.0 (/repo)
@@ -59,3 +59,44 @@ def test_build_error_only_counts_for_cargo_commands() -> None:
     report = parse_observation(text, "cargo test")
     assert report is not None and report.tests == {"ledger.[build failed]": TestStatus.ERROR}
     assert parse_observation(text, "cat build.log") is None
+
+
+LIBTEST_JSON = """\
+{ "type": "suite", "event": "started", "test_count": 2 }
+{ "type": "test", "event": "started", "name": "parse::reads_header" }
+{ "type": "test", "event": "started", "name": "parse::rejects_empty" }
+{ "type": "test", "name": "parse::reads_header", "event": "ok" }
+{ "type": "test", "name": "parse::rejects_empty", "event": "failed", "stdout": "thread panicked\\n" }
+{ "type": "suite", "event": "failed", "passed": 1, "failed": 1, "ignored": 0, "measured": 0, "filtered_out": 0, \
+"exec_time": 0.002 }
+"""
+
+
+def test_libtest_json_results_name_the_test_before_the_event() -> None:
+    report = parse_observation(LIBTEST_JSON, "cargo test -- -Z unstable-options --format json")
+    assert report is not None
+    assert report.tests == {
+        "parse::reads_header": TestStatus.PASSED,
+        "parse::rejects_empty": TestStatus.FAILED,
+    }
+    assert report.totals == {"passed": 1, "failed": 1, "skipped": 0}
+
+
+def _should_panic_run(status: str, summary: str) -> str:
+    failures = "\nfailures:\n    math::overflow_panics\n" if status == "FAILED" else ""
+    return (
+        "\nrunning 2 tests\ntest math::adds ... ok\n"
+        f"test math::overflow_panics - should panic ... {status}\n{failures}\n"
+        f"test result: {summary}. 1 passed; {int(status == 'FAILED')} failed; 0 ignored; 0 measured; 0 filtered out\n"
+    )
+
+
+def test_a_should_panic_test_is_one_test_that_can_be_fixed() -> None:
+    tracker = TestTracker()
+    first = tracker.observe(1, "cargo test", _should_panic_run("FAILED", "FAILED"))
+    assert first.results == {"math::adds": TestStatus.PASSED, "math::overflow_panics": TestStatus.FAILED}
+    second = tracker.observe(2, "cargo test", _should_panic_run("ok", "ok"))
+    assert second.supersedes == (1,)
+    assert {test: status for test, (status, _) in tracker.latest.items()}["math::overflow_panics"] is (
+        TestStatus.PASSED
+    )

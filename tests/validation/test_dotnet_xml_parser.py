@@ -29,3 +29,40 @@ def test_trx_outcomes() -> None:
     assert report is not None and report.runner == "trx"
     assert report.totals == {"passed": 1, "failed": 1, "error": 0, "skipped": 1}
     assert report.complete
+
+
+def test_nunit2_success_attribute_without_result() -> None:
+    text = """<test-results name="calc.tests.dll" total="3" failures="1" not-run="1">
+<test-suite name="calc.tests.dll" executed="True" success="False"><results>
+<test-case name="Calc.Tests.Adds" executed="True" success="True" time="0.002" asserts="1" />
+<test-case name="Calc.Tests.Divides" executed="True" success="False" time="0.004" asserts="1">
+<failure><message><![CDATA[Expected 2 but was 3]]></message></failure></test-case>
+<test-case name="Calc.Tests.Later" executed="False"><reason><message>todo</message></reason></test-case>
+</results></test-suite></test-results>"""
+    report = parse_observation(text)
+    assert report is not None and report.runner == "nunit-xml"
+    assert report.tests == {
+        "Calc.Tests.Adds": TestStatus.PASSED,
+        "Calc.Tests.Divides": TestStatus.FAILED,
+        "Calc.Tests.Later": TestStatus.SKIPPED,
+    }
+
+
+def test_trx_tests_of_one_name_in_two_classes_stay_apart() -> None:
+    text = """<TestRun id="r1" xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010"><Results>
+<UnitTestResult executionId="e1" testId="t1" testName="Parses" outcome="Passed" duration="00:00:00.01"/>
+<UnitTestResult executionId="e2" testId="t2" testName="Parses" outcome="Failed" duration="00:00:00.02"/>
+</Results><TestDefinitions>
+<UnitTest name="Parses" storage="app.tests.dll" id="t1"><Execution id="e1"/>
+<TestMethod codeBase="app.tests.dll" className="App.Tests.DateTests, App.Tests, Version=1.0.0.0" name="Parses"/>
+</UnitTest>
+<UnitTest name="Parses" storage="app.tests.dll" id="t2"><Execution id="e2"/>
+<TestMethod codeBase="app.tests.dll" className="App.Tests.MoneyTests" name="Parses"/></UnitTest>
+</TestDefinitions></TestRun>"""
+    report = parse_observation(text)
+    assert report is not None and report.runner == "trx"
+    assert report.tests == {
+        "App.Tests.DateTests.Parses": TestStatus.PASSED,
+        "App.Tests.MoneyTests.Parses": TestStatus.FAILED,
+    }
+    assert report.totals == {"passed": 1, "failed": 1, "error": 0, "skipped": 0}

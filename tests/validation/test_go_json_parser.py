@@ -43,3 +43,22 @@ def test_unfinished_package_is_incomplete_and_build_failures_are_errors() -> Non
     assert report is not None
     assert report.tests["acme/b.[build failed]"] is TestStatus.ERROR
     assert not report.complete
+
+
+def test_benchmark_results_are_output_lines() -> None:
+    lines = [
+        '{"Time":"2024-05-01T10:00:00Z","Action":"start","Package":"example.com/codec"}',
+        '{"Time":"2024-05-01T10:00:00Z","Action":"output","Package":"example.com/codec","Output":"goos: linux\\n"}',
+        '{"Time":"2024-05-01T10:00:01Z","Action":"output","Package":"example.com/codec","Test":"BenchmarkEncode",'
+        '"Output":"BenchmarkEncode-8   \\t  500000\\t      2310 ns/op\\n"}',
+        '{"Time":"2024-05-01T10:00:02Z","Action":"output","Package":"example.com/codec","Test":"BenchmarkDecode",'
+        '"Output":"--- FAIL: BenchmarkDecode\\n"}',
+        '{"Time":"2024-05-01T10:00:02Z","Action":"output","Package":"example.com/codec","Output":"FAIL\\n"}',
+        '{"Time":"2024-05-01T10:00:02Z","Action":"fail","Package":"example.com/codec","Elapsed":2.1}',
+    ]
+    report = parse_observation("\n".join(lines) + "\n", "go test -json -bench . ./...")
+    assert report is not None
+    assert report.tests == {
+        "example.com/codec.BenchmarkEncode": TestStatus.PASSED,
+        "example.com/codec.BenchmarkDecode": TestStatus.FAILED,
+    }

@@ -64,3 +64,25 @@ def test_benchmarks_count_as_passed() -> None:
     report = parse_observation(text, "go test -bench .")
     assert report is not None
     assert report.tests == {"acme/hash.BenchmarkHash": TestStatus.PASSED}
+
+
+def test_benchmark_failures_and_skips_have_no_duration() -> None:
+    text = """goos: linux
+goarch: amd64
+pkg: example.com/codec
+BenchmarkEncode-8   \t  500000\t      2310 ns/op
+--- FAIL: BenchmarkDecode
+    codec_test.go:41: decode mismatch
+--- SKIP: BenchmarkStream
+    codec_test.go:58: needs network
+FAIL
+exit status 1
+FAIL\texample.com/codec\t2.104s
+"""
+    report = parse_observation(text, "go test -bench . ./...")
+    assert report is not None
+    assert report.tests == {
+        "example.com/codec.BenchmarkEncode": TestStatus.PASSED,
+        "example.com/codec.BenchmarkDecode": TestStatus.FAILED,
+        "example.com/codec.BenchmarkStream": TestStatus.SKIPPED,
+    }

@@ -52,3 +52,18 @@ def test_commented_out_and_cdata_elements_are_not_tests() -> None:
     assert report is not None and report.complete
     assert report.tests == {"s.kept": TestStatus.PASSED}
     assert report.totals == {"passed": 1, "failed": 0, "error": 0, "skipped": 0}
+
+
+def test_the_most_severe_child_decides_and_disabled_is_not_a_pass() -> None:
+    text = """<testsuite name="calc" tests="3">
+  <testcase classname="calc.Ops" name="divides"><skipped message="flaky"/><failure message="1 != 2"/></testcase>
+  <testcase classname="calc.Ops" name="rounds"><system-out>ok</system-out><skipped/><error type="E"/></testcase>
+  <testcase classname="calc.Ops" name="later" status="disabled" time="0"/>
+</testsuite>"""
+    report = parse_observation(text, "cat report.xml")
+    assert report is not None
+    assert report.tests == {
+        "calc.Ops.divides": TestStatus.FAILED,
+        "calc.Ops.rounds": TestStatus.ERROR,
+        "calc.Ops.later": TestStatus.SKIPPED,
+    }

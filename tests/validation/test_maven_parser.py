@@ -1,7 +1,7 @@
 """Maven Surefire console: failing tests in both naming styles, class lines, Results totals."""
 
-from contextweaver.types import TestStatus
-from contextweaver.validation import parse_observation
+from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.validation import TestTracker, parse_observation
 
 RUN = """\
 [INFO] -------------------------------------------------------
@@ -44,3 +44,46 @@ def test_a_lone_failing_test_line_is_detected_and_fails() -> None:
     text = "[ERROR] testTotal(com.acme.InvoiceTest)  Time elapsed: 0.01 s  <<< FAILURE!\n  1 passing (0m)\n"
     verdict = TestTracker().observe(1, "", text)
     assert verdict.status == "failed"
+
+
+SUREFIRE_3 = """\
+[INFO] Running com.shop.OrderTest
+[ERROR] Tests run: 3, Failures: 1, Errors: 1, Skipped: 0, Time elapsed: 0.041 s <<< FAILURE! -- in com.shop.OrderTest
+[ERROR] com.shop.OrderTest.rejectsEmpty -- Time elapsed: 0.006 s <<< FAILURE!
+org.opentest4j.AssertionFailedError: expected: <true> but was: <false>
+[ERROR] com.shop.OrderTest.loadsLines -- Time elapsed: 0 s <<< ERROR!
+java.lang.NullPointerException
+[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.01 s -- in com.shop.TaxTest
+[INFO]
+[INFO] Results:
+[INFO]
+[ERROR] Tests run: 5, Failures: 1, Errors: 1, Skipped: 0
+[INFO] BUILD FAILURE
+"""
+
+
+def test_surefire_3_failure_lines() -> None:
+    report = parse_observation(SUREFIRE_3, "mvn -q test")
+    assert report is not None
+    assert report.tests == {
+        "com.shop.OrderTest.rejectsEmpty": TestStatus.FAILED,
+        "com.shop.OrderTest.loadsLines": TestStatus.ERROR,
+    }
+    assert report.passed_scopes == frozenset({"com.shop.TaxTest"})
+
+
+def test_a_build_that_ran_no_test_failed() -> None:
+    tracker = TestTracker()
+    compile_failure = (
+        "[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:"
+        "3.11.0:compile (default-compile) on project shop: Compilation failure\n"
+        "[ERROR] /src/main/java/com/shop/Order.java:[12,9] cannot find symbol\n"
+    )
+    assert tracker.observe(1, "mvn test", compile_failure).status is ValidationStatus.FAILED
+    no_tests = (
+        "[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:"
+        "3.2.5:test (default-test) on project shop: No tests were executed!  (Set -Dsurefire.failIfNoSpecified"
+        "Tests=false to ignore this error.) -> [Help 1]\n"
+    )
+    verdict = tracker.observe(2, "mvn test -Dtest=Missing", no_tests)
+    assert verdict.status is ValidationStatus.FAILED and "[no tests executed]" in verdict.results

@@ -1,4 +1,5 @@
-"""The real logs in ../shared/data/test_logs: the accuracy script's sets stay at 98% or better."""
+"""The real logs in ../shared/data: the accuracy script's sets stay at 98% or better, and the test runs
+agents saw in the held-out training runs at 99% or better."""
 
 import importlib.util
 import sys
@@ -55,3 +56,15 @@ def test_every_dorny_report_is_at_least_98_percent_exact() -> None:
     for runner, tally in tallies.items():
         assert tally.totals_ok >= 0.98 * tally.totals_n, (runner, tally.misses)  # type: ignore[attr-defined]
         assert tally.tests_ok >= 0.98 * tally.tests_n, (runner, tally.misses)  # type: ignore[attr-defined]
+
+
+def test_held_out_agent_test_runs_are_at_least_99_percent_right() -> None:
+    if not (DATA.parent / "train").exists():
+        pytest.skip("../shared/data/train absent")
+    accuracy = _accuracy_module()
+    tally = accuracy.Tally()
+    for case in accuracy.SETS["agent-runs-validation"](DATA):
+        accuracy.score(case, tally)
+    assert tally.verdict_n >= 100
+    assert tally.verdict_ok >= 0.99 * tally.verdict_n, tally.misses
+    assert tally.totals_ok >= 0.99 * tally.totals_n, tally.misses

@@ -1,7 +1,7 @@
 """sympy's bin/test: progress lines, failure blocks (failed vs exception), totals, clean files."""
 
-from contextweaver.types import TestStatus
-from contextweaver.validation import parse_observation
+from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.validation import TestTracker, parse_observation
 
 RUN = """\
 ============================= test process starts ==============================
@@ -43,3 +43,56 @@ def test_missing_finish_line_is_incomplete() -> None:
     cut = RUN.split("== tests finished")[0]
     report = parse_observation(cut)
     assert report is not None and not report.complete and report.failed_signal
+
+
+WRAPPED = """\
+============================= test process starts ==============================
+executable:         /usr/bin/python3  (3.11.7-final-0) [CPython]
+sympy/polys/tests/test_rings.py[120] ........................................ [OK]
+sympy/polys/tests/test_fields.py[40] ........................................ [OK]
+
+ tests finished: 158 passed, 1 skipped, 1 expected to fail,
+in 12.07 seconds
+"""
+
+
+def test_a_closing_line_wrapped_over_two_lines_is_read() -> None:
+    report = parse_observation(WRAPPED, "bin/test sympy/polys")
+    assert report is not None and report.complete
+    assert report.totals == {"passed": 158, "skipped": 1, "xfail": 1}
+    assert TestTracker().observe(1, "bin/test sympy/polys", WRAPPED).status is ValidationStatus.PASSED
+
+
+VERBOSE = """\
+============================= test process starts ==============================
+sympy/core/tests/test_numbers.py[5]
+test_integers ok
+test_rationals F
+test_floats E
+test_known_bug f
+test_needs_numpy  - s                                                       [FAIL]
+
+________________________________________________________________________________
+_______________ sympy/core/tests/test_numbers.py:test_rationals ________________
+Traceback (most recent call last):
+AssertionError
+________________________________________________________________________________
+_________________ sympy/core/tests/test_numbers.py:test_floats _________________
+Traceback (most recent call last):
+ZeroDivisionError: division by zero
+
+= tests finished: 1 passed, 1 failed, 1 skipped, 1 expected to fail, 1 exceptions, in 0.52 seconds =
+"""
+
+
+def test_verbose_per_test_lines() -> None:
+    report = parse_observation(VERBOSE, "bin/test --verbose sympy/core/tests/test_numbers.py")
+    assert report is not None
+    path = "sympy/core/tests/test_numbers.py::"
+    assert report.tests == {
+        path + "test_integers": TestStatus.PASSED,
+        path + "test_rationals": TestStatus.FAILED,
+        path + "test_floats": TestStatus.ERROR,
+        path + "test_known_bug": TestStatus.XFAIL,
+        path + "test_needs_numpy": TestStatus.SKIPPED,
+    }

@@ -55,3 +55,42 @@ def test_ok_with_skips() -> None:
     report = parse_observation("....s\n" + "-" * 70 + "\nRan 5 tests in 0.100s\n\nOK (skipped=1)\n")
     assert report is not None
     assert report.totals == {"total": 5, "skipped": 1} and not report.failed_signal
+
+
+INTERLEAVED = """\
+test_connects (net.tests.ClientTest) ... DEBUG:net.client:opening socket to 127.0.0.1:8080
+DEBUG:net.client:handshake done
+ok
+test_retries (net.tests.ClientTest) ... test_times_out (net.tests.ClientTest) ... WARNING:net.client:retry 1
+FAIL
+ok
+test_closes (net.tests.ClientTest) ... ok
+
+======================================================================
+FAIL: test_retries (net.tests.ClientTest)
+----------------------------------------------------------------------
+AssertionError: 2 != 3
+
+----------------------------------------------------------------------
+Ran 4 tests in 0.310s
+
+FAILED (failures=1)
+"""
+
+
+def test_a_status_apart_from_its_test_is_paired_in_order() -> None:
+    report = parse_observation(INTERLEAVED, "python -m unittest -v net.tests")
+    assert report is not None
+    assert report.tests == {
+        "net.tests.ClientTest.test_connects": TestStatus.PASSED,
+        "net.tests.ClientTest.test_retries": TestStatus.FAILED,
+        "net.tests.ClientTest.test_times_out": TestStatus.PASSED,
+        "net.tests.ClientTest.test_closes": TestStatus.PASSED,
+    }
+    assert report.totals == {"total": 4, "failed": 1}
+
+
+def test_ran_without_a_verdict_line_still_gives_the_count() -> None:
+    text = "test_a (m.T) ... ok\ntest_b (m.T) ... ok\n\n" + "-" * 70 + "\nRan 2 tests in 0.002s\n"
+    report = parse_observation(text, "python -m unittest -v m")
+    assert report is not None and report.totals == {"total": 2} and not report.complete

@@ -12,5 +12,6 @@ BASELINES = Registry(
         "masking": "contextweaver.baselines.recent:ObservationMasking",
         "bm25": "contextweaver.baselines.bm25:BM25Retrieval",
         "llm_summary": "contextweaver.baselines.llm_summary:LLMSummary",
+        "llm_summary_lazy": "contextweaver.baselines.lazy_summary:LazySummary",
     },
 )

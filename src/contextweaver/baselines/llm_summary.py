@@ -62,10 +62,14 @@ class LLMSummary(HistoryStrategy):
 
     def add_step(self, step: Step) -> Node:
         node = super().add_step(step)
+        self.fold_leaving()
+        return node
+
+    def fold_leaving(self) -> None:
+        """Fold the steps older than the last `keep_last` that are not in the summary yet."""
         leaving = len(self.nodes) - 1 - self.keep_last
         if leaving > self.summarized:
             self._fold(self.nodes[self.summarized + 1 : leaving + 1])
-        return node
 
     def _fold(self, leaving: Sequence[Node]) -> None:
         """One call: previous summary + leaving steps -> new summary. On failure keep the old one."""

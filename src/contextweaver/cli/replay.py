@@ -17,6 +17,7 @@ from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.replay import replay
 from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
+from contextweaver.prompt_cache import PRICES_TAKEN, run_cost
 from contextweaver.protocols import Strategy
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
 from contextweaver.weave import BudgetError
@@ -108,7 +109,16 @@ def command(
         for decision in first[-1].context.decisions:
             console.print(f"  step {decision.index:>3} {decision.mode:<10} {decision.reason}")
     summary = Table(title="Summary (next-step evidence recall: EVALUATION.md)")
-    for column in ("strategy", "mean tokens", "max tokens", "evidence recall", "items"):
+    for column in (
+        "strategy",
+        "mean tokens",
+        "max tokens",
+        "evidence recall",
+        "items",
+        "from cache",
+        "billed (Anthropic)",
+        "billed (OpenAI)",
+    ):
         summary.add_column(column)
     for name in names:
         hits = total = 0
@@ -118,5 +128,18 @@ def command(
             total += len(items)
         tokens = [r.context.tokens for r in runs[name]]
         recall = f"{hits / total:.3f}" if total else "n/a"
-        summary.add_row(name, f"{statistics.mean(tokens):,.0f}", f"{max(tokens):,}", recall, str(total))
+        cost = run_cost([(r.context.messages, r.context.full_history_tokens) for r in runs[name]])
+        summary.add_row(
+            name,
+            f"{statistics.mean(tokens):,.0f}",
+            f"{max(tokens):,}",
+            recall,
+            str(total),
+            f"{cost.cache_share:.2f}",
+            f"{cost.billed['anthropic']:.2f}",
+            f"{cost.billed['openai']:.2f}",
+        )
     console.print(summary)
+    console.print(
+        f"billed: input at prompt-cache prices ({PRICES_TAKEN}) over the full history without a cache"
+    )

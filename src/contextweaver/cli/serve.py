@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
 
 import click
 
 from contextweaver.serve.conversation import FORMATS
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+WILDCARDS = ("0.0.0.0", "::", "")
 
 
 @click.command("serve")
@@ -43,34 +45,93 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 )
 @click.option("--max-body-mb", default=32.0, show_default=True, type=float, help="Largest request body.")
 @click.option("--timeout", default=600.0, show_default=True, type=float, help="Seconds to wait for upstream.")
-@click.option("--api-key-env", help="Env variable with an upstream key for callers that send none.")
+@click.option(
+    "--api-key-env",
+    help="Env variable with an upstream key lent to callers with the proxy token that send none.",
+)
+@click.option(
+    "--auth-token-env",
+    help="Env variable with the proxy's bearer token; required off loopback, and to read sessions over HTTP.",
+)
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Extra Host header value to accept (loopback names always are; '*' accepts any).",
+)
+@click.option(
+    "--weaving-processes",
+    default=2,
+    show_default=True,
+    type=click.IntRange(0, 64),
+    help="Worker processes that weave (0: threads of the server process, which a huge output can stall).",
+)
 @click.option(
     "--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning", "error"])
 )
 def command(upstream: str, store_location: str, host: str, port: int, config_path: str | None,
             overrides: tuple[str, ...], budget: int | None, fmt: str, max_body_mb: float, timeout: float,
-            api_key_env: str | None, log_level: str) -> None:  # fmt: skip
+            api_key_env: str | None, auth_token_env: str | None, allowed_hosts: tuple[str, ...],
+            weaving_processes: int, log_level: str) -> None:  # fmt: skip
     """Weave each chat request's history before it reaches the upstream model; answers pass back unchanged."""
     import uvicorn
 
     from contextweaver.config import load_config
     from contextweaver.serve.app import ProxySettings, create_app
     from contextweaver.serve.build import build_manager
+    from contextweaver.serve.redact import RedactingFilter, install_log_redaction, redact_text
 
+    token = _token(auth_token_env, host, api_key_env)
     try:
         config = load_config(config_path, list(overrides))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())
+    install_log_redaction()
     manager = build_manager(store_location, config, budget=budget)
     settings = ProxySettings(
         upstream=upstream, max_body_bytes=int(max_body_mb * 1024 * 1024), timeout=timeout, format=fmt,
-        api_key_env=api_key_env,
+        api_key_env=api_key_env, auth_token=token, allowed_hosts=_hosts(host, allowed_hosts),
     )  # fmt: skip
-    if host not in LOOPBACK:
-        click.echo(f"warning: binding {host}: the proxy (and the upstream key it may hold) is reachable "
-                   "from other machines", err=True)  # fmt: skip
-    click.echo(
-        f"contextweaver proxy on http://{host}:{port}/v1 -> {upstream} (store: {manager.store.url})", err=True
-    )
-    uvicorn.run(create_app(settings, manager), host=host, port=port, log_level=log_level, access_log=False)
+    click.echo(f"contextweaver proxy on http://{host}:{port}/v1 -> {redact_text(upstream)} "
+               f"(store: {redact_text(manager.store.url)}; token {'required' if token else 'off'})", err=True)  # fmt: skip
+    workers = None
+    if weaving_processes:
+        from contextweaver.serve.workers import WeavingProcesses
+
+        workers = WeavingProcesses(store_location, config, budget=budget, processes=weaving_processes)
+    uvicorn.run(create_app(settings, manager, workers=workers), host=host, port=port, log_level=log_level, access_log=False,
+                log_config=None)  # fmt: skip
+
+
+def _token(env: str | None, host: str, api_key_env: str | None) -> str | None:
+    """The proxy token from its variable; refuses a setup that would expose sessions or the upstream key."""
+    if env is None:
+        if host not in LOOPBACK:
+            raise click.UsageError(
+                f"binding {host} exposes every session to other machines: set a token with --auth-token-env NAME"
+            )
+        if api_key_env is not None:
+            raise click.UsageError(
+                "--api-key-env lends your upstream key to callers: set --auth-token-env NAME so only callers "
+                "holding that token get it"
+            )
+        return None
+    token = os.environ.get(env, "")
+    if len(token) < 16:
+        raise click.UsageError(
+            f"${env} must hold the proxy token, at least 16 characters (it is {len(token)})"
+        )
+    return token
+
+
+def _hosts(host: str, extra: tuple[str, ...]) -> frozenset[str] | None:
+    """Host header values to accept: loopback names, the bound address and --allowed-host."""
+    from contextweaver.serve.guard import LOOPBACK_HOSTS, host_name
+
+    if "*" in extra or (host in WILDCARDS and not extra):
+        return None
+    return LOOPBACK_HOSTS | {host_name(name) for name in (*extra, host) if name not in WILDCARDS}

@@ -40,6 +40,15 @@ class Row:
     recall_std: float
     failed: int = 0
     """Runs of this strategy (any seed) that failed: they are in no other column of the row."""
+    input_vs_full: float = math.nan
+    """Input tokens summed over every step, over the full history's: what a run sends."""
+    cache_share: float = math.nan
+    """Share of those tokens a provider's prompt cache serves (contextweaver.prompt_cache)."""
+    billed_anthropic: float = math.nan
+    """Input billed at Anthropic's cache prices, over the full history billed without a cache."""
+    billed_openai: float = math.nan
+    history_pooled: float = math.nan
+    """History evidence (EVALUATION.md): recall where an earlier thought or action counts as a source."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -150,9 +159,28 @@ def rows(results: Sequence[Result]) -> list[Row]:
                     seeds=seeds,
                     kept_jaccard=agreement,
                     recall_std=recall_sd,
+                    history_pooled=recall(
+                        _trajectory_recall(s, "history_covered", "history_items") for s in per_traj
+                    )[0],
                 )
             )
+            vars(out[-1]).update(cache_columns(all_steps))
     return out
+
+
+def cache_columns(steps: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Pooled over every step: input over the full history's, cached share, billed input per provider."""
+    priced = [s for s in steps if "cached" in s]
+    full = sum(s["full_tokens"] for s in priced)
+    tokens = sum(s["tokens"] for s in priced)
+    if not full or not tokens:
+        return {}
+    return {
+        "input_vs_full": tokens / full,
+        "cache_share": sum(s["cached"] for s in priced) / tokens,
+        "billed_anthropic": sum(s["billed_anthropic"] for s in priced) / full,
+        "billed_openai": sum(s["billed_openai"] for s in priced) / full,
+    }
 
 
 def _seconds_per_step(runs: Sequence[Result], budget: str) -> float:

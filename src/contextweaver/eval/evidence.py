@@ -29,11 +29,13 @@ class StepEvidence:
     items: frozenset[str]
 
 
-def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
+def next_step_evidence(trajectory: Trajectory, history: bool = False) -> list[StepEvidence]:
     """For each step k+1 >= 2: items of its thought/action found in an earlier observation only.
 
     Items also in the system prompt, the task or an earlier thought/action are dropped (those are
     always in every context), and so are items found in more than half of the earlier observations.
+    `history=True` gives history evidence: items said in an earlier thought or action count too (a
+    budget may drop old steps whole, which observation evidence cannot see).
     """
     steps = trajectory.steps
     return [
@@ -41,7 +43,7 @@ def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
             nxt + 1,
             frozenset(
                 from_earlier_observations(
-                    evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"), trajectory, nxt
+                    evidence_items(f"{steps[nxt].thought}\n{steps[nxt].action}"), trajectory, nxt, history
                 )
             ),
         )
@@ -49,18 +51,24 @@ def next_step_evidence(trajectory: Trajectory) -> list[StepEvidence]:
     ]
 
 
-def from_earlier_observations(items: set[str], trajectory: Trajectory, nxt: int) -> set[str]:
+def from_earlier_observations(
+    items: set[str], trajectory: Trajectory, nxt: int, history: bool = False
+) -> set[str]:
     """The items that only earlier observations (steps before index `nxt`, 0-based) could supply:
-    not in the system prompt, the task or an earlier thought/action, and not in most observations."""
+    not in the system prompt, the task or an earlier thought/action, and not in most observations.
+    With `history`, items from an earlier thought/action are kept instead of dropped."""
     always = f"{trajectory.system}\n{trajectory.task}"
     said_before = "\n".join(f"{s.thought}\n{s.action}" for s in trajectory.steps[:nxt])
     observations = [s.observation for s in trajectory.steps[:nxt]]
     kept = set()
     for item in items:
-        if item in always or item in said_before:
+        if item in always:
+            continue
+        said = item in said_before
+        if said and not history:
             continue
         seen = sum(1 for o in observations if item in o)
-        if seen and seen <= len(observations) / 2:
+        if (seen or said) and seen <= len(observations) / 2:
             kept.add(item)
     return kept
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
 from typing import Any
 
+from contextweaver.prompt_cache import message_key
 from contextweaver.tokens import count_message
 from contextweaver.types import Message
 
@@ -73,24 +73,11 @@ class MessageTokens:
         self._memo: dict[tuple[Any, ...], int] = {}
 
     def __call__(self, message: Message) -> int:
-        key = _message_key(message)
+        key = message_key(message)
         cached = self._memo.get(key)
         if cached is None:
             cached = self._memo[key] = self._count(message)
         return cached
-
-
-def _message_key(message: Message) -> tuple[Any, ...]:
-    content = message.get("content")
-    if not isinstance(content, str):
-        content = json.dumps(content, sort_keys=True, default=str)
-    calls = message.get("tool_calls")
-    return (
-        message.get("role"),
-        content,
-        json.dumps(calls, sort_keys=True, default=str) if calls else "",
-        message.get("tool_call_id", ""),
-    )
 
 
 def common_prefix_tokens(

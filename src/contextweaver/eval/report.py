@@ -21,6 +21,7 @@ from contextweaver.eval import aggregate, checks, plots
 from contextweaver.eval.frontier_report import FrontierRow, frontier_lines, frontier_rows
 from contextweaver.eval.html import render_html
 from contextweaver.eval.runner import failed
+from contextweaver.prompt_cache import PRICES, PRICES_TAKEN
 
 COLUMNS = [
     ("strategy", "strategy", "{}"),
@@ -30,11 +31,16 @@ COLUMNS = [
     ("ratio_to_full", "vs full", "{:.2f}"),
     ("recall_pooled", "recall", "{:.3f}"),
     ("recall_mean", "recall (mean)", "{:.3f}"),
+    ("history_pooled", "history evidence", "{:.3f}"),
     ("edit_pooled", "edit support", "{:.3f}"),
     ("llm_calls_per_step", "LLM calls/step", "{:.2f}"),
     ("memory_tokens_per_step", "memory tokens/step", "{:,.0f}"),
     ("time_vs_sliding", "time vs window", "{:.1f}x"),
     ("prefix_share", "prefix reuse", "{:.2f}"),
+    ("input_vs_full", "input vs full", "{:.2f}"),
+    ("cache_share", "from cache", "{:.2f}"),
+    ("billed_anthropic", "billed (Anthropic)", "{:.2f}"),
+    ("billed_openai", "billed (OpenAI)", "{:.2f}"),
     ("kept_jaccard", "kept Jaccard", "{:.3f}"),
     ("recall_std", "recall std", "{:.4f}"),
     ("failed", "failed runs", "{}"),
@@ -71,9 +77,8 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
     for row in rows:
         row.failed = sum(1 for f in failures if f["strategy"] == row.strategy)
     groups = aggregate.group_rows(results)
-    report = Report(
-        rows, groups, checks.recall_at_cost(rows), checks.adaptive_vs_arms(groups, rows), dict(meta or {})
-    )
+    meta = {"cache_prices": cache_prices(), **(meta or {})}
+    report = Report(rows, groups, checks.recall_at_cost(rows), checks.adaptive_vs_arms(groups, rows), meta)
     report.failures = failures
     report.frontier = frontier_rows(results)
     if report.frontier:
@@ -88,10 +93,21 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
     return report
 
 
+def cache_prices() -> dict[str, Any]:
+    """The prices behind the billed columns, with the day they were taken and where from."""
+    return {"taken": PRICES_TAKEN, **{name: asdict(p) for name, p in PRICES.items()}}
+
+
 def terminal_table(report: Report) -> Table:
     table = Table(title="ContextWeaver evaluation: every strategy at every budget", show_lines=False)
+    names = max((len(row.strategy) for row in report.rows), default=8)
     for _, header, _ in COLUMNS:
-        table.add_column(header, justify="left" if header in ("strategy", "budget") else "right")
+        if header in ("strategy", "budget"):
+            table.add_column(
+                header, justify="left", no_wrap=True, min_width=names if header == "strategy" else 6
+            )
+        else:
+            table.add_column(header, justify="right")
     previous = None
     for row in report.rows:
         if previous is not None and row.budget != previous:
@@ -148,6 +164,12 @@ def failure_lines(report: Report) -> list[str]:
 def print_report(report: Report, console: Console | None = None) -> None:
     console = console or Console()
     console.print(terminal_table(report))
+    console.print(
+        f"billed: input at each provider's prompt-cache prices ({PRICES_TAKEN}; simulated prefix cache, "
+        "contextweaver.prompt_cache) over the full history billed without a cache",
+        markup=False,
+        highlight=False,
+    )
     for line in [text for text, _ in verdict_lines(report)] + failure_lines(report):
         console.print(line, markup=False, highlight=False)
 

@@ -22,6 +22,7 @@ from contextweaver.eval.evidence import covered, history_evidence, next_step_evi
 from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
 from contextweaver.formats.base import Trajectory
+from contextweaver.prompt_cache import PrefixCache
 from contextweaver.protocols import Strategy
 from contextweaver.strategies import build_strategy, cw_settings, spec
 from contextweaver.types import WovenContext
@@ -114,6 +115,7 @@ def evaluate(
     instance = trajectory_id(trajectory)
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
+    said = {e.index: e.items for e in next_step_evidence(trajectory, history=True)}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
     sources = latest_sources(trajectory, evidence)
     history = history_evidence(trajectory)
@@ -121,12 +123,14 @@ def evaluate(
     built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     tokens = MessageTokens()
     previous: dict[Budget, list[Any]] = {}
+    caches = {budget: PrefixCache() for budget in budgets}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}
     last = len(trajectory.steps)
     for replayed in replay_budgets(trajectory, built.strategy, budgets, built.model):
         if replayed.index >= last:  # no next step to need anything
             break
         needed = items.get(replayed.index + 1, frozenset())
+        history_needed = said.get(replayed.index + 1, frozenset())
         edit_needed = edits.get(replayed.index + 1)
         for budget, (context, seconds) in replayed.contexts.items():
             text = context.text()
@@ -136,6 +140,8 @@ def evaluate(
                 "full_tokens": context.full_history_tokens,
                 "items": len(needed),
                 "covered": covered(needed, text),
+                "history_items": len(history_needed),
+                "history_covered": covered(history_needed, text),
                 "kept": context.kept,
                 "seconds": replayed.add_seconds + seconds,
             }
@@ -155,6 +161,7 @@ def evaluate(
                 shared = common_prefix_tokens(previous[budget], context.messages, tokens)
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0
             previous[budget] = context.messages
+            record.update(cache_record(caches[budget], context))
             steps[budget_key(budget)].append(record)
     usage = getattr(built.model, "usage", None)
     total = usage.total.as_dict() if usage is not None else {}
@@ -176,3 +183,11 @@ def evaluate(
         "budgets": steps,
         "windows": window_record(trajectory, evidence),
     }
+
+
+def cache_record(cache: PrefixCache, context: WovenContext) -> dict[str, Any]:
+    """The provider-cache fields of a step's record: tokens served from cache and input billed."""
+    use = cache.request(context.messages)
+    record: dict[str, Any] = {"cached": use.cached["anthropic"], "compacted": context.compacted}
+    record.update({f"billed_{provider}": round(billed, 1) for provider, billed in use.billed.items()})
+    return record

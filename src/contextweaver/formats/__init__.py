@@ -1,6 +1,6 @@
 """Trajectory readers: one module per recorded-run format, found by name or by sniffing the file.
 
-`load_trajectory(path)` tries each reader's cheap `detect` in `DETECT_ORDER` (most specific
+`load_trajectory(path)` tries each reader's cheap `detect` in registry order (most specific
 first) and reads with the first that claims the file; `load_trajectory(path, format=...)` skips
 detection. An unreadable file raises TrajectoryError naming the file, the place and what was
 expected, so the user can tell a truncated file from a file of another format.
@@ -19,7 +19,6 @@ from contextweaver.registry import Registry
 
 __all__ = [
     "FORMATS",
-    "DETECT_ORDER",
     "Reader",
     "Trajectory",
     "TrajectoryError",
@@ -31,37 +30,22 @@ __all__ = [
 
 FORMATS = Registry(
     "trajectory format",
-    {
+    {  # in detection order: formats with a distinctive marker before looser shapes
         "mini-swe-agent": "contextweaver.formats.minisweagent:READER",
-        "jsonl": "contextweaver.formats.jsonl:READER",
+        "nebius": "contextweaver.formats.nebius:READER",
         "swe-agent": "contextweaver.formats.sweagent:READER",
-        "openhands-v0": "contextweaver.formats.openhands:READER",
         "openhands-sdk": "contextweaver.formats.openhands_sdk:READER",
-        "openai": "contextweaver.formats.openai:READER",
+        "openhands-v0": "contextweaver.formats.openhands:READER",
         "claude-code": "contextweaver.formats.claude_code:READER",
         "codex": "contextweaver.formats.codex:READER",
-        "nebius": "contextweaver.formats.nebius:READER",
+        "jsonl": "contextweaver.formats.jsonl:READER",
+        "openai": "contextweaver.formats.openai:READER",
     },
 )
 
-DETECT_ORDER: tuple[str, ...] = (
-    "mini-swe-agent",
-    "nebius",
-    "swe-agent",
-    "openhands-sdk",
-    "openhands-v0",
-    "claude-code",
-    "codex",
-    "jsonl",
-    "openai",
-)
-"""Detection order: formats with a distinctive marker before looser shapes."""
-
 
 def _readers() -> list[Reader]:
-    names = [n for n in DETECT_ORDER if n in FORMATS.names()]
-    names += [n for n in FORMATS.names() if n not in names]
-    return [FORMATS.get(name) for name in names]
+    return [FORMATS.get(name) for name in FORMATS.names()]
 
 
 def _expected() -> str:

@@ -2,9 +2,10 @@
 
 Each line is an entry: `user` and `assistant` entries carry an Anthropic `message` (content blocks:
 text, thinking, tool_use, tool_result, image), linked by `uuid` -> `parentUuid`. Other entries
-(`summary`, `system`, `file-history-snapshot`, `queue-operation`) are bookkeeping. What is read:
+(`summary`, `system`, `file-history-snapshot`, `progress`, ...) are bookkeeping; those with a
+`uuid` still link the chain. What is read:
 
-- The active branch: from the last entry back along `parentUuid` (a rewind leaves the abandoned
+- The active branch: from the last message back along `parentUuid` (a rewind leaves the abandoned
   branch in the file; it is skipped and counted in meta["off_branch_entries"]). A compaction
   starts a new root (`system` entry, subtype `compact_boundary`) whose `logicalParentUuid` links
   back, so the run before and after it is read as one; the summary the model saw next
@@ -30,7 +31,6 @@ from contextweaver.formats.source import Source, record_values
 from contextweaver.formats.toolcalls import obj
 
 MESSAGE_ENTRIES = ("user", "assistant")
-BOOKKEEPING = frozenset({"summary", "system", "file-history-snapshot", "queue-operation", "custom-title"})
 
 
 def _is_message_entry(value: Any) -> bool:
@@ -51,10 +51,8 @@ class ClaudeCodeReader:
         if not records:
             return False
         values = [r.value for r in records[:50]]
-        known = all(
-            isinstance(v, dict) and (v.get("type") in BOOKKEEPING or _is_message_entry(v)) for v in values
-        )
-        return known and any(_is_message_entry(v) for v in values)
+        typed = all(isinstance(v, dict) and isinstance(v.get("type"), str) for v in values)
+        return typed and any(_is_message_entry(v) for v in values)
 
     def read(self, source: Source) -> Trajectory:
         records = record_values(source)
@@ -71,7 +69,7 @@ class ClaudeCodeReader:
                 raise source.error(
                     f"line {record.line}: a '{value['type']}' entry without a 'message' object"
                 )
-        linked = [e for e in entries if e.get("type") in (*MESSAGE_ENTRIES, "system")]
+        linked = [e for e in entries if e.get("type") in MESSAGE_ENTRIES or isinstance(e.get("uuid"), str)]
         main = [e for e in linked if not e.get("isSidechain")]
         if not any(e.get("type") in MESSAGE_ENTRIES for e in main):
             main = linked  # a sub-agent's own transcript
@@ -89,12 +87,13 @@ def _parent(entry: dict[str, Any]) -> Any:
 
 
 def active_branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The entries from the first to the last one along parent links (file order when unlinked)."""
+    """The entries from the first to the last message along parent links (file order when unlinked)."""
     by_uuid = {e["uuid"]: e for e in entries if isinstance(e.get("uuid"), str)}
-    if not by_uuid or not entries:
+    leaf = next((e for e in reversed(entries) if e.get("type") in MESSAGE_ENTRIES), None)
+    if not by_uuid or leaf is None:
         return entries
     path, seen = [], set()
-    current: dict[str, Any] | None = entries[-1]
+    current: dict[str, Any] | None = leaf
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         path.append(current)

@@ -21,7 +21,6 @@ from contextweaver.formats.source import Record, Source, record_values
 from contextweaver.formats.toolcalls import obj
 from contextweaver.types import Message
 
-ENVELOPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 ITEM_TYPES = frozenset(
     {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
      "custom_tool_call_output", "local_shell_call", "web_search_call"}
@@ -29,8 +28,11 @@ ITEM_TYPES = frozenset(
 
 
 def _is_envelope(value: Any) -> bool:
+    """A rollout line {"type", "payload"}; types this reader does not know (newer versions) are skipped."""
     return (
-        isinstance(value, dict) and value.get("type") in ENVELOPES and isinstance(value.get("payload"), dict)
+        isinstance(value, dict)
+        and isinstance(value.get("type"), str)
+        and isinstance(value.get("payload"), dict)
     )
 
 

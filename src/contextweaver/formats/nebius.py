@@ -48,12 +48,12 @@ class NebiusReader:
 
     def detect(self, source: Source) -> bool:
         document = source.document
-        return _entries(document) is not None and "instance_id" in document
+        return isinstance(document, dict) and _entries(document) is not None and "instance_id" in document
 
     def read(self, source: Source) -> Trajectory:
         document = source.document
         entries = _entries(document)
-        if entries is None:
+        if entries is None or not isinstance(document, dict):
             raise source.error(f"no 'trajectory' list of role/text entries; expected {self.expected}")
         root: list[Message] = []
         position = 0

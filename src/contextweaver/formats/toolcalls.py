@@ -157,13 +157,25 @@ def chat_step(turn: Sequence[Message]) -> Step:
     if not calls and isinstance(head.get("function_call"), dict):  # the legacy single function_call
         action = _call_action(head["function_call"])
     return Step(
-        thought=content_text(head.get("content")),
+        thought=thought_text(head.get("content")),
         action=action,
         observation=OBSERVATION_SEPARATOR.join(content_text(m.get("content")) for m in results),
         messages=tuple(turn),
         images=sum(count_images(m.get("content")) for m in rest),
         meta=meta,
     )
+
+
+def thought_text(content: Any) -> str:
+    """The assistant's reasoning and text, in order: Anthropic `thinking` blocks count as thought."""
+    if not isinstance(content, list):
+        return content_text(content)
+    parts = [
+        str(p.get("thinking") if p.get("type") == "thinking" else p.get("text", ""))
+        for p in content
+        if isinstance(p, dict) and p.get("type") in ("text", "thinking")
+    ]
+    return "\n".join(part for part in parts if part)
 
 
 def _call_action(function: dict[str, Any]) -> str:

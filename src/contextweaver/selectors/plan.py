@@ -22,6 +22,9 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     compressed_reasons: dict[int, str] = field(default_factory=dict)
     """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
+    calls_share: float = 0.0
+    """Under a budget, the share of the room left after the current step held for the other steps'
+    placeholders before further planned outputs (a dropped step loses its thought and call too)."""
     excerpts: dict[int, Excerpt] = field(default_factory=dict)
     """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
 

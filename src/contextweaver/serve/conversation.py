@@ -155,11 +155,38 @@ def validate_messages(messages: Any) -> list[Message]:
                 f"messages[{position}].content must be a string, a list of parts or null",
                 f"messages[{position}].content",
             )
+        if isinstance(content, list) and not all(isinstance(part, (dict, str)) for part in content):
+            raise BadConversation(
+                f"messages[{position}].content parts must be objects", f"messages[{position}].content"
+            )
+        _check_tool_fields(message, f"messages[{position}]")
     if messages[0].get("role") == "assistant":
         raise BadConversation(
             "the conversation starts with an assistant message: send the system prompt or the task first"
         )
     return messages
+
+
+def _check_tool_fields(message: Message, where: str) -> None:
+    """Tool calls shaped as OpenAI sends them: readers and the upstream rely on these types."""
+    calls = message.get("tool_calls")
+    if calls is not None and not isinstance(calls, list):
+        raise BadConversation(f"{where}.tool_calls must be a list", f"{where}.tool_calls")
+    for number, call in enumerate(calls or ()):
+        at = f"{where}.tool_calls[{number}]"
+        if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+            raise BadConversation(f"{at} must be an object with a 'function' object", at)
+        if "id" in call and not isinstance(call["id"], str):
+            raise BadConversation(f"{at}.id must be a string", f"{at}.id")
+        function = call["function"]
+        if not isinstance(function.get("name"), str):
+            raise BadConversation(f"{at}.function.name must be a string", f"{at}.function.name")
+        if not isinstance(function.get("arguments", ""), (str, dict)):
+            raise BadConversation(
+                f"{at}.function.arguments must be a JSON string", f"{at}.function.arguments"
+            )
+    if "tool_call_id" in message and not isinstance(message["tool_call_id"], str):
+        raise BadConversation(f"{where}.tool_call_id must be a string", f"{where}.tool_call_id")
 
 
 def _source(messages: list[Message]) -> Source:

@@ -27,6 +27,7 @@ HOP_BY_HOP = frozenset(
         "content-length",
     }
 )
+SERVER_OWNED = frozenset({"date", "server"})
 OWN_PREFIX = "x-contextweaver-"
 
 
@@ -58,12 +59,20 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def upstream_headers(headers: Iterable[tuple[str, str]], fallback_key: str | None) -> dict[str, str]:
-    """The caller's headers for the upstream (its API key included), minus hop-by-hop and our own."""
+def upstream_headers(
+    headers: Iterable[tuple[str, str]], fallback_key: str | None, *, drop_authorization: bool = False
+) -> dict[str, str]:
+    """The caller's headers for the upstream (its API key included), minus hop-by-hop and our own.
+
+    `drop_authorization` when the Authorization header carried the proxy's own token; `fallback_key`
+    (the operator's key) is given only to callers the guard authenticated.
+    """
     out = {
         name: value
         for name, value in headers
-        if name.lower() not in HOP_BY_HOP and not name.lower().startswith(OWN_PREFIX)
+        if name.lower() not in HOP_BY_HOP
+        and not name.lower().startswith(OWN_PREFIX)
+        and not (drop_authorization and name.lower() == "authorization")
     }
     if fallback_key and not any(name.lower() in ("authorization", "api-key") for name in out):
         out["authorization"] = f"Bearer {fallback_key}"
@@ -71,8 +80,11 @@ def upstream_headers(headers: Iterable[tuple[str, str]], fallback_key: str | Non
 
 
 def response_headers(headers: Iterable[tuple[str, str]], extra: Mapping[str, str]) -> dict[str, str]:
-    """The upstream's response headers for the caller (content-encoding kept: bytes pass unchanged)."""
-    out = {name: value for name, value in headers if name.lower() not in HOP_BY_HOP}
+    """The upstream's response headers for the caller (content-encoding kept: bytes pass unchanged).
+
+    `date` and `server` are dropped: the proxy's own server writes them, and two of each confuse clients.
+    """
+    out = {name: value for name, value in headers if name.lower() not in HOP_BY_HOP | SERVER_OWNED}
     out.update(extra)
     return out
 

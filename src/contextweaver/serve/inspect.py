@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from contextweaver.store import Session
-from contextweaver.store.base import SessionInfo, Store
+from contextweaver.store.base import SessionInfo, Store, StoredStep
 from contextweaver.types import WovenContext
 
 
@@ -23,8 +23,24 @@ def session_detail(store: Store, session_id: str) -> dict[str, Any] | None:
     info = store.session(session_id)
     if info is None:
         return None
+    return _detail(info, store.steps(session_id))
+
+
+def session_page(
+    store: Store, session_id: str, owner: str | None, offset: int, limit: int
+) -> dict[str, Any] | None:
+    """One page of a session's steps (`offset` steps skipped), or None when `owner` does not own it."""
+    info = store.session(session_id)
+    if info is None or info.owner != owner:
+        return None
+    detail = _detail(info, store.steps(session_id, start=offset + 1, limit=limit))
+    after = offset + len(detail["nodes"])
+    return {**detail, "offset": offset, "next_offset": after if after < info.steps else None}
+
+
+def _detail(info: SessionInfo, steps: list[StoredStep]) -> dict[str, Any]:
     nodes = []
-    for item in store.steps(session_id):
+    for item in steps:
         node: dict[str, Any] = {
             "index": item.index,
             "kind": item.step.kind,

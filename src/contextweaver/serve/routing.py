@@ -2,16 +2,20 @@
 
 A request names its session with a header, or the session is found from the conversation itself
 (its root and first step: the "conversation key"). Only steps the session has not seen are added,
-after checking that the stored steps are a prefix of the request's history. A named session whose
-history departs from the request is a conflict (HTTP 409); an unnamed one forks into a new session,
-since two runs of one task are two conversations.
+after checking that the stored steps are a prefix of the request's history, or, for a named
+session of an agent that drops its oldest turns, that the request starts inside the stored tail. A
+named session whose history departs from the request is a conflict (HTTP 409); an unnamed one forks
+into a new session, since two runs of one task are two conversations. A session belongs to the
+credential that created it (`owner`, a keyed hash): another credential can neither append to it nor
+find it by its conversation key.
 
 Several processes (proxy replicas) may share one store. The work on one conversation is serialized
 by the store's lock on `lock_key` (PostgreSQL: an advisory lock; within a process, callers also hold
 an in-process lock), and correctness never rests on it alone: step rows are keyed by (session,
 index) and derived session ids are a function of the conversation key, so a second writer gets
 StepConflict or SessionExists, catches up from the store and retries; it never forks or duplicates.
-Loaded sessions stay in an LRU and read only the steps other processes appended since.
+Loaded sessions stay in an LRU bounded by count and estimated bytes, and read only the steps other
+processes appended since.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.serve.conversation import Conversation
 from contextweaver.store import Session, SessionExists, StepConflict, Store
-from contextweaver.store.base import SessionInfo
+from contextweaver.store.base import SessionInfo, digest
 from contextweaver.types import Step, WovenContext
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
@@ -41,6 +45,10 @@ class BadSessionId(ContextWeaverError, ValueError):
 
 class DivergedHistory(ContextWeaverError, RuntimeError):
     """The request's history is not a continuation of the named session's stored steps."""
+
+
+class NotOwner(ContextWeaverError, RuntimeError):
+    """The named session was created with another credential."""
 
 
 @dataclass
@@ -64,10 +72,37 @@ def check_session_id(value: str) -> str:
     return value
 
 
-def lock_key(conversation: Conversation, session_id: str | None) -> str:
+def lock_key(conversation: Conversation, session_id: str | None, owner: str | None = None) -> str:
     if session_id is not None:
         return f"id:{session_id}"
-    return f"key:{conversation.key or conversation.root_digest}"
+    return f"key:{owner}:{conversation.key or conversation.root_digest}"
+
+
+def derived_key(conversation: Conversation, owner: str | None) -> str | None:
+    """The conversation key, scoped to the caller's credential: equal histories of two callers never meet."""
+    key = conversation.key
+    if key is None or owner is None:
+        return key
+    return digest([{"owner": owner, "key": key}])
+
+
+def trimmed_overlap(stored: list[str], incoming: list[str]) -> int | None:
+    """How many leading request steps are the stored session's last ones (an agent that trims old turns).
+
+    None when the request does not continue the session's tail (an edited or restarted history).
+    """
+    if not incoming or not stored:
+        return None
+    for start in range(len(stored) - 1, -1, -1):
+        if stored[start] == incoming[0]:
+            tail = stored[start:]
+            return len(tail) if incoming[: len(tail)] == tail else None
+    return None
+
+
+def step_bytes(step: Step) -> int:
+    """Rough memory of a loaded step: its text is held about three times (raw, messages, line hashes)."""
+    return 3 * (len(step.observation) + len(step.thought) + len(step.action)) + 2048
 
 
 def derived_id(key: str, number: int) -> str:
@@ -113,37 +148,45 @@ class SessionManager:
         model: Model | None = None,
         budget: int | None = None,
         cache_size: int = 128,
+        cache_bytes: int = 512 * 1024 * 1024,
     ) -> None:
         self.store = store
         self.config = config
         self.model = model
         self.budget = budget
         self.cache_size = cache_size
+        self.cache_bytes = cache_bytes
         self._cache: OrderedDict[str, Session] = OrderedDict()
+        self._sizes: dict[str, int] = {}
         self._cache_lock = threading.Lock()
 
-    def weave(self, conversation: Conversation, session_id: str | None) -> Woven:
+    def weave(self, conversation: Conversation, session_id: str | None, owner: str | None = None) -> Woven:
         """Store the request's new steps in its session and weave the context for the next call."""
-        with self.store.hold(lock_key(conversation, session_id)):
+        with self.store.hold(lock_key(conversation, session_id, owner)):
             for attempt in range(ATTEMPTS):
                 try:
                     if session_id is not None:
-                        return self._named(conversation, session_id)
-                    return self._derived(conversation)
+                        return self._named(conversation, session_id, owner)
+                    return self._derived(conversation, owner)
                 except StepConflict:
                     if attempt == ATTEMPTS - 1:
                         raise
         raise AssertionError("unreachable")
 
-    def _named(self, conversation: Conversation, session_id: str) -> Woven:
+    def _named(self, conversation: Conversation, session_id: str, owner: str | None) -> Woven:
         info = self.store.session(session_id)
         if info is None:
             try:
-                session = self._create(session_id, conversation, None)
+                session = self._create(session_id, conversation, None, owner)
                 return self._advance(session, conversation.steps, conversation.format, True)
             except SessionExists:
                 info = self.store.session(session_id)
                 assert info is not None
+        if info.owner != owner:
+            raise NotOwner(
+                f"session id {session_id!r} is taken by another credential: choose another, "
+                "unguessable id (ids are not shared between credentials)"
+            )
         if info.root_digest != conversation.root_digest:
             raise DivergedHistory(
                 f"session {session_id!r} was started with another system prompt or task; "
@@ -151,6 +194,9 @@ class SessionManager:
             )
         session = self._current(info)
         new = continuation(session, conversation)
+        overlap = trimmed_overlap(session.digests, conversation.step_digests) if new is None else None
+        if overlap is not None:
+            new = conversation.steps[overlap:]
         if new is None:
             shared = matched_prefix(session.digests, conversation.step_digests)
             raise DivergedHistory(
@@ -160,11 +206,12 @@ class SessionManager:
             )
         return self._advance(session, new, conversation.format, False)
 
-    def _derived(self, conversation: Conversation) -> Woven:
-        key = conversation.key
+    def _derived(self, conversation: Conversation, owner: str | None) -> Woven:
+        key = derived_key(conversation, owner)
         if key is None:  # no step yet: nothing to store, the root goes out verbatim
             return Woven(None, None)
-        candidates = sorted(self.store.sessions(key), key=lambda info: -info.steps)
+        mine = [info for info in self.store.sessions(key) if info.owner == owner]
+        candidates = sorted(mine, key=lambda info: -info.steps)
         for info in candidates:  # the longest stored history the request continues
             session = self._current(info)
             new = continuation(session, conversation)
@@ -173,10 +220,10 @@ class SessionManager:
         for number in range(len(candidates), len(candidates) + 1000):
             session_id = derived_id(key, number)
             try:
-                session = self._create(session_id, conversation, key)
+                session = self._create(session_id, conversation, key, owner)
             except SessionExists:  # another process started it just now: join it when it is ours
                 found = self.store.session(session_id)
-                if found is None or found.conversation_key != key:
+                if found is None or found.conversation_key != key or found.owner != owner:
                     continue
                 session = self._current(found)
                 new = continuation(session, conversation)
@@ -193,10 +240,13 @@ class SessionManager:
         finally:
             if session.broken:
                 self._forget(session.id)
+        self._grow(session.id, sum(step_bytes(step) for step in new))
         context = session.context(self.budget)
         return Woven(session.id, context, len(new), created, tuple(session.notes))
 
-    def _create(self, session_id: str, conversation: Conversation, key: str | None) -> Session:
+    def _create(
+        self, session_id: str, conversation: Conversation, key: str | None, owner: str | None
+    ) -> Session:
         session = Session.create(
             self.store,
             session_id,
@@ -205,6 +255,7 @@ class SessionManager:
             model=self.model,
             conversation_key=key,
             meta={"format": conversation.format},
+            owner=owner,
         )
         self._remember(session)
         return session
@@ -219,16 +270,41 @@ class SessionManager:
             session = Session.open(self.store, info.id, model=self.model)
             self._remember(session)
         elif session.step_count < info.steps:
-            session.catch_up()
+            added = session.catch_up()
+            self._grow(
+                info.id,
+                sum(step_bytes(node.step) for node in session.graph.nodes[len(session.graph) - added :]),
+            )
         return session
 
     def _remember(self, session: Session) -> None:
+        size = sum(step_bytes(node.step) for node in session.graph.nodes[1:])
         with self._cache_lock:
             self._cache[session.id] = session
             self._cache.move_to_end(session.id)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+            self._sizes[session.id] = size
+            self._evict()
+
+    def _grow(self, session_id: str, added: int) -> None:
+        with self._cache_lock:
+            if session_id in self._sizes:
+                self._sizes[session_id] += added
+                self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used sessions beyond the count or byte bound (the newest stays)."""
+        while len(self._cache) > 1 and (
+            len(self._cache) > self.cache_size or sum(self._sizes.values()) > self.cache_bytes
+        ):
+            evicted, _ = self._cache.popitem(last=False)
+            self._sizes.pop(evicted, None)
+
+    @property
+    def cached_bytes(self) -> int:
+        with self._cache_lock:
+            return sum(self._sizes.values())
 
     def _forget(self, session_id: str) -> None:
         with self._cache_lock:
             self._cache.pop(session_id, None)
+            self._sizes.pop(session_id, None)

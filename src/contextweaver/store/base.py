@@ -67,6 +67,8 @@ class SessionInfo:
     conversation_key: str | None = None
     format: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    owner: str | None = None
+    """Keyed hash of the credential that created the session (None: created without one)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,7 @@ class Store(Protocol):
         *,
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> SessionInfo:
         """Create and commit a session; raises SessionExists when the id is taken."""
         ...
@@ -167,6 +170,10 @@ class Store(Protocol):
 
     def save_annotation(self, session_id: str, index: int, annotation: StoredAnnotation) -> None:
         """Commit the node's summaries, parents, status and the labels it gave, in one transaction."""
+        ...
+
+    def secret(self, name: str) -> str:
+        """A random secret kept in the store, made on first use (e.g. the key of owner hashes)."""
         ...
 
     def append_node(

@@ -24,6 +24,7 @@ def session_info(row: dict[str, Any]) -> SessionInfo:
         conversation_key=row["conversation_key"],
         format=row["format"],
         meta=json.loads(row["meta"]),
+        owner=row.get("owner"),
     )
 
 

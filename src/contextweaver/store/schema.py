@@ -82,6 +82,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
+        2,
+        "session owners and store secrets",
+        (
+            "ALTER TABLE cw_sessions ADD COLUMN owner TEXT",
+            "CREATE INDEX cw_sessions_by_owner ON cw_sessions (owner)",
+            "CREATE TABLE cw_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        ),
+    ),
+    Migration(
         3,
         "what extraction computed per node: facts, token counts, placeholders, test results",
         tuple(

@@ -69,14 +69,16 @@ class Session:
         model: Model | None = None,
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> Session:
         """Start a session (committed), its root being the system prompt and the task verbatim."""
         config = config or WeaverConfig.model_validate({})
         weaver = ContextWeaver(config, model=model)
         weaver.begin(root)  # validates the root before anything is stored
         info = store.create_session(
-            session_id, root, config.model_dump(mode="json"), conversation_key=conversation_key, meta=meta
-        )
+            session_id, root, config.model_dump(mode="json"), conversation_key=conversation_key, meta=meta,
+            owner=owner,
+        )  # fmt: skip
         return cls(store, info, weaver)
 
     @classmethod

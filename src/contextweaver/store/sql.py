@@ -7,6 +7,7 @@ session. Every public write returns only after its commit: that is the acknowled
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Sequence
@@ -113,17 +114,18 @@ class SQLStore:
         *,
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> SessionInfo:
         now = time.time()
         row = (
             session_id, conversation_key, canonical(list(root)), digest(root), canonical(config),
-            canonical(meta or {}), now, now,
+            canonical(meta or {}), now, now, owner,
         )  # fmt: skip
         try:
             with self._write() as tx:
                 tx.execute(
                     "INSERT INTO cw_sessions (id, conversation_key, root, root_digest, config, meta, "
-                    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
         except self._integrity_error() as exc:
@@ -256,3 +258,12 @@ class SQLStore:
                 (session_id, start, end),
             )
         return assemble(rows, edges, labels)
+
+    def secret(self, name: str) -> str:
+        with self._write() as tx:
+            tx.execute(
+                "INSERT INTO cw_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                (name, secrets.token_hex(32)),
+            )
+            rows = tx.execute("SELECT value FROM cw_secrets WHERE name = ?", (name,))
+        return str(rows[0]["value"])

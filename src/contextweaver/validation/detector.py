@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 
 from contextweaver.types import ValidationStatus
+from contextweaver.validation.observation import parsers_in_order
+from contextweaver.validation.parsers.base import framed
 from contextweaver.validation.report import TestReport
 from contextweaver.validation.text import CleanText
 
@@ -57,6 +59,11 @@ class ValidationDetector:
             return Label(
                 ValidationStatus.UNKNOWN, f"{report.runner}: totals line missing (output truncated?)"
             )
+        foreign = foreign_failure(clean.text, command)
+        if foreign:
+            return Label(
+                ValidationStatus.UNKNOWN, f"{report.runner}: passed, but a {foreign} failure line is present"
+            )
         passed = sum(1 for s in report.tests.values() if s.value == "passed") or totals.get("passed", 0)
         ran = passed or totals.get("total", 0) - totals.get("skipped", 0)
         if ran <= 0:
@@ -69,6 +76,16 @@ class ValidationDetector:
         if exception:
             return Label(ValidationStatus.FAILED, f"python script raised {exception}")
         return Label(ValidationStatus.UNKNOWN, "no test-runner output")
+
+
+def foreign_failure(text: str, command: str) -> str | None:
+    """The runner, not detected in this output, whose failure line is in it (a lone failure of one runner
+    beside another runner's passing summary)."""
+    text = framed(text)
+    for parser in parsers_in_order():
+        if parser.failure_marker.search(text) and not parser.detect(text, command):
+            return parser.runner
+    return None
 
 
 def python_script_crash(clean: CleanText, command: str) -> str | None:

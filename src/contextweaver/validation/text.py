@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)|[@-Z\\-_])")
+"""Possessive: the parameter, intermediate and final byte classes are disjoint, so an unterminated
+sequence fails at once instead of retrying every shorter split."""
 _RETURNCODES = (
     re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>"),
     re.compile(r"\[The command completed with exit code (-?\d+)\.?\]"),
@@ -21,6 +23,12 @@ _ELISION_MARKER = re.compile(
     r"|\(?\d+ (?:characters?|chars|lines|bytes) (?:elided|truncated|omitted)\b)"
 )
 
+
+MAX_PARSED_CHARS = 2_000_000
+"""The parse cap per observation: a longer output is parsed as its head and tail (a runner's closing
+lines are at the end), so one huge tool output cannot hold the agent step, or the proxy, for long."""
+_HEAD_SHARE = 4
+"""The head keeps a quarter of the cap, the tail the rest."""
 
 _ELISION_WORDS = ("elided", "truncated", "omitted", "clipped", "Elided", "Truncated", "Omitted", "TRUNCATED")
 
@@ -88,5 +96,16 @@ def clean_observation(observation: str) -> CleanText:
             for pattern in _RETURNCODES:
                 text = pattern.sub("", text)
         text = _ENVELOPE_TAG.sub("\n", text)
-    text = resolve_carriage_returns(strip_ansi(text))
+    text = capped(resolve_carriage_returns(strip_ansi(text)))
     return CleanText(text=text, returncode=returncode, raw=observation)
+
+
+def capped(text: str, limit: int = MAX_PARSED_CHARS) -> str:
+    """The text, or its head and tail around a line saying how much was left out (cut at line ends)."""
+    if len(text) <= limit:
+        return text
+    head_end = text.rfind("\n", 0, limit // _HEAD_SHARE) + 1
+    tail_start = text.find("\n", len(text) - (limit - limit // _HEAD_SHARE))
+    tail_start = len(text) - (limit - limit // _HEAD_SHARE) if tail_start < 0 else tail_start
+    left_out = tail_start - head_end
+    return f"{text[:head_end]}\n[... {left_out} characters not parsed ...]\n{text[tail_start:]}"

@@ -32,9 +32,12 @@ class RunnerParser:
     """Parsers of one family read the same format; only the first that detects the output runs."""
     command_pattern: ClassVar[re.Pattern[str]] = NEVER
     marker_pattern: ClassVar[re.Pattern[str]] = NEVER
+    failure_marker: ClassVar[re.Pattern[str]] = NEVER
+    """A line only this runner prints when a test fails: when it is present, no other runner's clean
+    summary in the same output is a pass."""
     hints: ClassVar[tuple[str, ...]] = ()
-    """Plain substrings one of which every detectable output holds, checked before the regex. Each costs
-    a scan of the text, so only parsers whose marker regex is slower than a few scans declare them."""
+    """Plain substrings one of which every detectable output holds, checked before the regex (a substring
+    scan costs far less than a line-anchored pattern tried at every line start of short-lined output)."""
 
     def detect(self, text: str, command: str = "") -> bool:
         """Cheap: substring hints, then one regex over the framed text. The command alone never suffices."""

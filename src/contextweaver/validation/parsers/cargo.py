@@ -16,7 +16,13 @@ _TEST = re.compile(r"\ntest ([^\n]+) \.\.\. (ok|FAILED|ignored|bench:)")
 _TEST_FIRST = re.compile(r"test (.+?) \.\.\. (ok|FAILED|ignored|bench:)")
 _FAILURES = re.compile(r"\nfailures:\n((?: {4}\S[^\n]*\n)+)")
 _STDOUT_HEADER = re.compile(r"\n---- (.+?) stdout ----(?=\n)")
-_JSON_TEST = re.compile(r'\n\{\s*"type":\s*"test",\s*"event":\s*"(ok|failed|ignored)",\s*"name":\s*"([^"]+)"')
+_JSON_TEST = re.compile(
+    r'\n\{\s*+"type":\s*+"test",\s*+(?:"event":\s*+"(ok|failed|ignored)",\s*+"name":\s*+"([^"]++)"'
+    r'|"name":\s*+"([^"]++)",\s*+"event":\s*+"(ok|failed|ignored)")'
+)
+"""libtest writes a result's name before its event (`started` events have the event first)."""
+_SHOULD_PANIC = " - should panic"
+"""libtest's suffix on a #[should_panic] test's line; the failures list names the test without it."""
 _JSON_SUITE = re.compile(
     r'\n\{\s*"type":\s*"suite",\s*"event":\s*"(ok|failed)",\s*"passed":\s*(\d+),\s*"failed":\s*(\d+),'
     r'\s*"ignored":\s*(\d+)'
@@ -39,6 +45,8 @@ class CargoParser(RunnerParser):
     runner = "cargo"
     family = "cargo"
     command_pattern = re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")
+    failure_marker = re.compile(r"\ntest \S++ \.\.\. FAILED|\ntest result: FAILED\.")
+    hints = ("running ", "test result: ", '"type"')
     marker_pattern = re.compile(
         r"\n(?:running \d+ tests?(?=\n)|test result: (?:ok|FAILED)\. |\{\s*\"type\":\s*\"(?:suite|test)\")"
     )
@@ -56,10 +64,11 @@ class CargoParser(RunnerParser):
                 first = _TEST_FIRST.match(f"test {name} ... {status}")
                 if first:
                     name, status = first.groups()
-            record(tests, name, _STATUSES[status])
+            record(tests, name.removesuffix(_SHOULD_PANIC), _STATUSES[status])
         if '"type"' in text:
-            for status, name in _JSON_TEST.findall(text):
-                record(tests, name, _STATUSES[status])
+            for status, name, later_name, later_status in _JSON_TEST.findall(text):
+                name, status = (name, status) if status else (later_name, later_status)
+                record(tests, name.removesuffix(_SHOULD_PANIC), _STATUSES[status])
         for block in _FAILURES.findall(text):
             for name in block.split("\n"):
                 if name.strip():

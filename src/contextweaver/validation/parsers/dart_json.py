@@ -27,6 +27,7 @@ class DartJsonParser(RunnerParser):
     runner = "dart"
     family = "dart"
     command_pattern = re.compile(r"\b(?:dart|flutter)\s+test\b")
+    failure_marker = re.compile(r'"result":"(?:failure|error)"')
     marker_pattern = re.compile(
         r'\n\{"(?:protocolVersion|suite|test|testID|group|count|success)":[^\n]*'
         r'"type":"(?:start|suite|testStart|testDone|allSuites|group|done)"'
@@ -51,7 +52,7 @@ class DartJsonParser(RunnerParser):
             else:
                 try:
                     event = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # RecursionError: hostile nesting
                     continue
             if not isinstance(event, dict):
                 continue

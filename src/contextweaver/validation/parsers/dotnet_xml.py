@@ -9,7 +9,8 @@ from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.parsers.junit_xml import attribute, without_comments
 from contextweaver.validation.report import STATUS_KEY, TestReport, record
 
-_CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^>]*)>")
+_CASE = re.compile(r"<(test-case|UnitTestResult|test)(?=[\s/>])([^<>]*+)>")
+"""`[^<>]`: an opening that never closes stops at the next tag, not the end of the text."""
 _ROOT_CLOSE = re.compile(r"</(?:test-run|test-results|TestRun|assemblies|assembly)>")
 _OUTCOMES = {
     "passed": TestStatus.PASSED,
@@ -31,27 +32,56 @@ _OUTCOMES = {
 }
 
 
+_NUNIT2_SUCCESS = {"True": "success", "False": "failure", "true": "success", "false": "failure"}
+"""NUnit 2.0-2.4 have no `result=`: `executed` and `success` say it."""
+_TRX_DEFINITION = re.compile(r"<(UnitTest|TestMethod)\b([^<>]*+)>")
+
+
+def _trx_classes(text: str) -> dict[str, str]:
+    """TRX test id -> the class of its method (the results name only the method: two classes' tests of
+    one name would fold into one)."""
+    classes: dict[str, str] = {}
+    current = ""
+    for tag, raw in _TRX_DEFINITION.findall(text):
+        if tag == "UnitTest":
+            current = attribute(raw, "id") or ""
+        elif current:
+            owner = (attribute(raw, "className") or "").split(",", 1)[0].strip()
+            if owner:
+                classes[current] = owner
+            current = ""
+    return classes
+
+
 class DotnetXmlParser(RunnerParser):
     """One element per test in each format: NUnit <test-case result=>, TRX <UnitTestResult outcome=>,
     xUnit.net <test result=>."""
 
     runner = "dotnet-xml"
     family = "dotnet-xml"
+    failure_marker = re.compile(r'(?:outcome|result)="(?:Failed|Error)"|success="False"')
     marker_pattern = re.compile(
-        r"<(?:test-run|test-results|TestRun|assemblies|assembly)\b[^>]*>|<test-case\b"
+        r"<(?:test-run|test-results|TestRun|assemblies|assembly)\b[^<>]*+>|<test-case\b"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
         tests: dict[str, TestStatus] = {}
         totals = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         runner = self.runner
-        for tag, raw in _CASE.findall(without_comments(text)):
+        classes: dict[str, str] | None = None
+        text = without_comments(text)
+        for tag, raw in _CASE.findall(text):
             if tag == "UnitTestResult":
                 runner = "trx"
                 name, outcome = attribute(raw, "testName") or "", attribute(raw, "outcome") or ""
+                if classes is None:
+                    classes = _trx_classes(text)
+                owner = classes.get(attribute(raw, "testId") or "", "")
+                if owner and not name.startswith(owner + "."):
+                    name = f"{owner}.{name}"
             elif tag == "test-case":
                 runner, name = "nunit-xml", attribute(raw, "fullname") or attribute(raw, "name") or ""
-                outcome = attribute(raw, "result") or ""
+                outcome = attribute(raw, "result") or _NUNIT2_SUCCESS.get(attribute(raw, "success") or "", "")
                 if (attribute(raw, "label") or "").lower() == "error" and outcome.lower() == "failed":
                     outcome = "error"
                 if (attribute(raw, "executed") or "").lower() == "false":

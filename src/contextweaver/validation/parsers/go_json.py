@@ -25,11 +25,27 @@ action) has its fields searched for."""
 _PACKAGE = re.compile(r'"(?:Package|ImportPath)":\s*"(?P<pkg>[^"\\]*(?:\\.[^"\\]*)*)"')
 _TEST = re.compile(r'"Test":\s*"(?P<test>[^"\\]*(?:\\.[^"\\]*)*)"')
 _PLAIN_FAIL = re.compile(r"\nFAIL\s+(\S+)\s+(\[(?:build|setup) failed\])")
+_BENCH_OUTPUT = re.compile(
+    r'\n\{[^\n]*?"Package":"([^"\n]*+)"[^\n]*?"Output":"(?:--- (FAIL|SKIP): (Benchmark[^\s"\\]++)'
+    r'|(Benchmark[^\s"\\]+?)(?:-\d+)?(?:\\t| )+\d+(?:\\t| )+[\d.]+ ns/op)'
+)
+"""Benchmarks get no events of their own: their result is an output line (a result line, or `--- FAIL`)."""
 _STATUSES = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
 
 
 def _unquote(value: str) -> str:
     return json.loads(f'"{value}"') if "\\" in value else value
+
+
+def _benchmarks(text: str, tests: dict[str, TestStatus]) -> set[str]:
+    """Record the benchmarks' results; returns the packages where one failed."""
+    failed = set()
+    for package, how, failed_bench, passed_bench in _BENCH_OUTPUT.findall(text):
+        status = TestStatus.PASSED if not how else TestStatus.FAILED if how == "FAIL" else TestStatus.SKIPPED
+        record(tests, f"{package}.{failed_bench or passed_bench}", status)
+        if how == "FAIL":
+            failed.add(package)
+    return failed
 
 
 class GoJsonParser(RunnerParser):
@@ -38,6 +54,7 @@ class GoJsonParser(RunnerParser):
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b[^\n|]*\s-json\b")
+    failure_marker = re.compile(r'"Action":\s*"fail"')
     marker_pattern = re.compile(r'\n\{"Time":"[^"]*","Action":"(?:run|pass|fail|skip|output|start)"')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -47,6 +64,7 @@ class GoJsonParser(RunnerParser):
         finished: set[str] = set()
         seen: list[str] = []
         text = framed(text)
+        bench_failed = _benchmarks(text, tests) if "Benchmark" in text else set()
         for fast_action, raw_package, test_key, raw_test, line, action in _EVENT.findall(text):
             if fast_action:
                 action, package = fast_action, _unquote(raw_package)
@@ -71,7 +89,7 @@ class GoJsonParser(RunnerParser):
                 finished.add(package)
             elif action in ("pass", "fail", "skip"):
                 finished.add(package)
-                if action == "fail" and not failing[package]:
+                if action == "fail" and not failing[package] and package not in bench_failed:
                     still_running = sorted(running.get(package, ()))
                     for name in still_running:
                         record(tests, f"{package}.{name}", TestStatus.FAILED)

@@ -9,14 +9,14 @@ from contextweaver.validation.parsers.base import RunnerParser, framed
 from contextweaver.validation.report import TestReport, record
 
 _EVENT = re.compile(
-    r"--- (PASS|FAIL|SKIP): (\S+) \([\d.]+ ?(?:s|seconds)\)"
-    r"|\n(?:=== RUN\s+(\S+)"
-    r"|(ok|FAIL)\s+(\S+)(?:\s+(\[(?:build|setup) failed\]|\(cached\)|[\d.]+s|"
+    r"--- (PASS|FAIL|SKIP): (\S++)(?: \([\d.]+ ?(?:s|seconds)\)|(?=\n))"
+    r"|\n(?:=== RUN[ \t]++(\S+)"
+    r"|(ok|FAIL)[ \t]++(\S++)(?:[ \t]++(\[(?:build|setup) failed\]|\(cached\)|[\d.]+s|"
     r"\[no test files\])[^\n]*)?(?=\n)"
     r"|(PASS|FAIL)(?=\n)"
-    r"|(Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op)"
+    r"|(Benchmark\S+?)(?:-\d+)?[ \t]++\d++[ \t]++[\d.]++ ns/op)"
 )
-"""One pass; every alternative starts with a literal ("--- " anywhere, the others at a line start),
+"""One pass (a benchmark's `--- FAIL`/`--- SKIP` has no duration); every alternative starts with a literal ("--- " anywhere, the others at a line start),
 which lets the regex engine skip ahead. Groups: result, name, run, pkgstatus, pkg, how, bare, bench."""
 _STATUSES = {"PASS": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "SKIP": TestStatus.SKIPPED}
 
@@ -35,10 +35,12 @@ class GoTestParser(RunnerParser):
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")
+    failure_marker = re.compile(r"--- FAIL: |\nFAIL(?:\t|(?=\n))")
+    hints = ("=== RUN", "--- ", "ok ", "ok\t", "FAIL", "Benchmark")
     marker_pattern = re.compile(
-        r"\n(?:=== RUN\s|\s*+--- (?:PASS|FAIL|SKIP): \S+ \(|"
-        r"(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"
-        r"Benchmark\S+\s+\d+\s+[\d.]+ ns/op)"
+        r"\n(?:=== RUN\s|[^\S\n]*+--- (?:PASS|FAIL|SKIP): \S+ \(|"
+        r"(?:ok|FAIL)[ \t]++\S++[ \t]++(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])|"
+        r"Benchmark\S++[ \t]++\d++[ \t]++[\d.]++ ns/op)"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:

@@ -8,8 +8,11 @@ from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
 from contextweaver.validation.report import TestReport, any_failure, record
 
-_JS_FILE = r"\S+\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
-_SUITE = re.compile(rf"\n(PASS|FAIL)\s+(?:.*?\s)?({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
+_JS_FILE = r"\S{1,400}\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
+"""Bounded: a path is never longer, and a megabyte-long word is not backtracked over in search of `.js`."""
+_WORDS = r" ++(?:[^ \n]++ ++)*?"
+"""The words before the file (a project name): one word per step, so a line of spaces is read once."""
+_SUITE = re.compile(rf"\n(PASS|FAIL){_WORDS}({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
 _LINE = re.compile(
     r"\n( ++)(?:([✓✕○✎√×]) ((?:([^\n]+) \(\d+(?:\.\d+)? ?m?s\)|[^\n]+))|● ([^\n]+)|(\S[^\n]*))(?=\n)"
 )
@@ -17,8 +20,10 @@ _LINE = re.compile(
 ends the line (found by backtracking from the line's end: a few steps), header, other line."""
 _DURATION = re.compile(r"\d+(?:\.\d+)? ?m?s\)")
 """What follows the last ` (` of a title when jest printed the test's duration."""
-_TESTS = re.compile(r"\nTests:\s+(.*?)(\d+) total(?=\n)")
-_SUITES = re.compile(r"\nTest Suites:\s+(.*?)\d+ total(?=\n)")
+_TESTS = re.compile(r"\nTests: ++([^\n]*+)")
+_SUITES = re.compile(r"\nTest Suites: ++([^\n]*+)")
+"""The counts line whole; its last number is cut off with str methods (a pattern looking for the
+last number would retry from every position of a long line)."""
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
 _MARKS = {
     "✓": TestStatus.PASSED,
@@ -38,8 +43,10 @@ class JestParser(RunnerParser):
     runner = "jest"
     family = "jest"
     command_pattern = re.compile(r"\bjest\b|\b(?:npm|yarn|pnpm)(?: run)? test\b")
+    failure_marker = re.compile(r"\n *+[✕×] |\nFAIL |\nTests: [^\n]*?\b[1-9]\d* failed")
+    hints = ("PASS", "FAIL", "Tests:")
     marker_pattern = re.compile(
-        rf"\n(?:(?:PASS|FAIL)\s+(?:.*?\s)?{_JS_FILE}|Tests:\s+(?:\d+ \w+, )*\d+ total(?=\n))"
+        rf"\n(?:(?:PASS|FAIL){_WORDS}{_JS_FILE}|Tests: ++(?:\d++ \w++, )*+\d++ total(?=\n))"
     )
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -53,11 +60,17 @@ class JestParser(RunnerParser):
         failed |= self._suite(text, "", 0, suites[0].start() if suites else len(text), tests)
         totals: dict[str, int] | None = None
         for line in _TESTS.finditer(text):
-            counts = counts_from(_COUNT.findall(line.group(1)), {"pending": "skipped"})
-            counts["total"] = int(line.group(2))
+            head, total = _last_number(line.group(1))
+            if total is None:
+                continue
+            counts = counts_from(_COUNT.findall(head), {"pending": "skipped"})
+            counts["total"] = total
             previous: dict[str, int] = totals or {}
             totals = {key: previous.get(key, 0) + value for key, value in counts.items()}
-        failed |= any("failed" in line.group(1) for line in _SUITES.finditer(text))
+        failed |= any(
+            "failed" in line.group(1) and _last_number(line.group(1))[1] is not None
+            for line in _SUITES.finditer(text)
+        )
         failed |= bool(totals and totals.get("failed"))
         if not suites and not tests and totals is None:
             return None
@@ -106,6 +119,15 @@ class JestParser(RunnerParser):
                 describes.append((top, other.strip()))
                 base += f"{describes[-1][1]} › "
         return broken
+
+
+def _last_number(line: str) -> tuple[str, int | None]:
+    """`1 failed, 3 total` -> ("1 failed, ", 3): the text before the total and the total."""
+    if not line.endswith(" total"):
+        return line, None
+    body = line[:-6]
+    head = body.rstrip("0123456789")
+    return head, int(body[len(head) :]) if len(head) < len(body) else None
 
 
 def _title(rest: str) -> str:

@@ -9,14 +9,18 @@ from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.report import STATUS_KEY, TestReport, record
 
-_TAG = re.compile(r"<(testsuite|testcase)\b([^>]*)>|</testsuite>")
-"""Greedy up to `>` (a lazy scan is several times slower on thousands of tags)."""
+_TAG = re.compile(r"<(testsuite|testcase)\b([^<>]*+)>|</testsuite>")
+"""`[^<>]`: an opening whose `>` never comes stops at the next tag instead of rescanning the rest of
+the text (a raw `<` cannot occur inside a well-formed tag)."""
 _OUTCOME = re.compile(r"<(failure|error|skipped)\b")
-_IGNORED = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>", re.DOTALL)
+_IGNORED = {"<!--": "-->", "<![CDATA[": "]]>"}
 """Comments and CDATA are not elements: a commented-out <testsuite> or a <testcase> quoted in a
 failure's CDATA is no test (the JUnit schema counts elements only). An unclosed one is left alone."""
 _ONE_ATTRIBUTE: dict[str, re.Pattern[str]] = {}
 _STATUSES = {"failure": TestStatus.FAILED, "error": TestStatus.ERROR, "skipped": TestStatus.SKIPPED}
+_SEVERITY = {"skipped": 0, "failure": 1, "error": 2}
+_NOT_RUN = frozenset(("disabled", "notrun", "skipped"))
+"""A testcase's own `status=` saying it did not run (CTest, GoogleTest): skipped, not passed."""
 
 
 def attribute(raw: str, key: str) -> str | None:
@@ -46,7 +50,27 @@ def without_comments(text: str) -> str:
     """The XML without comments and CDATA sections (checked with `in` first: usually there are none)."""
     if "<!--" not in text and "<![CDATA[" not in text:
         return text
-    return _IGNORED.sub(" ", text)
+    pieces: list[str] = []
+    position = 0
+    upcoming = {opener: text.find(opener) for opener in _IGNORED}
+    """The next occurrence of each opener at or after `position` (-1: none left), so every opener and
+    closer is searched for once: linear even when nothing closes."""
+    while True:
+        live = [(at, opener) for opener, at in upcoming.items() if at >= 0]
+        if not live:
+            break
+        at, opener = min(live)
+        close = text.find(_IGNORED[opener], at + len(opener))
+        if close < 0:
+            upcoming[opener] = -1  # unclosed: this opener and every later one stay as text
+            continue
+        pieces += (text[position:at], " ")
+        position = close + len(_IGNORED[opener])
+        for other, next_at in upcoming.items():
+            if 0 <= next_at < position:
+                upcoming[other] = text.find(other, position)
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 class JunitXmlParser(RunnerParser):
@@ -54,7 +78,8 @@ class JunitXmlParser(RunnerParser):
 
     runner = "junit-xml"
     family = "junit-xml"
-    marker_pattern = re.compile(r"<testsuites?\b[^>]*>|<testcase\b")
+    failure_marker = re.compile(r"<(?:failure|error)\b")
+    marker_pattern = re.compile(r"<testsuites?\b[^<>]*+>|<testcase\b")
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
         text = without_comments(text)
@@ -63,28 +88,38 @@ class JunitXmlParser(RunnerParser):
         suites: list[str] = []
         opened = closed = 0
         found = False
+        case_end = 0
+        """Where the current testcase's `</testcase>` is (-1: there is none left), found once per case."""
         for match in _TAG.finditer(text):
             tag, raw = match.groups()
+            if tag == "testsuite":
+                if not raw.endswith("/"):
+                    opened += 1
+                    suites.append(raw)  # its name is read only when a testcase needs it
+                continue
             if tag is None:
                 closed += 1
                 if suites:
                     suites.pop()
                 continue
+            position = match.end()
             self_closing = raw.endswith("/")
-            if tag == "testsuite":
-                if not self_closing:
-                    opened += 1
-                    suites.append(attribute(raw, "name") or "")
-                continue
             found = True
             status = TestStatus.PASSED
             if not self_closing:
-                stop = text.find("</testcase>", match.end())
-                stop = len(text) if stop < 0 else stop
-                next_case = text.find("<testcase", match.end(), stop)
-                outcome = _OUTCOME.search(text, match.end(), stop if next_case < 0 else next_case)
-                if outcome:
-                    status = _STATUSES[outcome.group(1)]
+                if 0 <= case_end < position:
+                    case_end = text.find("</testcase>", position)
+                stop = len(text) if case_end < 0 else case_end
+                next_case = text.find("<testcase", position, stop)
+                outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
+                if outcomes:  # the most severe child decides (`<skipped/>` may precede `<failure>`)
+                    status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
+            if (
+                status is TestStatus.PASSED
+                and ' status="' in raw
+                and (attribute(raw, "status") or "").lower() in _NOT_RUN
+            ):
+                status = TestStatus.SKIPPED
             # attribute()'s plain-search path, inlined for the two attributes every testcase has
             at = raw.find(' classname="')
             stop = raw.find('"', at + 12) if at >= 0 else -1
@@ -96,7 +131,7 @@ class JunitXmlParser(RunnerParser):
             name = raw[at + 7 : stop] if stop >= 0 else attribute(raw, "name") or ""
             if stop >= 0 and "&" in name:
                 name = html.unescape(name)
-            owner = owner or (suites[-1] if suites else "")
+            owner = owner or (attribute(suites[-1], "name") or "" if suites else "")
             test = f"{owner}.{name}" if owner and owner != name else name
             if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
                 record(tests, test, status)

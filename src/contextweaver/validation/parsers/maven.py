@@ -17,11 +17,18 @@ _TOTALS = re.compile(
     _PREFIX + r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)[^\S\n]*(?=\n)"
 )
 _TEST_FAILURE = re.compile(
-    _PREFIX + r"(\S+?)(?:\((\S+)\))?\s+Time elapsed: [\d.,]+ s(?:ec)?\s+<<< (FAILURE|ERROR)!"
+    _PREFIX
+    + r"([^\s(]++)(?:\(([^\s)]++)\))?(?: --)?[ \t]++Time elapsed: [\d.,]++ s(?:ec)?[ \t]++<<< (FAILURE|ERROR)!"
 )
 _RESULTS = re.compile(_PREFIX + r"Results ?:")
 _BUILD = re.compile(_PREFIX + r"BUILD (SUCCESS|FAILURE)(?=\n)")
 _COMPILATION_ERROR = re.compile(_PREFIX + r"COMPILATION ERROR")
+_GOAL_FAILED = re.compile(
+    r"\n\[ERROR\] Failed to execute goal [^\n]*?: (Compilation failure|No tests were executed!)"
+)
+"""Maven's closing error for a build that never ran a test (Maven 3.9 prints no COMPILATION ERROR banner
+when the compiler's messages are quiet); either is a failed run."""
+_GOAL_IDS = {"Compilation failure": "[compilation error]", "No tests were executed!": "[no tests executed]"}
 
 
 class MavenParser(RunnerParser):
@@ -30,6 +37,10 @@ class MavenParser(RunnerParser):
     runner = "maven"
     family = "maven"
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")
+    failure_marker = re.compile(
+        r"<<< (?:FAILURE|ERROR)!|BUILD FAILURE|Tests run: \d++, Failures: (?:[1-9]|\d++, Errors: [1-9])"
+    )
+    hints = ("Tests run: ", " T E S T S")
     marker_pattern = re.compile(
         _PREFIX + r"(?:Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+| T E S T S(?=\n))"
     )
@@ -38,6 +49,8 @@ class MavenParser(RunnerParser):
         if super().detect(text, command):
             return True
         if "<<< " in text and _TEST_FAILURE.search(framed(text)):  # a failing test whose totals were cut
+            return True
+        if "Failed to execute goal" in text and _GOAL_FAILED.search(framed(text)):
             return True
         return self.command_matches(command) and bool(_COMPILATION_ERROR.search(framed(text)))
 
@@ -69,6 +82,9 @@ class MavenParser(RunnerParser):
         compile_error = bool(_COMPILATION_ERROR.search(text))
         if compile_error:
             record(tests, "[compilation error]", TestStatus.ERROR)
+        for goal in _GOAL_FAILED.findall(text) if "Failed to execute goal" in text else ():
+            record(tests, _GOAL_IDS[goal], TestStatus.ERROR)
+            compile_error = True
         if not tests and totals is None and not clean and not _CLASS_LINE.search(text):
             return None
         failed |= bool(totals and (totals.get("failed") or totals.get("error"))) or compile_error

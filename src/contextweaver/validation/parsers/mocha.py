@@ -26,6 +26,8 @@ class MochaParser(RunnerParser):
     runner = "mocha"
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")
+    failure_marker = re.compile(r"\n *+[1-9]\d* failing(?=\n)")
+    hints = (" passing", " failing", '"stats"')
     marker_pattern = re.compile(r'\n(?: *+\d++ (?:passing \(\d|failing(?=\n))|\{\s*"stats":\s*\{)')
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -95,7 +97,7 @@ class MochaParser(RunnerParser):
         """mocha --reporter json prints one object: stats plus passes / failures / pending lists."""
         try:
             data: Any = json.JSONDecoder().raw_decode(text)[0]
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: hostile nesting
             return None
         if not isinstance(data, dict) or not isinstance(data.get("stats"), dict):
             return None

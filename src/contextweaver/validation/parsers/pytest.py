@@ -28,9 +28,12 @@ _VERBOSE = re.compile(
 )
 _SHORT = re.compile(rf"\n{_STATUS} {_ID}(?: - [^\n]*)?(?=\n)")
 _RUN_EVENT = re.compile(
-    rf"\n(?:(?P<start>=+ test session starts =+)|(?P<report>=+ (?:FAILURES|ERRORS) =+)|{_SUMMARY_LINE})(?=\n)"
+    rf"\n(?:(?P<start>=+ test session starts =+)|(?P<report>=+ (?:FAILURES|ERRORS|PASSES) =+)|{_SUMMARY_LINE})(?=\n)"
 )
-"""Session headers, report sections and summary lines in one pass (split_runs)."""
+"""Session headers, report sections and summary lines in one pass (split_runs). A session printed in a
+report section (pytester output under FAILURES, or under PASSES with -rA) belongs to that report."""
+_PRETTY_RESULTS = re.compile(r"\nResults \([\d.]+s\):((?:\n +\d+ [a-z]+)+)(?=\n)")
+"""pytest-pretty's closing block: `Results (0.77s):` then one `  N passed` line per outcome."""
 _COLLECT_ERROR = re.compile(r"\n_+ ERROR collecting (\S+) _+(?=\n)")
 _INTERRUPTED = re.compile(r"\n(?:!+ )?Interrupted: \d+ errors? during collection")
 _PROGRESS = re.compile(r"\n(?:(\S+\.py) ([.FEsxXpP]+)(?:\s+\[\s*\d+%\])?|([.FEsxXpP]+)\s+\[\s*\d+%\])(?=\n)")
@@ -89,8 +92,10 @@ class PytestParser(RunnerParser):
     runner = "pytest"
     family = "pytest"
     command_pattern = re.compile(r"\bpy\.?test\b")
+    failure_marker = re.compile(r"\n(?:(?:FAILED|ERROR) [^\s:]++::\S|=+ (?:FAILURES|ERRORS) =+(?=\n))")
+    hints = ("test session starts", " in ", "::", "Results (")
     marker_pattern = re.compile(
-        rf"\n(?:=+ test session starts =+(?=\n)|{_SUMMARY_LINE}|(?:FAILED|ERROR|XPASS) \S+::\S|"
+        rf"\n(?:=+ test session starts =+(?=\n)|{_SUMMARY_LINE}|(?:FAILED|ERROR|XPASS) \S+::\S|Results \([\d.]+s\):\n +\d|"
         r"(?=\S++ (?:PASSED|FAILED|ERROR)\b)\S+::\S)"
     )
 
@@ -112,7 +117,10 @@ class PytestParser(RunnerParser):
                 record(tests, test_id, _STATUSES[status])
         for test_id in _COLLECT_ERROR.findall(text):
             record(tests, test_id, TestStatus.ERROR)
-        summaries = list(_SUMMARY.finditer(text, start, end))
+        summaries: list[re.Match[str]] = list(_SUMMARY.finditer(text, start, end))
+        if not summaries and "\nResults (" in text:
+            summaries = list(_PRETTY_RESULTS.finditer(text, start, end))
+            complete = complete or bool(summaries)
         interrupted = bool(_INTERRUPTED.search(text, start, end))
         header = bool(_SESSION_START.search(text))
         if not tests and not summaries and not interrupted and not header:
@@ -150,7 +158,12 @@ def split_runs(text: str) -> list[tuple[str, bool]]:
     in_report = False
     depth = 0
     last_end = 0
-    for position, kind, end in events:
+    last_summary = max((i for i, event in enumerate(events) if event[1] == "summary"), default=-1)
+    for index, (position, kind, end) in enumerate(events):
+        if kind == "summary" and depth > 0 and index == last_summary:
+            # the output's last closing line closes the outer run: a nested session left unclosed
+            # (pytester stopped by the failure being reported) ends where the outer run's line begins
+            depth, pieces_from = 0, position
         if kind == "report":
             in_report = in_report or (run_start is not None and depth == 0)
         elif kind == "start":

@@ -30,6 +30,7 @@ class RspecJsonParser(RunnerParser):
     runner = "rspec"
     family = "rspec"
     command_pattern = re.compile(r"\brspec\b")
+    failure_marker = re.compile(r'"status":\s*"failed"')
     marker_pattern = _EXAMPLES
 
     def parse(self, text: str, command: str = "") -> TestReport | None:
@@ -69,7 +70,7 @@ def _documents(text: str) -> list[dict[str, Any]]:
                 break
             try:
                 data, end = decoder.raw_decode(text, start)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: hostile nesting
                 continue
             if _is_rspec(data):
                 documents.append(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import AsciiFast, RunnerParser, framed
@@ -16,6 +17,12 @@ _VERBOSE = AsciiFast(
     r"(ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b"
 )
 """One line per test in -v output: the ASCII variant on ASCII text (the common case) is much faster."""
+_INTERLEAVED = AsciiFast(
+    r"(\w++) \(([\w.]++)\)(?: \([^)\n]*\))? \.\.\. |(?:(?<=\n)|(?<=\.\.\. ))"
+    r"(ok|FAIL|ERROR|skipped|expected failure|unexpected success)(?=\n| ')"
+)
+"""A test's start and a status word, apart: output printed by the test (or another test's start) came
+between them. Runs one test at a time, so statuses follow starts in order (see _interleaved)."""
 _STATUSES = {
     "ok": TestStatus.PASSED,
     "FAIL": TestStatus.FAILED,
@@ -39,12 +46,26 @@ def test_id(name: str, where: str) -> str:
     return where if where.endswith("." + name) else f"{where}.{name}"
 
 
+def _interleaved(text: str, start: int, end: int, tests: dict[str, TestStatus]) -> None:
+    """Pair each status word with the oldest test started and not yet given one."""
+    waiting: deque[str] = deque()
+    for name, where, word in _INTERLEAVED.on(text).findall(text, start, end):
+        if name:
+            waiting.append(test_id(name, where))
+        elif waiting:
+            test = waiting.popleft()
+            if test not in tests:
+                record(tests, test, _STATUSES[word])
+
+
 class UnittestParser(RunnerParser):
     """Runs end at `Ran N tests` + `OK`/`FAILED (...)`; tests printed after the last closer are incomplete."""
 
     runner = "unittest"
     family = "unittest"
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")
+    failure_marker = re.compile(r"\n(?:(?:FAIL|ERROR): \w++ \(|FAILED \((?:failures|errors)=)")
+    hints = ("Ran ", "FAIL: ", "ERROR: ", " ... ")
     marker_pattern = re.compile(
         r"\n(?:Ran \d+ tests? in [\d.]+s(?=\n)|(?:FAIL|ERROR): \w+ \([\w.]+\)|\w++ \([\w.]+\) \.\.\. (?:ok|FAIL|ERROR)\b)"
     )
@@ -65,18 +86,23 @@ class UnittestParser(RunnerParser):
     def _run(self, text: str, start: int, end: int, closer: re.Match[str] | None) -> TestReport:
         tests: dict[str, TestStatus] = {}
         statuses = _STATUSES
-        for name, where, word in _VERBOSE.on(text).findall(text, start, end):
+        verbose = _VERBOSE.on(text).findall(text, start, end) if text.find(" ... ", start, end) >= 0 else ()
+        for name, where, word in verbose:
             test = where if where.endswith("." + name) else f"{where}.{name}"
             status = statuses[word]
             if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
                 record(tests, test, status)
-        for status, name, where in _HEADER.findall(text, start, end):
+        if text.count(" ... ", start, end) > len(tests):
+            _interleaved(text, start, end, tests)
+        headers = _HEADER.findall(text, start, end) if text.find(": ", start, end) >= 0 else ()
+        for status, name, where in headers:
             record(tests, test_id(name, where), _STATUSES[status])
         if closer is None:
+            ran = _RAN_ONLY.search(text, start, end)
             return TestReport(
                 runner=self.runner,
                 tests=tests,
-                totals=None,
+                totals={"total": int(ran.group(1))} if ran else None,
                 complete=False,
                 failed_signal=any_failure(tests.values()),
             )

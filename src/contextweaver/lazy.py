@@ -1,0 +1,128 @@
+"""Lazy weaving: pass the history through until the budget demands a cut, then cut once and freeze it.
+
+Providers bill a prompt prefix they have seen before at about a tenth of the price. Weaving every
+context anew re-decides old placeholders at each step, so the prefix changes early and the cache
+misses. Here each new step is appended unchanged; only when the context would exceed the high-water
+mark of the budget is it woven once (by the caller's `compact`, i.e. the configured selector's plan)
+down to the low-water mark, and that result becomes the frozen prefix. Placeholders and trims are
+decided at a crossing and never re-decided per step, so between crossings every context starts with
+the previous one, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from contextweaver.render import full_messages
+from contextweaver.tokens import count_message
+from contextweaver.types import Decision, Message, Node, WovenContext
+from contextweaver.weave import BudgetError, Plan
+
+Compact = Callable[[float], WovenContext]
+"""Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line."""
+
+APPENDED = "appended unchanged since the last weave: the context is under the budget's high-water mark"
+
+
+class LazyContext:
+    """One growing context for one budget: a frozen prefix plus the steps appended after it.
+
+    Tokens are added per new step from the node's cached count, so a step costs O(new steps), not a
+    re-count of the history. `limit` is the budget in o200k tokens (already divided by any safety
+    factor); None means the history is never cut.
+    """
+
+    def __init__(self, root: Node, limit: float | None, high: float, low: float) -> None:
+        self.limit = limit
+        self.high = high
+        self.low = low
+        self.messages: list[Message] = full_messages(root)
+        self.decisions: list[Decision] = []
+        self.tokens = root.full_tokens
+        self.full_history_tokens = root.full_tokens
+        self.root_tokens = root.full_tokens
+        self.upto = 0
+        """Index of the last step in `messages`."""
+        self.crossings = 0
+        self.notes: list[str] = []
+
+    def context(
+        self, nodes: Sequence[Node], compact: Compact, status_line: str | None, strategy: str
+    ) -> WovenContext:
+        """`nodes` is the whole history with the root at 0; only the steps after `upto` are read."""
+        for node in nodes[self.upto + 1 :]:
+            self.messages += full_messages(node)
+            self.decisions.append(Decision(node.index, "full", APPENDED, node.full_tokens))
+            self.tokens += node.full_tokens
+            self.full_history_tokens += node.full_tokens
+        self.upto = len(nodes) - 1
+        status = self._status(status_line)
+        status_tokens = sum(count_message(m) for m in status)
+        crossed = self.limit is not None and self.tokens + status_tokens > self.high * self.limit
+        if crossed:
+            self._weave_down(compact, status_tokens, len(nodes) - 1)
+        return WovenContext(
+            messages=[*(dict(m) for m in self.messages), *status],
+            decisions=list(self.decisions),
+            tokens=self.tokens + status_tokens,
+            full_history_tokens=self.full_history_tokens,
+            strategy=strategy,
+            budget=None if self.limit is None else int(self.limit),
+            test_status=status_line if status else None,
+            notes=list(self.notes),
+            compacted=crossed,
+        )
+
+    def _status(self, status_line: str | None) -> list[Message]:
+        """Before the first cut every test output is still in full, so no status line is needed; after
+        it, the current line goes last, where changing it costs the cache nothing."""
+        if not self.crossings or not status_line:
+            return []
+        return [{"role": "user", "content": status_line}]
+
+    def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
+        assert self.limit is not None
+        self.crossings += 1
+        target = self.low * self.limit - status_tokens
+        try:
+            woven = compact(target)
+        except BudgetError:  # the low mark cannot hold the root: use the whole budget
+            woven = compact(self.limit - status_tokens)
+        self.messages = woven.messages
+        self.decisions = woven.decisions
+        self.tokens = woven.tokens
+        self.notes = [
+            *woven.notes,
+            f"woven down to {self.low:.0%} of the budget at step {step} (cut {self.crossings}); "
+            "later steps are appended unchanged until the next cut",
+        ]
+
+
+RECENT = "recent: room left under the low-water mark at the cut"
+
+
+def upgraded_plan(plan: Plan, base: WovenContext, nodes: Sequence[Node], target: float) -> Plan | None:
+    """`plan` plus the newest outputs `base` (the plan woven under `target`) left as placeholders, in
+    full while they fit in the room it left; None when none fits. A cut is rare, so it should use its
+    room; no step is dropped for it (a step too big is skipped, smaller older ones may still fit).
+    Steps the plan compressed for a reason of their own (a repeated output) stay compressed.
+    """
+    room = target - base.tokens
+    extra: list[tuple[int, str]] = []
+    for decision in reversed(base.decisions):
+        if decision.mode != "compressed" or decision.index in plan.compressed_reasons:
+            continue
+        grow = nodes[decision.index].full_tokens - nodes[decision.index].compressed_tokens
+        if grow <= room:
+            extra.append((decision.index, RECENT))
+            room -= grow
+    if not extra:
+        return None
+    return Plan(
+        full=[*plan.full, *extra],
+        compressed_reason=plan.compressed_reason,
+        notes=list(plan.notes),
+        compressed_reasons=dict(plan.compressed_reasons),
+        calls_share=plan.calls_share,
+        excerpts=dict(plan.excerpts),
+    )

@@ -1,0 +1,139 @@
+"""Sending a request upstream and its answer back, cancelled as soon as the caller goes away.
+
+The upstream URL may carry a query string (`?api-version=...`, `?key=...`): it is kept apart from
+the path and sent with every call, and only its redacted form is ever shown. While the upstream is
+being waited for, the caller's connection is watched; a caller that disconnects (a client timeout)
+cancels the upstream call and frees its connection, instead of leaving it to run to the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+import anyio
+import httpx
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from contextweaver.serve.cache_ledger import TAIL_BYTES
+from contextweaver.serve.guard import Caller
+from contextweaver.serve.http import error, response_headers, upstream_headers
+from contextweaver.serve.redact import redact_url
+
+T = TypeVar("T")
+CLIENT_GONE = 499  # nginx's "client closed request": logged, never read by anyone
+
+
+class Upstream:
+    """The upstream endpoint and the HTTP client that talks to it (opened by the app's lifespan)."""
+
+    def __init__(
+        self, base_url: str, *, timeout: float, api_key_env: str | None, transport: Any = None
+    ) -> None:
+        parts = urlsplit(base_url.strip())
+        self.base = urlunsplit(parts._replace(query="", fragment="")).rstrip("/")
+        self.params = parse_qsl(parts.query, keep_blank_values=True)
+        self.shown = redact_url(base_url)
+        self.timeout = timeout
+        self.api_key_env = api_key_env
+        self.transport = transport
+        self.client: httpx.AsyncClient | None = None
+
+    def open(self) -> httpx.AsyncClient:
+        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+        timeout = httpx.Timeout(self.timeout, connect=min(30.0, self.timeout))
+        self.client = httpx.AsyncClient(timeout=timeout, limits=limits, transport=self.transport)
+        return self.client
+
+    def _request(self, request: Request, path: str, content: bytes | None, caller: Caller) -> httpx.Request:
+        assert self.client is not None, "the upstream client is opened by the app's lifespan"
+        fallback = os.environ.get(self.api_key_env) if self.api_key_env and caller.authenticated else None
+        headers = upstream_headers(
+            request.headers.items(), fallback, drop_authorization=caller.token_in_authorization
+        )
+        if content is not None:
+            headers["content-type"] = "application/json"
+        params: list[tuple[str, str | int | float | bool | None]] = [
+            *self.params,
+            *parse_qsl(request.url.query, keep_blank_values=True),
+        ]
+        return self.client.build_request(request.method, self.base + path, headers=headers, content=content,
+                                         params=params or None)  # fmt: skip
+
+    async def forward(self, request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
+                      stream: bool, caller: Caller, on_answer: Callable[[bytes], None] | None = None) -> Response:  # fmt: skip
+        """The upstream's answer (status, headers, bytes; SSE relayed as it comes) for the caller.
+
+        `on_answer` gets the answer's body (of a stream: its end, where the usage event is)."""
+        assert self.client is not None
+        client = self.client
+        outgoing = self._request(request, path, content, caller)
+        try:
+            answer = await until_disconnect(request, client.send(outgoing, stream=True))
+        except httpx.TimeoutException:
+            return error(504, f"the upstream {self.shown} did not answer in time", kind="upstream_error",
+                         code="upstream_timeout")  # fmt: skip
+        except httpx.HTTPError as exc:
+            return error(502, f"cannot reach the upstream {self.shown}: {type(exc).__name__}",
+                         kind="upstream_error", code="upstream_unreachable")  # fmt: skip
+        if answer is None:
+            return Response(status_code=CLIENT_GONE)
+        out_headers = response_headers(answer.headers.multi_items(), extra)
+        if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
+            return StreamingResponse(_relay(answer, on_answer), status_code=answer.status_code,
+                                     headers=out_headers)  # fmt: skip
+        try:
+            data = await until_disconnect(request, _read_all(answer))
+        except httpx.HTTPError as exc:
+            return error(502, f"the upstream {self.shown} broke off its answer: {type(exc).__name__}",
+                         kind="upstream_error", code="upstream_broken")  # fmt: skip
+        finally:
+            await answer.aclose()
+        if data is None:
+            return Response(status_code=CLIENT_GONE)
+        if on_answer is not None:
+            on_answer(data)
+        return Response(data, status_code=answer.status_code, headers=out_headers)
+
+
+async def until_disconnect(request: Request, work: Awaitable[T]) -> T | None:
+    """`work`'s result, or None (and `work` cancelled) when the caller disconnects first."""
+    result: list[T] = []
+    failure: list[Exception] = []
+
+    async def run(cancel: Callable[[], None]) -> None:
+        try:
+            result.append(await work)
+        except Exception as exc:  # re-raised below as itself, not inside an exception group
+            failure.append(exc)
+        cancel()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run, group.cancel_scope.cancel)
+        while True:  # the body is read: the next message is the disconnect, if it ever comes
+            if (await request.receive())["type"] == "http.disconnect":
+                group.cancel_scope.cancel()
+                break
+    if failure:
+        raise failure[0]
+    return result[0] if result else None
+
+
+async def _read_all(answer: httpx.Response) -> bytes:
+    return b"".join([chunk async for chunk in answer.aiter_raw()])
+
+
+async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None) -> AsyncIterator[bytes]:
+    """The upstream's event stream, byte for byte; the upstream connection is closed either way."""
+    tail = b""
+    try:
+        async for chunk in answer.aiter_raw():
+            tail = (tail + chunk)[-TAIL_BYTES:]
+            yield chunk
+    finally:
+        await answer.aclose()
+    if on_answer is not None:
+        on_answer(tail)

@@ -1,0 +1,227 @@
+"""The proxy's route handlers: read and check a chat request, weave it off the event loop, forward it.
+
+A request is parsed strictly and validated in full before anything is stored: a bad one is a 400
+and its session is untouched. Weaving runs off the event loop, in worker processes (workers.py; the
+CLI's default) or a bounded pool of threads, so health checks and other sessions keep being answered
+while one session parses a large output. When the
+memory itself fails on a step (a bug, not bad input), nothing of that step is stored and the request
+goes upstream unwoven, marked with `x-contextweaver-fallback`: the conversation is never stuck.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from contextweaver.serve.cache_ledger import CacheLedger
+from contextweaver.serve.conversation import BadConversation, Conversation
+from contextweaver.serve.forward import Upstream
+from contextweaver.serve.guard import Caller
+from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
+from contextweaver.serve.inspect import session_page, session_summary
+from contextweaver.serve.payload import BadPayload, parse_body
+from contextweaver.serve.redact import redact_text
+from contextweaver.serve.routing import (
+    BadSessionId,
+    DivergedHistory,
+    NotOwner,
+    SessionManager,
+    Woven,
+    check_session_id,
+    lock_key,
+)
+from contextweaver.serve.wire import Payload, Wire
+from contextweaver.serve.workers import WeavingProcesses
+from contextweaver.store.base import StoreError
+
+log = logging.getLogger("contextweaver.serve")
+SESSION_HEADER = "x-contextweaver-session"
+FALLBACK_HEADER = "x-contextweaver-fallback"
+PASSTHROUGH_HEADER = "x-contextweaver-passthrough"
+CACHE_HEADER = "x-contextweaver-cached-prefix"
+"""Share of the forwarded request a provider's prefix cache could serve (simulated)."""
+PAGE_SIZE = 100
+MAX_PAGE = 1000
+
+
+def is_store_failure(exc: BaseException) -> bool:
+    """A failure of the database (full disk, lost connection), not of the request or of the memory."""
+    module = type(exc).__module__
+    return isinstance(exc, StoreError) or module.startswith(("sqlite3", "psycopg"))
+
+
+def store_unavailable(exc: BaseException, error: Callable[..., Response] = error) -> Response:
+    log.error("store failure: %s: %s", type(exc).__name__, exc)
+    return error(503, f"the session store failed: {type(exc).__name__}: {exc}", kind="server_error",
+                 code="store_unavailable")  # fmt: skip
+
+
+def caller_of(request: Request) -> Caller:
+    caller = request.scope.get("state", {}).get("caller")
+    return caller if isinstance(caller, Caller) else Caller(None, False)
+
+
+class Routes:
+    def __init__(self, manager: SessionManager, upstream: Upstream, *, max_body_bytes: int, fmt: str,
+                 weaving_threads: int = 4, workers: WeavingProcesses | None = None) -> None:  # fmt: skip
+        self.manager = manager
+        self.workers = workers
+        """Worker processes that weave (None: threads of this process, bounded by `weaving_threads`)."""
+        self.upstream = upstream
+        self.max_body_bytes = max_body_bytes
+        self.format = fmt
+        self.locks = KeyedLocks()
+        self.ledger = CacheLedger()
+        self.weavers = anyio.CapacityLimiter(weaving_threads)
+
+    def proxied(self, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+        return functools.partial(self.weave_and_forward, wire=wire)
+
+    async def weave_and_forward(self, request: Request, wire: Wire) -> Response:
+        started = time.perf_counter()
+        read = await self._read(request, wire)
+        if isinstance(read, Response):
+            return read
+        payload, conversation, state, session_id = read
+        caller = caller_of(request)
+        extra: dict[str, str] = {}
+        try:
+            woven = await self._weave(conversation, session_id, caller)
+        except (DivergedHistory, NotOwner) as exc:
+            code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
+            return wire.error(409, str(exc), kind="conflict", code=code)
+        except Exception as exc:
+            if is_store_failure(exc):
+                return store_unavailable(exc, wire.error)
+            log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
+            woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
+        sent = None
+        if woven.context is not None:
+            sent = [*woven.context.messages, *conversation.pending]
+            wire.write(payload, sent, state)
+            log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
+                     woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
+        extra["server-timing"] = f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"
+        on_answer = None
+        if woven.session_id is not None:
+            extra[SESSION_HEADER] = sid = woven.session_id
+            if sent is not None:
+                share = await anyio.to_thread.run_sync(self.ledger.request, sid, sent)
+                extra[CACHE_HEADER] = f"{share:.3f}"
+            on_answer = functools.partial(self.ledger.answer, sid)
+        content = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
+                                           stream=bool(payload.get("stream")), on_answer=on_answer)  # fmt: skip
+
+    async def _read(
+        self, request: Request, wire: Wire
+    ) -> Response | tuple[Payload, Conversation, Any, str | None]:
+        """The payload, its conversation, the wire's state and the named session, or the 4xx (or the
+        passthrough answer) for the caller."""
+        error = wire.error
+        try:
+            body = await read_body(request, self.max_body_bytes)
+            payload = parse_body(body)
+        except BodyTooLarge as exc:
+            return error(
+                413, f"request body too large: the limit is {exc.limit} bytes", code="body_too_large"
+            )
+        except BadPayload as exc:
+            return error(400, str(exc), code=exc.code)
+        if not isinstance(payload, dict):
+            return error(400, f"request body must be a JSON object with 'model' and '{wire.field}'")
+        if wire.field not in payload:
+            return error(
+                400, f"missing required field '{wire.field}'", param=wire.field, code="missing_field"
+            )
+        skip = wire.passthrough(payload)
+        if skip is not None:
+            return await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
+                                               stream=bool(payload.get("stream")), caller=caller_of(request))  # fmt: skip
+        named = request.headers.get(SESSION_HEADER)
+        try:
+            session_id = check_session_id(named) if named is not None else None
+            conversation, state = wire.read(payload, self.format)
+        except BadSessionId as exc:
+            return error(400, str(exc), param=SESSION_HEADER, code="invalid_session_id")
+        except BadConversation as exc:
+            return error(400, str(exc), param=exc.param, code="invalid_messages")
+        return payload, conversation, state, session_id
+
+    async def _weave(self, conversation: Conversation, session_id: str | None, caller: Caller) -> Woven:
+        key = lock_key(conversation, session_id, caller.owner)
+        async with self.locks.hold(key):
+            if self.workers is not None:
+                return await self.workers.weave(key, conversation, session_id, caller.owner)
+            return await anyio.to_thread.run_sync(
+                self.manager.weave, conversation, session_id, caller.owner, limiter=self.weavers
+            )
+
+    async def passthrough(self, request: Request) -> Response:
+        try:
+            body = await read_body(request, self.max_body_bytes)
+        except BodyTooLarge as exc:
+            return error(
+                413, f"request body too large: the limit is {exc.limit} bytes", code="body_too_large"
+            )
+        path = request.url.path.removeprefix("/v1")
+        return await self.upstream.forward(request, path, body, {}, stream=False, caller=caller_of(request))
+
+    async def models(self, request: Request) -> Response:
+        return await self.upstream.forward(
+            request, "/models", None, {}, stream=False, caller=caller_of(request)
+        )
+
+    async def list_sessions(self, request: Request) -> Response:
+        owner = caller_of(request).owner
+        offset, limit = page_of(request)
+        try:
+            infos = await anyio.to_thread.run_sync(self.manager.store.sessions)
+        except Exception as exc:
+            if is_store_failure(exc):
+                return store_unavailable(exc)
+            raise
+        mine = [info for info in infos if info.owner == owner]
+        page = [session_summary(info) for info in mine[offset : offset + limit]]
+        after = offset + len(page)
+        return JSONResponse(
+            {"sessions": page, "total": len(mine), "next_offset": after if after < len(mine) else None}
+        )
+
+    async def show_session(self, request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        offset, limit = page_of(request)
+        try:
+            detail = await anyio.to_thread.run_sync(
+                session_page, self.manager.store, session_id, caller_of(request).owner, offset, limit
+            )
+        except Exception as exc:
+            if is_store_failure(exc):
+                return store_unavailable(exc)
+            raise
+        if detail is None:  # another caller's session is as invisible as a missing one
+            return error(404, f"no session {session_id!r} in the store", code="session_not_found")
+        detail["prompt_cache"] = self.ledger.summary(session_id)
+        return JSONResponse(detail)
+
+    async def health(self, request: Request) -> Response:
+        store = redact_text(self.manager.store.url)
+        return JSONResponse({"status": "ok", "store": store, "upstream": self.upstream.shown})
+
+
+def page_of(request: Request) -> tuple[int, int]:
+    """`offset` and `limit` query parameters, clamped (a bad value is the default, not an error)."""
+
+    def number(name: str, default: int) -> int:
+        value = request.query_params.get(name, "")
+        return int(value) if value.isdigit() and len(value) < 10 else default
+
+    return number("offset", 0), max(1, min(MAX_PAGE, number("limit", PAGE_SIZE)))

@@ -1,0 +1,81 @@
+"""Weaving in worker processes, so one session's large output never stalls the proxy's event loop.
+
+A worker thread is not enough: a test parser's regex or the tokenizer on a megabyte of hostile
+output holds the GIL for hundreds of milliseconds in one C call, and every other request (health
+checks included) waits for it. Each worker process has its own SessionManager on the same store
+(the store is safe for many processes); a conversation is always sent to the same worker (by its
+lock key), so its loaded session stays warm there and work on one session stays serialized.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from contextweaver.config import WeaverConfig
+from contextweaver.serve.conversation import Conversation
+from contextweaver.serve.routing import SessionManager, Woven
+
+_manager: SessionManager | None = None
+
+
+def _start(store_location: str, config: dict[str, Any], budget: int | None, log_level: int) -> None:
+    """Worker initializer: one SessionManager per process, logging like the parent (URLs redacted)."""
+    global _manager
+    from contextweaver.serve.build import build_manager
+    from contextweaver.serve.redact import RedactingFilter, install_log_redaction
+
+    logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())
+    install_log_redaction()
+    _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget)
+
+
+def _weave(conversation: Conversation, session_id: str | None, owner: str | None) -> Woven:
+    assert _manager is not None, "the worker's initializer builds its manager"
+    return _manager.weave(conversation, session_id, owner)
+
+
+def _ready() -> bool:
+    return _manager is not None
+
+
+class WeavingProcesses:
+    """N single-process pools; `weave` runs SessionManager.weave in the one chosen by the lock key."""
+
+    def __init__(
+        self, store_location: str, config: WeaverConfig, *, budget: int | None, processes: int
+    ) -> None:
+        self.arguments = (store_location, config.model_dump(mode="json"), budget, logging.getLogger().level)
+        self.pools = [self._pool() for _ in range(max(1, processes))]
+
+    def _pool(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("spawn")  # no fork of a process that already runs threads
+        return ProcessPoolExecutor(1, mp_context=context, initializer=_start, initargs=self.arguments)
+
+    async def start(self) -> None:
+        """Start every worker (loading the tokenizer and the store) before the first request needs it."""
+        await asyncio.gather(*(asyncio.wrap_future(pool.submit(_ready)) for pool in self.pools))
+
+    async def weave(
+        self, key: str, conversation: Conversation, session_id: str | None, owner: str | None
+    ) -> Woven:
+        number = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % len(self.pools)
+        try:
+            return await asyncio.wrap_future(
+                self.pools[number].submit(_weave, conversation, session_id, owner)
+            )
+        except BrokenProcessPool:  # the worker died (killed, out of memory): the next request gets a new one
+            self.pools[number].shutdown(wait=False, cancel_futures=True)
+            self.pools[number] = self._pool()
+            raise
+
+    def close(self) -> None:
+        for pool in self.pools:
+            pool.shutdown(wait=True, cancel_futures=True)

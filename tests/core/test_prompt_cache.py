@@ -1,0 +1,69 @@
+"""The prefix-cache simulator and the billing arithmetic behind the eval's cost columns."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextweaver.prompt_cache import PRICES, PrefixCache, run_cost
+from contextweaver.tokens import count_message
+
+BIG = [
+    {"role": "system", "content": "rules " * 700},
+    {"role": "user", "content": "task " * 500},
+]
+
+
+def turn(i: int) -> list[dict[str, str]]:
+    return [
+        {"role": "assistant", "content": f"step {i}: cat file_{i}.py"},
+        {"role": "user", "content": f"line {i} " * 60},
+    ]
+
+
+def tokens(messages: list[dict[str, str]]) -> int:
+    return sum(count_message(m) for m in messages)
+
+
+def test_an_appended_request_reads_the_earlier_one_from_the_cache() -> None:
+    cache = PrefixCache()
+    first = cache.request(BIG)
+    assert first.cached == {"anthropic": 0, "openai": 0} and first.tokens == tokens(BIG) > 1024
+    assert first.billed["anthropic"] == pytest.approx(1.25 * first.tokens)  # written to the cache
+    assert first.billed["openai"] == first.tokens  # no write premium
+    second = cache.request([*BIG, *turn(1)])
+    assert second.shared == first.tokens == second.cached["anthropic"]
+    assert second.cached["openai"] == 1024 + (first.tokens - 1024) // 128 * 128
+    rest = second.tokens - first.tokens
+    assert second.billed["anthropic"] == pytest.approx(0.1 * first.tokens + 1.25 * rest)
+
+
+def test_a_change_ends_the_shared_prefix_and_any_earlier_request_counts() -> None:
+    cache = PrefixCache()
+    cache.request([*BIG, *turn(1), *turn(2)])
+    edited = [*BIG, {"role": "assistant", "content": "edited"}, *turn(2)]
+    assert cache.request(edited).shared == tokens(BIG)
+    assert cache.request([*BIG, *turn(1), *turn(2), *turn(3)]).shared == tokens([*BIG, *turn(1), *turn(2)])
+
+
+def test_prefixes_below_the_minimum_are_not_cached() -> None:
+    cache = PrefixCache()
+    short = [{"role": "user", "content": "hello there"}]
+    cache.request(short)
+    again = cache.request(short)
+    assert again.shared == again.tokens and again.cached["anthropic"] == 0
+    assert again.billed["anthropic"] == again.tokens  # too short to be cached: plain price
+
+
+def test_a_growing_history_costs_a_fraction_of_its_uncached_price() -> None:
+    requests = [[*BIG, *(m for i in range(1, k + 1) for m in turn(i))] for k in range(1, 30)]
+    cost = run_cost([(r, tokens(r)) for r in requests])
+    assert cost.cache_share > 0.9
+    assert 0.1 < cost.billed["anthropic"] < 0.25 and cost.billed["openai"] < cost.billed["anthropic"]
+    rebuilt = run_cost([([*r[:2], *reversed(r[2:])], tokens(r)) for r in requests])  # a prefix that moves
+    assert rebuilt.billed["anthropic"] > 3 * cost.billed["anthropic"]
+
+
+def test_prices_say_when_and_where_they_were_taken() -> None:
+    assert PRICES["anthropic"].read == PRICES["openai"].read == 0.1
+    assert PRICES["anthropic"].write == 1.25 and PRICES["openai"].write == 1.0
+    assert all(p.source.startswith("https://") for p in PRICES.values())

@@ -1,0 +1,72 @@
+"""The proxy's per-session prompt-cache record: the simulated cached prefix and the provider's own count."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import openai
+
+from contextweaver.serve.cache_ledger import CacheLedger, provider_cached_tokens
+from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
+from tests.serve.harness import running_proxy, task, tool_call_reply
+from tests.serve.test_proxy_openai import agent_loop
+
+
+def test_usage_fields_of_both_providers_in_bodies_and_streams() -> None:
+    openai_body = {
+        "choices": [],
+        "usage": {"prompt_tokens": 900, "prompt_tokens_details": {"cached_tokens": 768}},
+    }
+    assert provider_cached_tokens(json.dumps(openai_body).encode()) == 768
+    anthropic_body = {"content": [], "usage": {"input_tokens": 40, "cache_read_input_tokens": 2048}}
+    assert provider_cached_tokens(json.dumps(anthropic_body).encode()) == 2048
+    stream = b'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n' + (
+        b'data: {"choices":[],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":0}}}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    assert provider_cached_tokens(stream) == 0
+    assert provider_cached_tokens(b'{"usage": {"prompt_tokens": 10}}') is None
+    assert provider_cached_tokens(b"not json at all") is None
+
+
+def test_the_ledger_forgets_the_least_recent_session_first() -> None:
+    ledger = CacheLedger(max_sessions=2)
+    for name in ("a", "b", "c"):
+        ledger.request(name, [{"role": "user", "content": name}])
+    assert ledger.summary("a") is None and ledger.summary("c") is not None
+
+
+def cached_reply(request: Request) -> Reply:
+    reply = tool_call_reply(request)
+    body = dict(reply.body)  # type: ignore[arg-type]
+    body["usage"] = {
+        "prompt_tokens": 2000,
+        "completion_tokens": 5,
+        "prompt_tokens_details": {"cached_tokens": 1536},
+    }
+    return Reply(body=body)
+
+
+def test_the_proxy_reports_the_cached_share_per_session(tmp_path: Path) -> None:
+    messages = task("cache-run")
+    messages[0]["content"] += " Keep going." * 600  # a root long enough to be cached
+    store = SQLiteStore(tmp_path / "s.db")
+    token = "proxy-token-0123456789abcdef"
+    with (
+        FakeLLMServer(cached_reply) as upstream,
+        running_proxy(store, upstream.base_url, auth_token=token) as (url, _),
+    ):
+        agent = openai.OpenAI(base_url=url, api_key="k", max_retries=0,
+                              default_headers={"x-contextweaver-session": "cache-run", "x-contextweaver-token": token})  # fmt: skip
+        agent_loop(agent, messages, "cache-run", 6)
+        detail = httpx.get(url.removesuffix("/v1") + "/contextweaver/sessions/cache-run",
+                           headers={"authorization": "Bearer k", "x-contextweaver-token": token}).json()  # fmt: skip
+        raw = agent.chat.completions.with_raw_response.create(model="m", messages=messages)  # type: ignore[arg-type]
+    record = detail["prompt_cache"]
+    assert record["requests"] == 6 and record["provider_reports"] == 6
+    assert record["provider_cached_tokens"] == 6 * 1536
+    assert 0.5 < record["cached_prefix_share"] <= 1.0  # the history passes through: prefixes repeat
+    assert 0.5 < float(raw.headers["x-contextweaver-cached-prefix"]) <= 1.0

@@ -1,0 +1,125 @@
+"""Abandoned requests free the upstream, a full disk is a 503, loaded sessions are bounded by bytes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import select
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from contextweaver.config import WeaverConfig
+from contextweaver.serve import SessionManager, read_conversation
+from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer
+from tests.serve.harness import running_proxy, task, tool_call_reply
+
+
+@contextmanager
+def slow_upstream(delay: float) -> Iterator[dict[str, int]]:
+    """An upstream that answers after `delay` seconds, counting callers that hung up before it did."""
+    counts = {"received": 0, "abandoned": 0}
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            with lock:
+                counts["received"] += 1
+            deadline = time.monotonic() + delay
+            while time.monotonic() < deadline:
+                readable, _, _ = select.select([self.connection], [], [], 0.05)
+                if readable and self.connection.recv(1, socket.MSG_PEEK) == b"":  # the proxy closed it
+                    with lock:
+                        counts["abandoned"] += 1
+                    return
+            body = json.dumps(
+                {"choices": [{"index": 0, "message": {"role": "assistant", "content": "late"}}]}
+            )
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    counts["port"] = server.server_address[1]
+    try:
+        yield counts
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_client_that_gives_up_cancels_the_upstream_call(tmp_path: Path) -> None:
+    with slow_upstream(3.0) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"),
+                                                       f"http://127.0.0.1:{upstream['port']}/v1") as (url, _):  # fmt: skip
+
+        def give_up(n: int) -> None:
+            with contextlib.suppress(httpx.TimeoutException):
+                httpx.post(
+                    f"{url}/chat/completions", json={"model": "m", "messages": task(f"gone-{n}")}, timeout=1.0
+                )
+
+        threads = [threading.Thread(target=give_up, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        deadline = time.monotonic() + 2.5
+        while upstream["abandoned"] < upstream["received"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert upstream["received"] >= 1  # on a loaded machine a client may give up before its call goes out
+    assert upstream["abandoned"] == upstream["received"], (
+        "every upstream call was cancelled when its caller left"
+    )
+
+
+def test_a_full_disk_is_a_503_store_unavailable_and_the_proxy_recovers(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    with FakeLLMServer(tool_call_reply) as upstream, running_proxy(store, upstream.base_url) as (url, _):
+        headers = {"x-contextweaver-session": "full"}
+        messages = task("full")
+        answer = httpx.post(
+            f"{url}/chat/completions", json={"model": "m", "messages": messages}, headers=headers
+        )
+        reply = answer.json()["choices"][0]["message"]
+        big = [
+            *messages,
+            reply,
+            {"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"], "content": "x" * 400_000},
+        ]
+        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+        store._db.execute(f"PRAGMA max_page_count = {pages + 2}")  # SQLite's own "database or disk is full"
+        full = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": big}, headers=headers)
+        assert full.status_code == 503, full.text
+        assert full.json()["error"]["code"] == "store_unavailable"
+        store._db.execute("PRAGMA max_page_count = 1073741823")
+        again = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": big}, headers=headers)
+        assert again.status_code == 200 and store.step_count("full") == 1
+
+
+def test_loaded_sessions_are_bounded_by_bytes(tmp_path: Path) -> None:
+    manager = SessionManager(
+        SQLiteStore(tmp_path / "s.db"), WeaverConfig.model_validate({}), cache_bytes=1_000_000
+    )
+    for n in range(4):
+        messages = [*task(f"big-{n}"), {"role": "assistant", "content": "```bash\ncat log\n```"},
+                    {"role": "user", "content": "y" * 200_000}, {"role": "assistant", "content": "done"}]  # fmt: skip
+        manager.weave(read_conversation(messages), f"big-{n}")
+        assert manager.cached_bytes <= 1_000_000
+    assert list(manager._cache) == ["big-3"], "one 200 KB session is ~600 KB loaded: only the newest fits"
