@@ -8,7 +8,6 @@ file. Conversations carry no session header, so each replica derives the session
 from __future__ import annotations
 
 import asyncio
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ import pytest
 from contextweaver.serve import read_conversation
 from contextweaver.store import Store, open_store
 from tests.store.conftest import pg_schema
-from tests.store.replicas import CLI, history, replicas
+from tests.store.replicas import CLI, history, kill, replicas
 
 PAIRS = 30
 pytestmark = pytest.mark.skipif(not CLI.exists(), reason=f"no contextweaver script next to {CLI.parent}")
@@ -116,7 +115,7 @@ def test_a_replica_killed_mid_request_loses_nothing_it_acknowledged(
             while len(done) < PAIRS // 4:  # kill replica 0 while it is still busy with the rest
                 finished, _ = await asyncio.wait(calls, return_when=asyncio.FIRST_COMPLETED)
                 done |= finished
-            processes[0].send_signal(signal.SIGKILL)
+            kill(processes[0])  # the replica and its weaving workers, mid-request
             return list(await asyncio.gather(*calls, return_exceptions=True))
 
     answers = asyncio.run(kill_after_some_answers())
