@@ -55,6 +55,16 @@ _ONE_RUN = {
             f'"status":"passed","file_path":"./spec/a_spec.rb","line_number":{i}}},'
         ),
     ),
+    "gradle": ("./gradlew test", lambda i: f"com.acme.Case{i % 40}Test > handlesCase{i}() PASSED\n"),
+    "phpunit": ("vendor/bin/phpunit", lambda i: f"{'.' * 63} {i * 63} / 9999999 ( 50%)\n"),
+    "vitest": ("npx vitest run", lambda i: f" ✓ src/case{i}.test.ts  (12 tests) {i % 9}ms\n"),
+    "tap": ("node --test", lambda i: f"ok {i} - handles case number {i}\n  ---\n  duration_ms: 0.1\n  ...\n"),
+    "rspec-text": ("bundle exec rspec", lambda i: f"{'.' * 79}\n"),
+    "minitest": ("rake test", lambda i: f"Case{i % 40}Test#test_case_{i} = 0.00 s = .\n"),
+    "ctest": (
+        "ctest",
+        lambda i: f"{i}/99999 Test #{i}: case_{i} ..........................   Passed    0.01 sec\n",
+    ),
 }
 _HEAD = {
     "pytest": "============================= test session starts ==============================\n",
@@ -63,6 +73,12 @@ _HEAD = {
     "junit-xml": '<testsuites><testsuite name="big">\n',
     "dotnet-xml": "<TestRun><Results>\n",
     "maven": "[INFO]  T E S T S\n",
+    "gradle": "> Task :test\n\n",
+    "phpunit": "PHPUnit 10.5.20 by Sebastian Bergmann and contributors.\n\n",
+    "vitest": "\n RUN  v1.6.0 /app\n\n",
+    "tap": "TAP version 13\n",
+    "minitest": "# Running:\n\n",
+    "ctest": "Test project /app/build\n",
     "dart-json": '{"protocolVersion":"0.1.1","type":"start","time":0}\n'
     '{"suite":{"id":0,"platform":"vm","path":"test/big_test.dart"},"type":"suite","time":0}\n',
     "rspec-json": '{"version":"3.13.0","examples":[',
@@ -82,6 +98,13 @@ _TAIL = {
     "dart-json": '{"success":true,"type":"done","time":9}\n',
     "rspec-json": '{"id":"x","full_description":"A last","status":"passed"}],"summary":{"example_count":1,'
     '"failure_count":0,"pending_count":0},"summary_line":"1 example, 0 failures"}\n',
+    "gradle": "\n100 tests completed, 1 failed\n\nBUILD FAILED in 9s\n",
+    "phpunit": "\nOK (100 tests, 100 assertions)\n",
+    "vitest": "\n Test Files  100 passed (100)\n      Tests  1200 passed (1200)\n",
+    "tap": "1..100\n# tests 100\n# pass 100\n# fail 0\n",
+    "rspec-text": "\nFinished in 9.1 seconds (files took 1 second to load)\n100 examples, 0 failures\n",
+    "minitest": "\n100 runs, 100 assertions, 0 failures, 0 errors, 0 skips\n",
+    "ctest": "\n100% tests passed, 0 tests failed out of 100\n",
 }
 
 

@@ -2,20 +2,50 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from contextweaver.facts import extract_facts
-from contextweaver.render import compressed_messages
+from contextweaver.render import placeholder_messages
 from contextweaver.tokens import content_text, count_message
-from contextweaver.types import Message, Node, Step
+from contextweaver.types import Facts, Message, Node, Step
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What node extraction derives from a step alone: immutable, so nodes of several strategies share it."""
+
+    facts: Facts
+    full_tokens: int
+    compressed_tokens: int
+    compressed: tuple[Message, ...]
+    """The step's messages with observations as placeholders (weaving copies them out, never edits them)."""
+    seconds: float = field(default=0.0, compare=False)
+    """Wall time the extraction took: what a strategy would have spent on it alone (for time reports)."""
+
+
+def extract(step: Step) -> Extraction:
+    """The facts and both token counts of a step (use `step.extraction`: it is cached on the step)."""
+    start = time.perf_counter()
+    compressed = placeholder_messages(step)
+    facts = extract_facts(step)
+    full_tokens = sum(count_message(m) for m in step.chat_messages())
+    compressed_tokens = sum(count_message(m) for m in compressed)
+    return Extraction(facts, full_tokens, compressed_tokens, compressed, time.perf_counter() - start)
 
 
 def make_node(index: int, step: Step) -> Node:
-    """A node with its facts and both token counts; nothing here is recomputed later."""
-    node = Node(index=index, step=step, facts=extract_facts(step))
-    node.full_tokens = sum(count_message(m) for m in step.chat_messages())
-    node.compressed_tokens = sum(count_message(m) for m in compressed_messages(node))
-    return node
+    """A node with its facts and both token counts; nothing here is recomputed later, nor per strategy."""
+    found = step.extraction
+    return Node(
+        index=index,
+        step=step,
+        facts=found.facts,
+        full_tokens=found.full_tokens,
+        compressed_tokens=found.compressed_tokens,
+        compressed=found.compressed,
+    )
 
 
 def root_node(messages: Sequence[Message]) -> Node:

@@ -12,7 +12,7 @@ routing is assumed to hit. Token counts are o200k_base, the same as every other 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,11 +137,32 @@ class RunCost:
     billed: dict[str, float]
 
 
-def run_cost(contexts: Sequence[tuple[Sequence[Message], int]]) -> RunCost:
+class CostMeter:
+    """`run_cost` request by request, keeping only the cache and running sums (for streaming replays)."""
+
+    def __init__(self) -> None:
+        self.cache = PrefixCache()
+        self.tokens = self.cached = self.full = 0
+        self.billed = dict.fromkeys(PRICES, 0.0)
+
+    def add(self, messages: Sequence[Message], full_tokens: int) -> None:
+        use = self.cache.request(messages)
+        self.tokens, self.cached, self.full = (
+            self.tokens + use.tokens,
+            self.cached + use.cached["anthropic"],
+            self.full + full_tokens,
+        )
+        for provider in self.billed:
+            self.billed[provider] += use.billed[provider]
+
+    def cost(self) -> RunCost:
+        billed = {p: b / self.full if self.full else 0.0 for p, b in self.billed.items()}
+        return RunCost(self.cached / self.tokens if self.tokens else 0.0, billed)
+
+
+def run_cost(contexts: Iterable[tuple[Sequence[Message], int]]) -> RunCost:
     """`contexts`: each request's messages with the full history's tokens at that step, in order."""
-    cache = PrefixCache()
-    uses = [cache.request(messages) for messages, _ in contexts]
-    total = sum(u.tokens for u in uses)
-    full = sum(f for _, f in contexts)
-    billed = {p: sum(u.billed[p] for u in uses) / full if full else 0.0 for p in PRICES}
-    return RunCost(sum(u.cached["anthropic"] for u in uses) / total if total else 0.0, billed)
+    meter = CostMeter()
+    for messages, full_tokens in contexts:
+        meter.add(messages, full_tokens)
+    return meter.cost()

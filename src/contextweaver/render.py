@@ -11,6 +11,7 @@ from contextweaver.tokens import (
     count_images,
     count_message,
     count_text,
+    encode,
     get_encoding,
 )
 from contextweaver.types import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step
@@ -37,14 +38,18 @@ def full_messages(node: Node) -> list[Message]:
 def compressed_messages(node: Node) -> list[Message]:
     """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept).
 
-    Built once per node (counting an observation's lines is the costly part) and copied per use."""
+    Built once per step (counting an observation's lines is the costly part) and copied per use."""
     if node.compressed is None:
-        step = node.step
-        node.compressed = tuple(
-            {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else m
-            for m in step.chat_messages()
-        )
+        node.compressed = node.step.extraction.compressed
     return [dict(m) for m in node.compressed]
+
+
+def placeholder_messages(step: Step) -> tuple[Message, ...]:
+    """The step's messages with each observation replaced by its placeholder (what extraction keeps)."""
+    return tuple(
+        {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else m
+        for m in step.chat_messages()
+    )
 
 
 def placeholders(node: Node) -> list[str]:
@@ -90,7 +95,7 @@ def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
 @lru_cache(maxsize=16)
 def _token_ids(text: str) -> tuple[int, ...]:
     """Encoded once per distinct giant observation, so re-trimming at other sizes only decodes."""
-    return tuple(get_encoding().encode(text, disallowed_special=()))
+    return tuple(encode(text))
 
 
 def trim_text(text: str, max_tokens: int) -> str:
@@ -119,9 +124,11 @@ def trim_text(text: str, max_tokens: int) -> str:
 
 def messages_to_text(messages: Sequence[Message]) -> str:
     """Plain text of a conversation: each message's content and tool-call arguments, in order."""
-    parts = []
-    for message in messages:
-        text = content_text(message.get("content"))
-        calls = [str(c.get("function", {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
-        parts.append("\n".join(p for p in [text, *calls] if p))
-    return "\n\n".join(parts)
+    return "\n\n".join(message_text(m) for m in messages)
+
+
+def message_text(message: Message) -> str:
+    """One message's part of `messages_to_text`: its content, then each tool call's arguments."""
+    text = content_text(message.get("content"))
+    calls = [str(c.get("function", {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
+    return "\n".join(p for p in [text, *calls] if p)

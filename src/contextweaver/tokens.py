@@ -58,11 +58,35 @@ def get_encoding() -> tiktoken.Encoding:
     )
 
 
+PIECE_CHARS = 16_384
+"""Longest text handed to the tokenizer at once (see `encode`)."""
+
+
+def encode(text: str) -> list[int]:
+    """Token ids of `text`; special-token strings inside agent output are encoded as plain text.
+
+    tiktoken's split pattern backtracks on long uniform runs: 1 MB of spaces overflows its regex stack
+    and 1 MB of newlines takes seconds. So a long text is encoded in pieces of at most PIECE_CHARS,
+    cut after a newline where one is near: linear in the length, hostile input included, and within a
+    few tokens of encoding it whole. Decoding the ids gives the text back exactly."""
+    encoding = get_encoding()
+    if len(text) <= PIECE_CHARS:
+        return encoding.encode(text, disallowed_special=())
+    ids: list[int] = []
+    start = 0
+    while start < len(text):
+        end = min(start + PIECE_CHARS, len(text))
+        if end < len(text):
+            newline = text.rfind("\n", start + PIECE_CHARS // 2, end)
+            end = newline + 1 if newline != -1 else end
+        ids += encoding.encode(text[start:end], disallowed_special=())
+        start = end
+    return ids
+
+
 def count_text(text: str) -> int:
-    """Tokens of `text`; special-token strings inside agent output are counted as plain text."""
-    if not text:
-        return 0
-    return len(get_encoding().encode(text, disallowed_special=()))
+    """Tokens of `text` (see `encode`)."""
+    return len(encode(text)) if text else 0
 
 
 def content_text(content: Any) -> str:

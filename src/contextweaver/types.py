@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from contextweaver.extract import Extraction
 
 Message = dict[str, Any]
 """One OpenAI-style chat message: role, content, optional tool_calls / tool_call_id."""
@@ -60,13 +63,24 @@ class Step:
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def chat_messages(self) -> tuple[Message, ...]:
-        """The messages this step contributes to a conversation."""
-        if self.messages:
-            return self.messages
+        """The messages this step contributes to a conversation (shared: copy before changing one)."""
+        return self.messages or self._synthesized
+
+    @cached_property
+    def _synthesized(self) -> tuple[Message, ...]:
+        """Without source messages: the assistant + user pair from the text, built once."""
         if self.kind == "user":
             return ({"role": "user", "content": self.observation},)
         assistant = "\n\n".join(part for part in (self.thought, self.action) if part)
         return ({"role": "assistant", "content": assistant}, {"role": "user", "content": self.observation})
+
+    @cached_property
+    def extraction(self) -> Extraction:
+        """Facts and token counts of this step, computed on first use and shared by every node built
+        from it (each strategy of a replay builds its own node from the same step). Immutable."""
+        from contextweaver.extract import extract
+
+        return extract(self)
 
 
 @dataclass(frozen=True)

@@ -52,3 +52,12 @@ def test_bad_config_override_is_reported() -> None:
     result = CliRunner().invoke(main, ["replay", "-c", "window=zero"])
     assert result.exit_code != 0
     assert "window" in result.output
+
+
+def test_replay_json_streams_each_steps_evidence_per_strategy() -> None:
+    result = CliRunner().invoke(main, ["replay", "--json", "--strategy", "sliding_window,full"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert sum(r["items"] for r in rows) > 0
+    assert all(r["covered.full"] == r["items"] for r in rows)  # the full history holds every item
+    assert sum(r["covered.sliding_window"] for r in rows) < sum(r["items"] for r in rows)

@@ -86,7 +86,7 @@ def test_report_files_are_complete_consistent_and_deterministic(trajectory_dir: 
 
 
 def test_stability_columns_compare_seeds() -> None:
-    def result(seed: int, kept: list[int], covered: int) -> dict:
+    def result(seed: int, kept: list[list[int]], covered: int) -> dict:
         steps = [
             {
                 "step": 1,
@@ -108,11 +108,11 @@ def test_stability_columns_compare_seeds() -> None:
             "budgets": {"none": steps},
         }
 
-    (row,) = aggregate.rows([result(0, [1, 2], 2), result(1, [1, 3], 1)])
+    (row,) = aggregate.rows([result(0, [[1, 2]], 2), result(1, [[1, 1], [3, 3]], 1)])
     assert row.seeds == 2
     assert row.kept_jaccard == pytest.approx(1 / 3)
     assert row.recall_std == pytest.approx(0.3535, abs=1e-3)  # recalls 1.0 and 0.5
     assert row.recall_pooled == 1.0  # main numbers come from the first seed
     assert row.llm_calls_per_step == 2.0 and row.memory_tokens_per_step == 60.0
-    (single,) = aggregate.rows([result(0, [1, 2], 2)])
+    (single,) = aggregate.rows([result(0, [[1, 2]], 2)])
     assert single.seeds == 1 and single.kept_jaccard != single.kept_jaccard  # NaN: nothing to compare

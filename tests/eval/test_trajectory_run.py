@@ -1,4 +1,4 @@
-"""The multi-budget replay against the lead's single-budget replay, and the per-step numbers it records."""
+"""The multi-budget replay against single-budget replays, and the per-step numbers it records."""
 
 from __future__ import annotations
 
@@ -6,14 +6,8 @@ import pytest
 
 from contextweaver.baselines import BASELINES
 from contextweaver.eval.evidence import covered, next_step_evidence
-from contextweaver.eval.replay import replay
-from contextweaver.eval.trajectory_run import (
-    evaluate,
-    parse_budgets,
-    replay_budgets,
-    repo_group,
-    trajectory_id,
-)
+from contextweaver.eval.replay import replay, replay_steps
+from contextweaver.eval.trajectory_run import evaluate, parse_budgets, repo_group, trajectory_id
 from contextweaver.formats.base import Trajectory
 from contextweaver.strategies import TABLE, build_strategy
 from contextweaver.weaver import ContextWeaver
@@ -40,13 +34,13 @@ def test_one_replay_many_budgets_equals_one_replay_per_budget(bugfix: Trajectory
     def make() -> object:
         return BASELINES.get(name)() if name in BASELINES.names() else ContextWeaver()
 
-    ours = list(replay_budgets(bugfix, make(), BUDGETS))
+    ours = list(replay_steps(bugfix, make(), BUDGETS))
     for budget in BUDGETS:
         theirs = list(replay(bugfix, make, budget))
         assert [s.index for s in ours] == [s.index for s in theirs]
         for mine, reference in zip(ours, theirs, strict=True):
-            assert mine.contexts[budget][0].messages == reference.context.messages
-            assert mine.contexts[budget][0].decisions == reference.context.decisions
+            assert mine.contexts[budget].messages == reference.context.messages
+            assert mine.contexts[budget].decisions == reference.context.decisions
 
 
 def test_evaluate_records_recall_tokens_and_prefix(bugfix: Trajectory) -> None:

@@ -17,15 +17,17 @@ from contextweaver.serve import ProxySettings, SessionManager, create_app
 from contextweaver.store import Store
 from contextweaver.testing.fake_server import Reply, Request
 
+PER_STEP = WeaverConfig(mode="per_step")
+"""The proxy tests check weaving itself: every context woven anew, so old outputs are compressed even
+without a budget (the default lazy mode passes an unbudgeted history through unchanged)."""
+
 
 @contextmanager
 def running_proxy(
     store: Store, upstream: str, config: WeaverConfig | None = None, **settings: Any
 ) -> Iterator[tuple[str, SessionManager]]:
     """The proxy's base URL (with /v1) and its session manager, until the block ends."""
-    manager = SessionManager(
-        store, config or WeaverConfig.model_validate({}), budget=settings.pop("budget", None)
-    )
+    manager = SessionManager(store, config or PER_STEP, budget=settings.pop("budget", None))
     app = create_app(ProxySettings(upstream=upstream, **settings), manager)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -14,6 +14,7 @@ from typing import Any
 import openai
 import pytest
 
+from contextweaver.config import WeaverConfig
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.types import PLACEHOLDER
 from tests.llama_server import llama_server
@@ -45,11 +46,12 @@ def mini_conversation(steps: int) -> list[dict[str, Any]]:
 
 def test_the_real_model_answers_the_woven_messages(llama_url: str, tmp_path: Path) -> None:
     messages = mini_conversation(8)
-    woven = expected_upstream_messages(messages)
+    per_step = WeaverConfig(mode="per_step")  # weaves with no budget, so the model sees placeholders
+    woven = expected_upstream_messages(messages, per_step)
     assert any(PLACEHOLDER[:20] in m["content"] for m in woven if m["role"] == "user")
     direct = openai.OpenAI(base_url=llama_url, api_key="none", max_retries=0)
     expected = direct.chat.completions.create(model="smollm2", messages=woven, **SAMPLING)  # type: ignore[arg-type]
-    with running_proxy(SQLiteStore(tmp_path / "s.db"), llama_url) as (url, manager):
+    with running_proxy(SQLiteStore(tmp_path / "s.db"), llama_url, per_step) as (url, manager):
         client = openai.OpenAI(base_url=url, api_key="none", max_retries=0)
         answer = client.chat.completions.create(model="smollm2", messages=messages, **SAMPLING)  # type: ignore[arg-type]
         assert answer.choices[0].message.content == expected.choices[0].message.content

@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import openai
 
+from contextweaver.config import WeaverConfig
 from contextweaver.serve.cache_ledger import CacheLedger, provider_cached_tokens
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
@@ -54,10 +55,11 @@ def test_the_proxy_reports_the_cached_share_per_session(tmp_path: Path) -> None:
     messages = task("cache-run")
     messages[0]["content"] += " Keep going." * 600  # a root long enough to be cached
     store = SQLiteStore(tmp_path / "s.db")
+    # the default lazy mode: the unbudgeted history passes through, so every prefix repeats
     token = "proxy-token-0123456789abcdef"
     with (
         FakeLLMServer(cached_reply) as upstream,
-        running_proxy(store, upstream.base_url, auth_token=token) as (url, _),
+        running_proxy(store, upstream.base_url, WeaverConfig(), auth_token=token) as (url, _),
     ):
         agent = openai.OpenAI(base_url=url, api_key="k", max_retries=0,
                               default_headers={"x-contextweaver-session": "cache-run", "x-contextweaver-token": token})  # fmt: skip
@@ -68,5 +70,5 @@ def test_the_proxy_reports_the_cached_share_per_session(tmp_path: Path) -> None:
     record = detail["prompt_cache"]
     assert record["requests"] == 6 and record["provider_reports"] == 6
     assert record["provider_cached_tokens"] == 6 * 1536
-    assert 0.5 < record["cached_prefix_share"] <= 1.0  # the history passes through: prefixes repeat
+    assert 0.5 < record["cached_prefix_share"] <= 1.0
     assert 0.5 < float(raw.headers["x-contextweaver-cached-prefix"]) <= 1.0

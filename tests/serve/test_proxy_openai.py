@@ -15,21 +15,24 @@ import httpx
 import openai
 import pytest
 
+from contextweaver.config import WeaverConfig
 from contextweaver.serve import read_conversation
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.types import PLACEHOLDER
 from contextweaver.weaver import ContextWeaver
-from tests.serve.harness import run_tool, running_proxy, task, tool_call_reply
+from tests.serve.harness import PER_STEP, run_tool, running_proxy, task, tool_call_reply
 
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
 SECRET = "sk-test-do-not-store-4f9a1c"
 
 
-def expected_upstream_messages(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def expected_upstream_messages(
+    sent: list[dict[str, Any]], config: WeaverConfig | None = None
+) -> list[dict[str, Any]]:
     """What ContextWeaver itself weaves from the caller's history (the proxy must send exactly this)."""
     conversation = read_conversation(sent)
-    weaver = ContextWeaver()
+    weaver = ContextWeaver(config or PER_STEP)
     weaver.begin(conversation.root)
     for step in conversation.steps:
         weaver.add_step(step)

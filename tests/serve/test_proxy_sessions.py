@@ -18,13 +18,13 @@ from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.types import PLACEHOLDER
 from contextweaver.weaver import ContextWeaver
-from tests.serve.harness import running_proxy, task, tool_call_reply
+from tests.serve.harness import PER_STEP, running_proxy, task, tool_call_reply
 from tests.serve.test_proxy_openai import TOOLS, agent_loop
 
 
 def reference_graph(messages: list[dict[str, Any]]) -> ContextWeaver:
     conversation = read_conversation(messages)
-    weaver = ContextWeaver()
+    weaver = ContextWeaver(PER_STEP)
     weaver.begin(conversation.root)
     for step in conversation.steps:
         weaver.add_step(step)

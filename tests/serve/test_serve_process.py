@@ -26,7 +26,13 @@ def processes(tmp_path: Path) -> Iterator[tuple[Proxy, Path]]:
     with (
         upstream_process(tmp_path) as (port, log),
         serve_process(
-            tmp_path, f"http://127.0.0.1:{port}/v1", "--log-level", "warning", token=TOKEN
+            tmp_path,
+            f"http://127.0.0.1:{port}/v1",
+            "--log-level",
+            "warning",
+            "-c",
+            "mode=per_step",
+            token=TOKEN,
         ) as proxy,
     ):
         yield proxy, log
@@ -48,3 +54,5 @@ def test_cli_proxy_between_two_processes(processes: tuple[Proxy, Path]) -> None:
     assert [s["steps"] for s in listed] == [9]
     session = Session.open(SQLiteStore(proxy.store), listed[0]["id"])
     assert session.step_count == 9 and session.notes == []
+    detail = httpx.get(proxy.url + "/contextweaver/sessions/" + listed[0]["id"], headers=mine).json()
+    assert detail["prompt_cache"]["requests"] >= 8, "weaving processes report the prompt-cache use back"

@@ -7,9 +7,7 @@ from typing import Any
 from contextweaver.config import WeaverConfig
 from contextweaver.serve.wire import Wire
 from contextweaver.weaver import ContextWeaver
-
-PER_STEP = WeaverConfig(mode="per_step")
-"""Weave every request (the paper's loop), so a short test run already compresses old outputs."""
+from tests.serve.harness import PER_STEP
 
 
 def woven_field(wire: Wire, payload: dict[str, Any], config: WeaverConfig = PER_STEP) -> Any:

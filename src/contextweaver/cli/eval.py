@@ -125,9 +125,13 @@ def command(
         highlight=False,
     )
     started = time.perf_counter()
-    results, computed = _run(
-        trajectories, unreadable, names, seed_list, settings, out, workers, total, console, no_progress
-    )
+    try:
+        results, computed = _run(
+            trajectories, unreadable, names, seed_list, settings, out, workers, total, console, no_progress
+        )
+    except KeyboardInterrupt:
+        console.print(f"interrupted: finished runs are kept in {out}; run the same command to resume")
+        raise SystemExit(130) from None
     meta = {
         "command": "contextweaver eval " + shlex.join(sys.argv[2:]),
         "trajectories": len(trajectories),

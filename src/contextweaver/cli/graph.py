@@ -46,7 +46,7 @@ def _stem(name: str, instance: str | None) -> str:
 @click.option(
     "--instance", default=None, help="Run to draw when the file holds several (id or 0-based index)."
 )
-@click.option("--budget", type=int, default=None, help="Token budget of the context used for colouring.")
+@click.option("--budget", type=int, default=None, help="Token budget of the context used for colouring (the per-step selection, unless -c mode=lazy).")
 @click.option(
     "--config", "config_path", type=click.Path(exists=True, dir_okay=False), default=None, help="YAML config."
 )
@@ -80,6 +80,8 @@ def command(
     except (TrajectoryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 
+    if "mode" not in config.model_fields_set:  # colour by what the selection keeps, not by pass-through
+        config = config.model_copy(update={"mode": "per_step"})
     weaver = ContextWeaver(config=config)
     weaver.begin(trajectory.root)
     for step in trajectory.steps:

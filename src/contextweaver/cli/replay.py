@@ -1,10 +1,14 @@
-"""`contextweaver replay`: feed a recorded run step by step; show what was kept and why, and the tokens."""
+"""`contextweaver replay`: feed a recorded run step by step; show what was kept and why, and the tokens.
+
+The strategies are replayed in lockstep and each step is summed up as it is produced (with `--json`,
+printed at once), so memory holds one context per strategy, however long the run.
+"""
 
 from __future__ import annotations
 
 import json
-import statistics
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +17,15 @@ from rich.console import Console
 from rich.table import Table
 
 from contextweaver.config import load_config
-from contextweaver.eval.evidence import covered, next_step_evidence
-from contextweaver.eval.replay import replay
+from contextweaver.eval.evidence import covered_in, next_step_evidence
+from contextweaver.eval.metrics import index_runs
+from contextweaver.eval.replay import ReplayStep, replay
 from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
-from contextweaver.prompt_cache import PRICES_TAKEN, run_cost
+from contextweaver.prompt_cache import PRICES_TAKEN, CostMeter
 from contextweaver.protocols import Strategy
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
+from contextweaver.types import Node, WovenContext
 from contextweaver.weave import BudgetError
 
 STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "↷ superseded", "unknown": "·"}
@@ -27,13 +33,25 @@ STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "�
 
 def _ranges(indices: list[int]) -> str:
     """[1,2,3,7] -> "1-3,7": compact lists of steps for a terminal column."""
-    out: list[str] = []
-    for i in indices:
-        if out and out[-1].split("-")[-1] == str(i - 1):
-            out[-1] = f"{out[-1].split('-')[0]}-{i}"
-        else:
-            out.append(str(i))
-    return ",".join(out)
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in index_runs(indices))
+
+
+@dataclass
+class _Totals:
+    """One strategy's running sums for the summary table."""
+
+    tokens: int = 0
+    steps: int = 0
+    max_tokens: int = 0
+    hits: int = 0
+    items: int = 0
+    meter: CostMeter = field(default_factory=CostMeter)
+
+    def add(self, context: WovenContext, hits: int, items: int) -> None:
+        self.tokens, self.steps = self.tokens + context.tokens, self.steps + 1
+        self.max_tokens = max(self.max_tokens, context.tokens)
+        self.hits, self.items = self.hits + hits, self.items + items
+        self.meter.add(context.messages, context.full_history_tokens)
 
 
 def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
@@ -66,26 +84,55 @@ def command(
     try:
         config = load_config(config_path, list(overrides))
         recorded = load_trajectory(path)
+        names = [n.strip() for n in strategies.split(",") if n.strip()]
+        settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
+        replays = [replay(recorded, _factory(name, settings), budget) for name in names]
     except (TrajectoryError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    names = [n.strip() for n in strategies.split(",") if n.strip()]
-    settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
     evidence = {e.index: e.items for e in next_step_evidence(recorded)}
+    totals = {name: _Totals() for name in names}
+    rows: list[tuple[Node, list[str]]] = []
+    last: ReplayStep | None = None
     try:
-        runs = {name: list(replay(recorded, _factory(name, settings), budget)) for name in names}
+        for steps in zip(*replays, strict=True):  # lockstep: one step's contexts alive at a time
+            last = steps[0]
+            items = evidence.get(last.index + 1, frozenset())
+            hits = [covered_in(items, s.context.messages) for s in steps]
+            for name, replayed, hit in zip(names, steps, hits, strict=True):
+                totals[name].add(replayed.context, hit, len(items))
+            if as_json:
+                row = {"step": last.index, "kept": last.context.kept, "items": len(items)}
+                row.update({f"tokens.{n}": s.context.tokens for n, s in zip(names, steps, strict=True)})
+                row.update({f"covered.{n}": hit for n, hit in zip(names, hits, strict=True)})
+                click.echo(json.dumps(row))
+            else:
+                rows.append(
+                    _row(recorded.steps[last.index - 1].action, last, [s.context.tokens for s in steps])
+                )
     except (BudgetError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    if not as_json:
+        _print(path, recorded.format, len(recorded.steps), names, rows, totals, last if explain else None)
+
+
+def _row(action: str, record: ReplayStep, tokens: list[int]) -> tuple[Node, list[str]]:
+    """The node (its label may change later: superseded) and the step's other cells, already final."""
+    node = record.node
+    cells = [",".join(map(str, node.parent_ids)), _ranges(record.context.kept), *[f"{t:,}" for t in tokens]]
+    return node, [str(record.index), (action.splitlines() or [""])[0][:48], *cells]
+
+
+def _print(
+    path: Path,
+    format_name: str,
+    length: int,
+    names: list[str],
+    rows: list[tuple[Node, list[str]]],
+    totals: dict[str, _Totals],
+    explained: ReplayStep | None,
+) -> None:
     console = Console(highlight=False, width=max(Console().width, 132))
-    first = runs[names[0]]
-    if as_json:
-        for i, record in enumerate(first):
-            row = {"step": record.index, "kept": record.context.kept}
-            row.update({f"tokens.{n}": runs[n][i].context.tokens for n in names})
-            click.echo(json.dumps(row))
-        return
-    table = Table(
-        title=f"{path.name}: {len(recorded.steps)} steps ({recorded.format}); context tokens per strategy"
-    )
+    table = Table(title=f"{path.name}: {length} steps ({format_name}); context tokens per strategy")
     table.add_column("step", justify="right")
     table.add_column("action", no_wrap=True, overflow="ellipsis", max_width=34)
     table.add_column("status", no_wrap=True)
@@ -93,20 +140,11 @@ def command(
     table.add_column(f"full in {names[0]}", overflow="fold", max_width=22)
     for name in names:
         table.add_column(name, justify="right", no_wrap=True)
-    for i, record in enumerate(first):
-        step = recorded.steps[record.index - 1]
-        node = record.node
-        table.add_row(
-            str(record.index),
-            (step.action.splitlines() or [""])[0][:48],
-            STATUS_MARK.get(node.validation_status.value, "") if node else "",
-            ",".join(map(str, node.parent_ids)) if node else "",
-            _ranges(record.context.kept),
-            *[f"{runs[n][i].context.tokens:,}" for n in names],
-        )
+    for node, (index, action, *cells) in rows:  # labels as they stand at the end of the run
+        table.add_row(index, action, STATUS_MARK.get(node.validation_status.value, ""), *cells)
     console.print(table)
-    if explain:
-        for decision in first[-1].context.decisions:
+    if explained is not None:
+        for decision in explained.context.decisions:
             console.print(f"  step {decision.index:>3} {decision.mode:<10} {decision.reason}")
     summary = Table(title="Summary (next-step evidence recall: EVALUATION.md)")
     for column in (
@@ -120,21 +158,16 @@ def command(
         "billed (OpenAI)",
     ):
         summary.add_column(column)
-    for name in names:
-        hits = total = 0
-        for record in runs[name]:
-            items = evidence.get(record.index + 1, frozenset())
-            hits += covered(items, record.context.text())
-            total += len(items)
-        tokens = [r.context.tokens for r in runs[name]]
-        recall = f"{hits / total:.3f}" if total else "n/a"
-        cost = run_cost([(r.context.messages, r.context.full_history_tokens) for r in runs[name]])
+    for name, total in totals.items():
+        recall = f"{total.hits / total.items:.3f}" if total.items else "n/a"
+        mean = total.tokens / total.steps if total.steps else 0
+        cost = total.meter.cost()
         summary.add_row(
             name,
-            f"{statistics.mean(tokens):,.0f}",
-            f"{max(tokens):,}",
+            f"{mean:,.0f}",
+            f"{total.max_tokens:,}",
             recall,
-            str(total),
+            str(total.items),
             f"{cost.cache_share:.2f}",
             f"{cost.billed['anthropic']:.2f}",
             f"{cost.billed['openai']:.2f}",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from contextweaver.eval.metrics import mean, mean_pairwise_jaccard, percentile, recall, std
+from contextweaver.eval.metrics import mean, mean_pairwise_jaccard, percentile, recall, run_indices, std
 
 Result = dict[str, Any]
 
@@ -107,7 +107,7 @@ def _stability(results: Sequence[Result], budget: str) -> tuple[int, float, floa
     for trajectory in sorted(common):
         runs = [by_seed[s][trajectory] for s in seeds]
         for aligned in zip(*runs, strict=False):
-            agreements.append(mean_pairwise_jaccard([step["kept"] for step in aligned]))
+            agreements.append(mean_pairwise_jaccard([run_indices(step["kept"]) for step in aligned]))
     recalls = [recall(_trajectory_recall(by_seed[s][t]) for t in sorted(common))[0] for s in seeds]
     return len(seeds), mean(agreements), std(recalls)
 

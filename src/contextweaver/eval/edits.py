@@ -15,7 +15,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from contextweaver.eval.evidence import StepEvidence, from_earlier_observations, next_step_evidence
+from contextweaver.eval.evidence import EarlierText, StepEvidence, next_step_evidence
 from contextweaver.formats.base import Trajectory
 
 _SED = re.compile(
@@ -115,11 +115,15 @@ def edit_evidence(trajectory: Trajectory, evidence: list[StepEvidence] | None = 
         e.index: e.items for e in (evidence if evidence is not None else next_step_evidence(trajectory))
     }
     steps = trajectory.steps
-    out = []
-    for nxt in range(1, len(steps)):
-        edits = find_edits(steps[nxt].action)
-        if not edits:
-            continue
-        targets = from_earlier_observations(set().union(*(edit_items(e) for e in edits)), trajectory, nxt)
-        out.append(StepEvidence(nxt + 1, frozenset(set(by_index.get(nxt + 1, ())) | targets)))
-    return out
+    wanted = {
+        nxt: set().union(*(edit_items(e) for e in edits))
+        for nxt in range(1, len(steps))
+        if (edits := find_edits(steps[nxt].action))
+    }
+    earlier = EarlierText(trajectory, set().union(*wanted.values()))
+    return [
+        StepEvidence(
+            nxt + 1, frozenset(set(by_index.get(nxt + 1, ())) | earlier.only_in_observations(items, nxt))
+        )
+        for nxt, items in wanted.items()
+    ]

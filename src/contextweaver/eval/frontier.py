@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contextweaver.eval.evidence import StepEvidence
+from contextweaver.eval.evidence import EarlierText, StepEvidence
 from contextweaver.extract import make_node, root_node
 from contextweaver.formats.base import Trajectory
 
@@ -29,22 +29,17 @@ def bucket(distance: int) -> str:
 
 def latest_sources(trajectory: Trajectory, evidence: Sequence[StepEvidence]) -> dict[int, dict[str, int]]:
     """Next step index -> item -> the latest earlier step (1-based) whose output holds the item."""
-    outputs = [s.observation for s in trajectory.steps]
-    out: dict[int, dict[str, int]] = {}
-    for entry in evidence:
-        latest = {}
-        for item in entry.items:
-            found = next((j for j in range(entry.index - 2, -1, -1) if item in outputs[j]), None)
-            if found is not None:
-                latest[item] = found + 1
-        out[entry.index] = latest
-    return out
+    return {
+        index: {item: found[-1] for item, found in items.items() if found}
+        for index, items in all_sources(trajectory, evidence).items()
+    }
 
 
 def all_sources(trajectory: Trajectory, evidence: Sequence[StepEvidence]) -> dict[int, dict[str, list[int]]]:
-    outputs = [s.observation for s in trajectory.steps]
+    """Next step index -> item -> every earlier step (1-based) whose output holds the item."""
+    earlier = EarlierText(trajectory, set().union(*(e.items for e in evidence)))
     return {
-        e.index: {item: [j + 1 for j in range(e.index - 1) if item in outputs[j]] for item in e.items}
+        e.index: {item: [j + 1 for j in earlier.sources(item, e.index - 1)] for item in e.items}
         for e in evidence
     }
 

@@ -65,6 +65,23 @@ def mean_pairwise_jaccard(kept_sets: Sequence[Iterable[int]]) -> float:
     return mean(jaccard(a, b) for a, b in combinations(sets, 2))
 
 
+def index_runs(indices: Iterable[int]) -> list[list[int]]:
+    """Ascending step indices as [first, last] runs: [1, 2, 3, 7] -> [[1, 3], [7, 7]] (a kept set stays
+    small however long the run: the full history is one run)."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return runs
+
+
+def run_indices(runs: Iterable[Sequence[int]]) -> set[int]:
+    """The inverse of `index_runs`."""
+    return {i for first, last in runs for i in range(first, last + 1)}
+
+
 class MessageTokens:
     """Token counts of chat messages, memoized by content: a context repeats most of the previous one."""
 

@@ -15,8 +15,9 @@ import hashlib
 import json
 import os
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
 from contextweaver.strategies import needs_model, spec
 
-SCHEMA = 1
+SCHEMA = 2
 TRAJECTORY_SUFFIXES = (".json", ".jsonl", ".traj")
 
 
@@ -199,60 +200,107 @@ def run_grid(
     """All results (stored ones reused; failures as `failure` records) in a deterministic order, and how
     many units were computed now. Each `unreadable` file (path -> error) fails once per strategy and seed.
 
-    `on_done(unit, reused)` is called once per unit, for progress display.
+    `on_done(unit, reused)` is called once per unit, for progress display. Ctrl-C (KeyboardInterrupt)
+    stops the workers at once and propagates: finished units are stored, so a rerun resumes.
     """
-    store = ResultStore(out)
-    digests = {path: content_hash(path) for path, _ in trajectories}
-    todo: list[tuple[Unit, Trajectory]] = []
-    results: dict[Unit, dict[str, Any]] = {}
-    for strategy in strategies:
-        fingerprint = settings.fingerprint(strategy)
-        for seed in seeds:
-            for path, error in (unreadable or {}).items():
-                unit = Unit(path, file_id(path), strategy, seed)
-                results[unit] = failure(unit, error)
-                if on_done:
-                    on_done(unit, False)
-            for path, trajectory in trajectories:
-                unit = Unit(path, trajectory_id(trajectory, path), strategy, seed)
-                stored = store.load(unit, fingerprint, digests[path], settings.budgets)
-                if stored is not None:
-                    results[unit] = stored
-                    if on_done:
-                        on_done(unit, True)
-                else:
-                    todo.append((unit, trajectory))
-    todo.sort(key=lambda u: -len(u[1].steps))  # longest first: better packing across workers
-    if workers <= 1:
-        for unit, trajectory in todo:
-            fingerprint = settings.fingerprint(unit.strategy)
-            results[unit] = _work(unit, trajectory, settings, fingerprint, digests[unit.path], str(out))
+    grid = _Grid(settings, str(out), {path: content_hash(path) for path, _ in trajectories})
+    results, todo = grid.plan(trajectories, strategies, seeds, unreadable or {})
+    for unit, data in results.items():
+        if on_done:
+            on_done(unit, not failed(data))
+    _share_extraction(todo)
+    with closing(grid.serial(todo) if workers <= 1 else grid.parallel(todo, workers)) as computed:
+        for unit, data in computed:
+            results[unit] = data
             if on_done:
                 on_done(unit, False)
-    elif todo:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            pending = {
-                pool.submit(
-                    _work,
-                    unit,
-                    trajectory,
-                    settings,
-                    settings.fingerprint(unit.strategy),
-                    digests[unit.path],
-                    str(out),
-                ): unit
-                for unit, trajectory in todo
-            }
+    order = {s: i for i, s in enumerate(strategies)}
+    ordered = sorted(results.items(), key=lambda kv: (order[kv[0].strategy], kv[0].seed, kv[0].instance))
+    return [data for _, data in ordered], len(todo)
+
+
+def _share_extraction(todo: Sequence[tuple[Unit, Trajectory]]) -> None:
+    """Extract each step once here, for trajectories that several units replay: the extraction is cached
+    on the steps and travels with them to the workers, so no strategy extracts again."""
+    units: dict[int, int] = {}
+    for _, trajectory in todo:
+        units[id(trajectory)] = units.get(id(trajectory), 0) + 1
+    for trajectory in {id(t): t for _, t in todo if units[id(t)] > 1}.values():
+        for step in trajectory.steps:
+            step.extraction  # noqa: B018 (computed and cached on the step)
+
+
+@dataclass
+class _Grid:
+    """What every unit of one run shares: the settings, the output directory, the files' hashes."""
+
+    settings: RunSettings
+    out: str
+    digests: dict[str, str]
+
+    def plan(
+        self,
+        trajectories: Sequence[tuple[str, Trajectory]],
+        strategies: Sequence[str],
+        seeds: Sequence[int],
+        unreadable: Mapping[str, str],
+    ) -> tuple[dict[Unit, dict[str, Any]], list[tuple[Unit, Trajectory]]]:
+        """Stored results reused and unreadable files failed now; the rest to compute, longest first."""
+        store = ResultStore(self.out)
+        results: dict[Unit, dict[str, Any]] = {}
+        todo: list[tuple[Unit, Trajectory]] = []
+        for strategy in strategies:
+            fingerprint = self.settings.fingerprint(strategy)
+            for seed in seeds:
+                for path, error in unreadable.items():
+                    unit = Unit(path, file_id(path), strategy, seed)
+                    results[unit] = failure(unit, error)
+                for path, trajectory in trajectories:
+                    unit = Unit(path, trajectory_id(trajectory, path), strategy, seed)
+                    stored = store.load(unit, fingerprint, self.digests[path], self.settings.budgets)
+                    if stored is not None:
+                        results[unit] = stored
+                    else:
+                        todo.append((unit, trajectory))
+        todo.sort(key=lambda u: -len(u[1].steps))  # longest first: better packing across workers
+        return results, todo
+
+    def _args(self, unit: Unit, trajectory: Trajectory) -> tuple[Any, ...]:
+        fingerprint = self.settings.fingerprint(unit.strategy)
+        return unit, trajectory, self.settings, fingerprint, self.digests[unit.path], self.out
+
+    def serial(self, todo: Sequence[tuple[Unit, Trajectory]]) -> Generator[tuple[Unit, dict[str, Any]]]:
+        for unit, trajectory in todo:
+            yield unit, _work(*self._args(unit, trajectory))
+
+    def parallel(
+        self, todo: Sequence[tuple[Unit, Trajectory]], workers: int
+    ) -> Generator[tuple[Unit, dict[str, Any]]]:
+        if not todo:
+            return
+        pool = ProcessPoolExecutor(max_workers=workers)
+        try:
+            pending = {pool.submit(_work, *self._args(unit, t)): unit for unit, t in todo}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     unit = pending.pop(future)
                     try:
-                        results[unit] = future.result()
+                        yield unit, future.result()
                     except Exception as exc:  # the worker died (or the unit could not reach it)
-                        results[unit] = failure(unit, exc)
-                    if on_done:
-                        on_done(unit, False)
-    order = {s: i for i, s in enumerate(strategies)}
-    ordered = sorted(results.items(), key=lambda kv: (order[kv[0].strategy], kv[0].seed, kv[0].instance))
-    return [data for _, data in ordered], len(todo)
+                        yield unit, failure(unit, exc)
+        except BaseException:  # Ctrl-C, or the caller stopped: queued units are dropped, running ones killed
+            _stop(pool)
+            raise
+        pool.shutdown()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel the units not started and end the workers now: the executor's own shutdown would wait
+    for the running units, and without cancelling for the whole queue."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no public terminate before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        process.terminate()
+    for process in workers:
+        process.join(timeout=5)

@@ -1,33 +1,28 @@
-"""Evaluate one strategy on one trajectory at several budgets in a single replay.
+"""Evaluate one strategy on one trajectory at several budgets in a single replay (`replay_steps`).
 
-Same contract as `contextweaver.eval.replay.replay` (after step k is added, take the context the agent
-would get before step k+1; nothing of step k+1 is visible), but each step is added once and the
-context is then woven at every budget: adding a step is the strategy's expensive part (node facts,
-analyzer, memory-model calls) and does not depend on the budget. The result is a JSON-ready record.
+Each step's record is made as the step is replayed and the contexts are then dropped, so memory is
+bounded by the largest context. The result is a JSON-ready record: run fields plus, per budget, the
+list of per-step records (small: counts, and the kept steps as runs of indices).
 """
 
 from __future__ import annotations
 
 import random
 import re
-import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from contextweaver.config import ModelConfig
 from contextweaver.eval.edits import edit_evidence
-from contextweaver.eval.evidence import covered, history_evidence, next_step_evidence
+from contextweaver.eval.evidence import covered_in, found_in, history_evidence, next_step_evidence
 from contextweaver.eval.frontier import bucket, latest_sources, window_record
-from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
+from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens, index_runs
+from contextweaver.eval.replay import Budget, replay_steps
 from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import PrefixCache
-from contextweaver.protocols import Strategy
 from contextweaver.strategies import build_strategy, cw_settings, spec
 from contextweaver.types import WovenContext
-
-Budget = int | None
 
 
 def budget_key(budget: Budget) -> str:
@@ -73,34 +68,6 @@ def repo_group(instance_id: str) -> str:
     return re.split(r"[-_.]", instance_id, maxsplit=1)[0] or instance_id
 
 
-@dataclass
-class BudgetedStep:
-    index: int
-    contexts: dict[Budget, tuple[WovenContext, float]]
-    """Per budget: the context after step `index` and the seconds its weaving took."""
-    add_seconds: float
-
-
-def replay_budgets(
-    trajectory: Trajectory, strategy: Strategy, budgets: Sequence[Budget], model_timer: Any = None
-) -> Iterator[BudgetedStep]:
-    """Feed steps one by one; after each, weave at every budget. Model time is excluded from seconds."""
-    strategy.begin(trajectory.root)
-    for index, step in enumerate(trajectory.steps, start=1):
-        model_before = model_timer.seconds if model_timer is not None else 0.0
-        start = time.perf_counter()
-        strategy.add_step(step)
-        added = time.perf_counter() - start
-        if model_timer is not None:
-            added -= model_timer.seconds - model_before
-        contexts = {}
-        for budget in budgets:
-            start = time.perf_counter()
-            context = strategy.context(max_tokens=budget)
-            contexts[budget] = (context, time.perf_counter() - start)
-        yield BudgetedStep(index, contexts, max(0.0, added))
-
-
 def evaluate(
     trajectory: Trajectory,
     strategy_name: str,
@@ -115,7 +82,6 @@ def evaluate(
     instance = trajectory_id(trajectory)
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
-    said = {e.index: e.items for e in next_step_evidence(trajectory, history=True)}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
     sources = latest_sources(trajectory, evidence)
     history = history_evidence(trajectory)
@@ -126,37 +92,35 @@ def evaluate(
     caches = {budget: PrefixCache() for budget in budgets}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}
     last = len(trajectory.steps)
-    for replayed in replay_budgets(trajectory, built.strategy, budgets, built.model):
+    for replayed in replay_steps(trajectory, built.strategy, budgets, built.model):
         if replayed.index >= last:  # no next step to need anything
             break
         needed = items.get(replayed.index + 1, frozenset())
-        history_needed = said.get(replayed.index + 1, frozenset())
         edit_needed = edits.get(replayed.index + 1)
-        for budget, (context, seconds) in replayed.contexts.items():
-            text = context.text()
+        for budget, context in replayed.contexts.items():
             record: dict[str, Any] = {
                 "step": replayed.index,
                 "tokens": context.tokens,
                 "full_tokens": context.full_history_tokens,
                 "items": len(needed),
-                "covered": covered(needed, text),
-                "history_items": len(history_needed),
-                "history_covered": covered(history_needed, text),
-                "kept": context.kept,
-                "seconds": replayed.add_seconds + seconds,
+                "covered": covered_in(needed, context.messages),
+                "kept": index_runs(context.kept),
+                "seconds": replayed.add_seconds + replayed.weave_seconds[budget],
             }
             distance: dict[str, list[int]] = {}
-            for item, source in sources.get(replayed.index + 1, {}).items():
+            step_sources = sources.get(replayed.index + 1, {})
+            present = found_in(frozenset(step_sources), context.messages)
+            for item, source in step_sources.items():
                 counts = distance.setdefault(bucket(replayed.index - source), [0, 0])
-                counts[0] += item in text
+                counts[0] += item in present
                 counts[1] += 1
             record["by_distance"] = distance
             history_needed = history.get(replayed.index + 1, frozenset())
             record["history_items"] = len(history_needed)
-            record["history_covered"] = covered(history_needed, text)
+            record["history_covered"] = covered_in(history_needed, context.messages)
             if edit_needed is not None:
                 record["edit_items"] = len(edit_needed)
-                record["edit_covered"] = covered(edit_needed, text)
+                record["edit_covered"] = covered_in(edit_needed, context.messages)
             if budget in previous:
                 shared = common_prefix_tokens(previous[budget], context.messages, tokens)
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from contextweaver.render import trim_text
-from contextweaver.tokens import get_encoding
+from contextweaver.tokens import encode, get_encoding
 from contextweaver.types import Node
 
 SUMMARY_TOKENS = 80
@@ -45,7 +45,7 @@ def clip(text: str, max_tokens: int) -> str:
     """The head of `text` within `max_tokens` (summaries read best from their start)."""
     text = " ".join(text.split())
     enc = get_encoding()
-    ids = enc.encode(text, disallowed_special=())
+    ids = encode(text)
     if len(ids) <= max_tokens:
         return text
     return enc.decode(ids[:max_tokens]).rstrip() + " ..."

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from contextweaver.prompt_cache import PrefixCache
+from contextweaver.prompt_cache import CacheUse, PrefixCache
 from contextweaver.types import Message
 
 _USAGE = re.compile(rb'"usage"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
@@ -64,8 +64,11 @@ class CacheLedger:
 
     def request(self, session_id: str, messages: Sequence[Message]) -> float:
         """Record one forwarded request; returns the share of it a prefix cache could serve."""
+        return self.record(session_id, self._get(session_id).simulator.request(messages))
+
+    def record(self, session_id: str, use: CacheUse) -> float:
+        """Record a request already simulated elsewhere (a weaving process); returns its cached share."""
         entry = self._get(session_id)
-        use = entry.simulator.request(messages)
         entry.requests += 1
         entry.tokens += use.tokens
         entry.cached_prefix_tokens += use.cached["anthropic"]

@@ -21,6 +21,7 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from contextweaver.prompt_cache import CacheUse
 from contextweaver.serve.cache_ledger import CacheLedger
 from contextweaver.serve.conversation import BadConversation, Conversation
 from contextweaver.serve.forward import Upstream
@@ -93,8 +94,9 @@ class Routes:
         payload, conversation, state, session_id = read
         caller = caller_of(request)
         extra: dict[str, str] = {}
+        use: CacheUse | None = None
         try:
-            woven = await self._weave(conversation, session_id, caller)
+            woven, use = await self._weave(conversation, session_id, caller)
         except (DivergedHistory, NotOwner) as exc:
             code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
             return wire.error(409, str(exc), kind="conflict", code=code)
@@ -114,7 +116,8 @@ class Routes:
         if woven.session_id is not None:
             extra[SESSION_HEADER] = sid = woven.session_id
             if sent is not None:
-                share = await anyio.to_thread.run_sync(self.ledger.request, sid, sent)
+                share = (self.ledger.record(sid, use) if use is not None
+                         else await anyio.to_thread.run_sync(self.ledger.request, sid, sent))  # fmt: skip
                 extra[CACHE_HEADER] = f"{share:.3f}"
             on_answer = functools.partial(self.ledger.answer, sid)
         content = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -156,14 +159,17 @@ class Routes:
             return error(400, str(exc), param=exc.param, code="invalid_messages")
         return payload, conversation, state, session_id
 
-    async def _weave(self, conversation: Conversation, session_id: str | None, caller: Caller) -> Woven:
+    async def _weave(self, conversation: Conversation, session_id: str | None,
+                     caller: Caller) -> tuple[Woven, CacheUse | None]:  # fmt: skip
+        """The woven request, and its prompt-cache use when a weaving process already simulated it."""
         key = lock_key(conversation, session_id, caller.owner)
         async with self.locks.hold(key):
             if self.workers is not None:
                 return await self.workers.weave(key, conversation, session_id, caller.owner)
-            return await anyio.to_thread.run_sync(
+            woven = await anyio.to_thread.run_sync(
                 self.manager.weave, conversation, session_id, caller.owner, limiter=self.weavers
             )
+            return woven, None
 
     async def passthrough(self, request: Request) -> Response:
         try:

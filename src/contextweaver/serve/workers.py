@@ -4,7 +4,8 @@ A worker thread is not enough: a test parser's regex or the tokenizer on a megab
 output holds the GIL for hundreds of milliseconds in one C call, and every other request (health
 checks included) waits for it. Each worker process has its own SessionManager on the same store
 (the store is safe for many processes); a conversation is always sent to the same worker (by its
-lock key), so its loaded session stays warm there and work on one session stays serialized.
+lock key), so its loaded session stays warm there and work on one session stays serialized. The
+prompt-cache simulation of a woven request (which tokenizes it) runs there too.
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ import asyncio
 import hashlib
 import logging
 import multiprocessing
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from contextweaver.config import WeaverConfig
+from contextweaver.prompt_cache import CacheUse, PrefixCache
 from contextweaver.serve.conversation import Conversation
 from contextweaver.serve.routing import SessionManager, Woven
 
 _manager: SessionManager | None = None
+_simulators: OrderedDict[str, PrefixCache] = OrderedDict()
+SIMULATED_SESSIONS = 256
 
 
 def _start(store_location: str, config: dict[str, Any], budget: int | None, log_level: int) -> None:
@@ -37,9 +42,19 @@ def _start(store_location: str, config: dict[str, Any], budget: int | None, log_
     _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget)
 
 
-def _weave(conversation: Conversation, session_id: str | None, owner: str | None) -> Woven:
+def _weave(
+    conversation: Conversation, session_id: str | None, owner: str | None
+) -> tuple[Woven, CacheUse | None]:
+    """The woven request and, when it goes out woven, its prompt-cache use (tokenizing it here too)."""
     assert _manager is not None, "the worker's initializer builds its manager"
-    return _manager.weave(conversation, session_id, owner)
+    woven = _manager.weave(conversation, session_id, owner)
+    if woven.context is None or woven.session_id is None:
+        return woven, None
+    simulator = _simulators.setdefault(woven.session_id, PrefixCache())
+    _simulators.move_to_end(woven.session_id)
+    while len(_simulators) > SIMULATED_SESSIONS:
+        _simulators.popitem(last=False)
+    return woven, simulator.request([*woven.context.messages, *conversation.pending])
 
 
 def _ready() -> bool:
@@ -65,7 +80,7 @@ class WeavingProcesses:
 
     async def weave(
         self, key: str, conversation: Conversation, session_id: str | None, owner: str | None
-    ) -> Woven:
+    ) -> tuple[Woven, CacheUse | None]:
         number = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % len(self.pools)
         try:
             return await asyncio.wrap_future(

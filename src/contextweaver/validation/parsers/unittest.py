@@ -9,7 +9,10 @@ from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import AsciiFast, RunnerParser, framed
 from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
 
-_RAN = re.compile(r"\nRan (\d+) tests? in [\d.]+s\s*\n+(?:[^\n]*\n){0,3}?(OK|FAILED)\b(?: \(([^)\n]*)\))?")
+_RAN = re.compile(
+    r"\nRan (\d+) tests? in [\d.]+s(?:[^\S\n]*+\n)++(?:[^\n]*\n){0,3}?(OK|FAILED)\b(?: \(([^)\n]*)\))?"
+)
+"""Blank lines after `Ran` are taken possessively: a megabyte of them is read once, not backtracked over."""
 _RAN_ONLY = re.compile(r"\nRan (\d+) tests? in [\d.]+s(?=\n)")
 _HEADER = re.compile(r"\n(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)")
 _VERBOSE = AsciiFast(
