@@ -28,6 +28,7 @@ from contextweaver.eval.metrics import mean, recall
 from contextweaver.eval.splits import split_of
 from contextweaver.eval.trajectory_run import budget_key, evaluate, parse_budgets, trajectory_id
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectories
+from contextweaver.weave import BudgetError
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SETS = {
@@ -73,10 +74,14 @@ def _load_files(files: Sequence[Path], split: str | None, limit: int | None) -> 
     return runs[:limit] if limit else runs
 
 
-def _one(job: tuple[Trajectory, str, list[int | None], list[str]]) -> dict[str, Any]:
+def _one(job: tuple[Trajectory, str, list[int | None], list[str]]) -> dict[str, Any] | None:
+    """One run through one strategy; None when a budget cannot hold its system prompt and task."""
     trajectory, strategy, budgets, overrides = job
     cw = strategy.startswith("cw")
-    return evaluate(trajectory, strategy, budgets, overrides=overrides if cw else ())
+    try:
+        return evaluate(trajectory, strategy, budgets, overrides=overrides if cw else ())
+    except BudgetError:
+        return None
 
 
 def table(results: list[dict[str, Any]], budgets: Sequence[int | None]) -> list[dict[str, Any]]:
@@ -191,9 +196,13 @@ def main() -> None:
             continue
         jobs = [(run, strategy, budgets, args.overrides) for strategy in strategies for run in runs]
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            results = list(pool.map(_one, jobs, chunksize=4))
+            done = list(pool.map(_one, jobs, chunksize=4))
+        too_big = {job[0].source for job, result in zip(jobs, done, strict=True) if result is None}
+        results = [r for r in done if r is not None and r["source"] not in too_big]
         label = name if name == "dev" else f"{name} ({args.split} split)"
-        print_table(label, len(runs), table(results, budgets))
+        if too_big:
+            label += f", {len(too_big)} more left out: the smallest budget cannot hold their system prompt and task"
+        print_table(label, len(runs) - len(too_big), table(results, budgets))
 
 
 if __name__ == "__main__":

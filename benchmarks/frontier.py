@@ -4,7 +4,7 @@ evidence distance (0-4, 5-9, 10+), and history evidence under budgets. Writes a 
 
     python benchmarks/frontier.py                         # dev runs + each training set's validation split
     python benchmarks/frontier.py --split train -s cw-select,sliding_window
-    python benchmarks/frontier.py --data dev --budgets none,8000 --plot frontier.png
+    python benchmarks/frontier.py --data dev --budgets none,8000 --plot docs/frontier_dev.png
 
 Datasets are read in place from ../shared/data (skipped when absent). The split is fixed by
 `contextweaver.eval.splits.split_of`; tune on `train`, report `validation` and the dev runs.
@@ -98,7 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default="dev,gemini,nebius,java")
     parser.add_argument("--split", default="validation", choices=["train", "validation", "all"])
     parser.add_argument("-s", "--strategies", default=STRATEGIES)
-    parser.add_argument("--budgets", default="none,8000")
+    parser.add_argument(
+        "--budgets",
+        default="none,16000",
+        help="none plus budgets above every root (SWE-agent prompts reach 10k tokens)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--plot", default="", help="write the recall-vs-tokens PNG here (first dataset)")
     args = parser.parse_args(argv)

@@ -2,6 +2,7 @@
 
     python benchmarks/select_cost.py                    # synthetic 100 / 1k / 10k-step traces
     python benchmarks/select_cost.py --lengths 100,1000
+    python benchmarks/select_cost.py --selection-only  # the selector's plan alone (is it flat?)
 
 Time is the memory's own wall time per step (add_step + context) over the last 100 steps of each
 trace, for `cw-select` and `sliding_window` on the same steps, quoted as a ratio (machines are noisy).
@@ -10,14 +11,18 @@ trace, for `cw-select` and `sliding_window` on the same steps, quoted as a ratio
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import time
 
 from contextweaver.baselines import BASELINES
 from contextweaver.config import WeaverConfig
+from contextweaver.extract import make_node, root_node
+from contextweaver.graph import DependencyGraph
 from contextweaver.protocols import Strategy
-from contextweaver.types import Step
+from contextweaver.selectors.select import SelectSelector
+from contextweaver.types import Parent, Step
 from contextweaver.weaver import ContextWeaver
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
@@ -39,11 +44,12 @@ def synthetic_step(rng: random.Random, i: int) -> Step:
     return Step("Run the tests.", "python -m pytest -q tests/", f"....F...\n{outcome}")
 
 
-def per_step_ms(make: type[Strategy] | None, n: int) -> float:
+def per_step_ms(make: type[Strategy] | None, n: int) -> tuple[float, float]:
+    """(add_step + context, the selector's plan alone) in ms per step over the last 100 steps."""
     strategy: Strategy = ContextWeaver(WeaverConfig(selector="select")) if make is None else make()
     strategy.begin(ROOT)
     rng = random.Random(7)
-    times = []
+    times, plans = [], []
     for i in range(1, n + 1):
         step = synthetic_step(rng, i)
         start = time.perf_counter()
@@ -51,8 +57,32 @@ def per_step_ms(make: type[Strategy] | None, n: int) -> float:
         if i > n - 100:
             strategy.context()
             times.append(time.perf_counter() - start)
+            if isinstance(strategy, ContextWeaver):
+                start = time.perf_counter()
+                strategy.selector.plan(strategy.graph, strategy.config)
+                plans.append(time.perf_counter() - start)
         elif i > n - 200:
             strategy.context()
+    return statistics.mean(times) * 1e3, statistics.mean(plans) * 1e3 if plans else 0.0
+
+
+def selection_ms(n: int) -> float:
+    """The selector's plan alone on an n-step graph (chain parents, no analyzer), GC paused while timed."""
+    graph = DependencyGraph(3)
+    graph.add(root_node(ROOT))
+    selector, config, rng = SelectSelector(), WeaverConfig(selector="select"), random.Random(7)
+    times = []
+    for i in range(1, n + 1):
+        graph.add(make_node(i, synthetic_step(rng, i)))
+        graph.set_parents(i, [Parent(i - 1, 0.9, "previous step")])
+        if i == n - 100:
+            selector.plan(graph, config)  # index the history once, untimed
+        if i > n - 100:
+            gc.disable()
+            start = time.perf_counter()
+            selector.plan(graph, config)
+            times.append(time.perf_counter() - start)
+            gc.enable()
     return statistics.mean(times) * 1e3
 
 
@@ -61,12 +91,19 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--lengths", default="100,1000,10000")
+    parser.add_argument("--selection-only", action="store_true", help="time the selector's plan alone")
     args = parser.parse_args()
+    if args.selection_only:
+        for n in (int(x) for x in args.lengths.split(",")):
+            print(f"{n:>7} steps: select plan {selection_ms(n):.2f} ms/step", flush=True)
+        return
     window = BASELINES.get("sliding_window")
-    print(f"{'steps':>7}{'cw-select ms/step':>19}{'sliding window ms/step':>24}{'ratio':>8}")
+    print(
+        f"{'steps':>7}{'cw-select ms/step':>19}{'of which selection':>20}{'sliding window ms/step':>24}{'ratio':>8}"
+    )
     for n in (int(x) for x in args.lengths.split(",")):
-        select, base = per_step_ms(None, n), per_step_ms(window, n)
-        print(f"{n:>7}{select:>19.2f}{base:>24.2f}{select / base:>7.2f}x", flush=True)
+        (select, plan), (base, _) = per_step_ms(None, n), per_step_ms(window, n)
+        print(f"{n:>7}{select:>19.2f}{plan:>20.2f}{base:>24.2f}{select / base:>7.2f}x", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,3 +21,7 @@ if [ -z "${CONTEXTWEAVER_PG_DSN:-}" ] && ls -d /usr/lib/postgresql/*/bin >/dev/n
     fi
 fi
 "$PY" -m pytest -q "$@"
+# the OpenHands SDK needs Python 3.12+, so its tests run in their own venv (made by FULL=1 setup.sh)
+if [ "$#" -eq 0 ] && [ -x .venv-openhands/bin/python ]; then
+    .venv-openhands/bin/python -m pytest -q tests/integrations/test_openhands_condenser.py
+fi

@@ -40,7 +40,8 @@ def run_row(strategy: str, repeat: int, instance_dir: Path, resolved_ids: set[st
     trajectory = json.loads((instance_dir / f"{iid}.traj.json").read_text(encoding="utf-8"))
     info = trajectory.get("info", {})
     graph = json.loads((instance_dir / f"{iid}.contextweaver.json").read_text(encoding="utf-8"))
-    contexts = [json.loads(x) for x in (instance_dir / f"{iid}.contexts.jsonl").read_text().splitlines() if x]
+    lines = (json.loads(x) for x in (instance_dir / f"{iid}.contexts.jsonl").read_text().splitlines() if x)
+    contexts = [line for line in lines if "query" in line]  # other lines define cuts and reasons
     memory = graph.get("stats", {}).get("memory", {})
     grade = instance_dir / "grade.json"
     if resolved_ids is not None:

@@ -13,6 +13,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from contextweaver.render import is_observation, placeholder
 from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
@@ -20,7 +21,9 @@ from contextweaver.types import Message, Node
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 """Identifier-like words of 4+ characters: what recent steps mention and old outputs are searched for."""
-MARKER = "[... output lines {start}-{end} of {total} elided: {why} ...]"
+MARKER = "[... lines {start}-{end} of {total} cut ...]"
+"""Short on purpose: it says which lines were cut (the agent can print them again); why is in the decision."""
+MARKER_TOKENS = 14
 MIN_DEDUPE_CHARS = 8
 """Shorter lines (blank, `}`, `else:`) are never elided as repeats: they carry nothing."""
 
@@ -30,10 +33,9 @@ class OutputLines:
     """An agent step's output split into lines (across its observation messages), indexed once."""
 
     lines: tuple[str, ...]
-    owner: tuple[int, ...]
-    """Position in `step.chat_messages()` of the observation message each line belongs to."""
     tokens: tuple[int, ...]
-    words: dict[str, tuple[int, ...]]
+    """Estimated tokens per line (for ranking and caps; an excerpt's own count is exact)."""
+    words: dict[str, list[int]]
     """Word -> the lines it occurs on."""
     call_tokens: int
     """Tokens of the step's other messages (the call), which an excerpt keeps whole."""
@@ -42,26 +44,24 @@ class OutputLines:
 
     @classmethod
     def of(cls, node: Node) -> OutputLines:
+        """Lines, a word index and per-line token estimates from the node's once-counted totals
+        (the output's tokens spread over its lines by length): nothing is encoded again here."""
         lines: list[str] = []
-        owner: list[int] = []
-        call_tokens = 0
         spans: dict[int, tuple[int, int]] = {}
+        call_tokens = node.compressed_tokens
         for position, message in enumerate(node.step.chat_messages()):
-            if not is_observation(node.step, message):
-                call_tokens += count_message(message)
-            else:
+            if is_observation(node.step, message):
+                call_tokens -= count_message({**message, "content": placeholder(message.get("content"))})
                 split = content_text(message.get("content")).split("\n")
                 spans[position] = (len(lines), len(lines) + len(split))
                 lines += split
-                owner += [position] * len(split)
         words: dict[str, list[int]] = {}
         for number, line in enumerate(lines):
             for word in set(WORD.findall(line)):
                 words.setdefault(word, []).append(number)
-        tokens = tuple(count_text(line) + 1 for line in lines) if lines else ()
-        return cls(
-            tuple(lines), tuple(owner), tokens, {w: tuple(n) for w, n in words.items()}, call_tokens, spans
-        )
+        per_char = max(0, node.full_tokens - call_tokens) / max(1, sum(len(line) + 1 for line in lines))
+        tokens = tuple(int((len(line) + 1) * per_char) + 1 for line in lines)
+        return cls(tuple(lines), tokens, words, call_tokens, spans)
 
     def key(self, number: int) -> str | None:
         """The line as a repeat-detection key, or None when it is too short to count."""
@@ -92,7 +92,10 @@ def runs_of(numbers: Iterable[int]) -> list[tuple[int, int]]:
 
 
 def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> Excerpt:
-    """The node's messages with observation lines outside `keep` replaced by markers (1-based numbers)."""
+    """The node's messages with observation lines outside `keep` replaced by markers (1-based numbers).
+
+    Tokens are counted exactly on the excerpt text; the same excerpt of the same node is counted once.
+    """
     total = len(lines.lines)
     tokens = lines.call_tokens
     messages: list[Message] = []
@@ -105,17 +108,22 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
         first, end = span
         parts: list[str] = []
         cursor = first
-        for n in kept[bisect_left(kept, first) : bisect_left(kept, end)]:
-            if cursor < n:
-                parts.append(MARKER.format(start=cursor + 1, end=n, total=total, why=why))
-                tokens += count_text(parts[-1]) + 1
-            parts.append(lines.lines[n])
-            tokens += lines.tokens[n]
+        for n in [*kept[bisect_left(kept, first) : bisect_left(kept, end)], end]:
+            if cursor < n and (n < end or parts):
+                if sum(lines.tokens[cursor:n]) <= MARKER_TOKENS:  # a gap cheaper than its marker stays
+                    parts += lines.lines[cursor:n]
+                else:
+                    parts.append(MARKER.format(start=cursor + 1, end=n, total=total))
+            if n < end:
+                parts.append(lines.lines[n])
             cursor = n + 1
-        if parts and cursor < end:
-            parts.append(MARKER.format(start=cursor + 1, end=end, total=total, why=why))
-            tokens += count_text(parts[-1]) + 1
         text = "\n".join(parts) if parts else placeholder(message.get("content"))
-        tokens += MESSAGE_OVERHEAD + (0 if parts else count_text(text))
+        tokens += MESSAGE_OVERHEAD + _count(text)
         messages.append({**message, "content": text})
     return Excerpt(messages, tokens, len(keep), total, why)
+
+
+@lru_cache(maxsize=512)
+def _count(text: str) -> int:
+    """Excerpts of an older output recur from step to step: each distinct text is encoded once."""
+    return count_text(text)

@@ -57,7 +57,8 @@ def _unbounded(
         excerpt = plan.excerpts.get(node.index)
         if excerpt is not None and node.index in wanted:
             messages += excerpt.messages
-            decisions.append(Decision(node.index, "trimmed", wanted[node.index], excerpt.tokens))
+            why = f"{wanted[node.index]}; {excerpt.why}"
+            decisions.append(Decision(node.index, "trimmed", why, excerpt.tokens))
             tokens += excerpt.tokens
         elif node.step.kind == "user" or node.index in wanted:
             reason = wanted.get(node.index, "written by a person: always kept")
@@ -151,7 +152,8 @@ def _take_planned(
     """A planned step as its excerpt when it has one that fits, else in full, else head/tail-trimmed,
     else as its placeholder, else not at all."""
     if excerpt is not None and excerpt.tokens <= room.left:
-        room.take(node.index, excerpt.messages, Decision(node.index, "trimmed", reason, excerpt.tokens))
+        why = f"{reason}; {excerpt.why}"
+        room.take(node.index, excerpt.messages, Decision(node.index, "trimmed", why, excerpt.tokens))
         return
     if node.full_tokens <= room.left:
         room.take(node.index, full_messages(node), _full(node, reason))

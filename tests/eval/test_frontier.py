@@ -86,3 +86,16 @@ def test_run_point_pools_steps() -> None:
 def test_window_record_on_an_empty_run() -> None:
     record = window_record(Trajectory([{"role": "user", "content": "t"}], []), [])
     assert record["5"] == [0, 0, 0, 0]
+
+
+def test_report_section_puts_the_window_on_its_own_frontier(bugfix: Trajectory) -> None:
+    from contextweaver.eval.frontier_plot import frontier_png
+    from contextweaver.eval.frontier_report import frontier_lines, frontier_rows
+
+    results = [evaluate(bugfix, name, [None, 400]) for name in ("sliding_window", "cw-select")]
+    rows = {row.strategy: row for row in frontier_rows(results, rounds=20)}
+    assert rows["sliding_window"].margin == pytest.approx(0.0, abs=1e-9)
+    assert set(rows["cw-select"].history) == {"none", "400"}
+    lines = frontier_lines(list(rows.values()))
+    assert any(line.startswith("frontier: cw-select recall") for line in lines)
+    assert frontier_png(results).startswith(b"\x89PNG")

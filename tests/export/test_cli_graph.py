@@ -11,7 +11,8 @@ from contextweaver.examples import example_path
 
 
 def test_graph_writes_all_formats_for_the_example(tmp_path):
-    result = CliRunner().invoke(main, ["graph", str(example_path()), "--out", str(tmp_path)])
+    args = ["graph", str(example_path()), "--out", str(tmp_path), "-c", "mode=per_step"]
+    result = CliRunner().invoke(main, args)  # coloured by a context woven per step (lazy keeps all full)
     assert result.exit_code == 0, result.output
     for suffix in (".dot", ".mmd", ".html"):
         assert (tmp_path / f"bugfix{suffix}").is_file()

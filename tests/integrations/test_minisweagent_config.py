@@ -87,7 +87,7 @@ def test_tool_calling_turns_keep_calls_and_results_together(tmp_path: Path):
         DeterministicToolcallModel(outputs=outputs),
         LocalEnvironment(cwd=str(make_repo(tmp_path / "repo"))),
         output_path=traj,
-        contextweaver={"window": 2},
+        contextweaver={"strategy": "cw-perstep", "window": 2},
         **TEMPLATES,
     )
     assert agent.run(TASK)["exit_status"] == "Submitted"

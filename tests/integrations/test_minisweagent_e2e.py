@@ -16,6 +16,7 @@ from minisweagent.environments.local import LocalEnvironment  # noqa: E402
 from minisweagent.models.test_models import DeterministicModel  # noqa: E402
 
 from contextweaver.formats import load_trajectory  # noqa: E402
+from contextweaver.integrations.contexts import read_contexts  # noqa: E402
 from contextweaver.integrations.minisweagent import ContextWeaverAgent  # noqa: E402
 
 AGENT = {
@@ -47,7 +48,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         model,
         LocalEnvironment(cwd=str(repo)),
         output_path=traj,
-        contextweaver={"window": 2, "max_parents": 2, "options": {"selector": "ancestry"}},
+        contextweaver={"strategy": "cw-ancestry", "window": 2, "weaver": {"max_parents": 2}},
         **AGENT,
     )
     info = agent.run(TASK)
@@ -73,7 +74,8 @@ def test_the_trajectory_keeps_the_full_unwoven_history(run):
 def test_the_model_receives_the_woven_context_before_each_query(run):
     agent, model, traj, _, _ = run
     _, contexts_path = (traj.with_name("toy.contextweaver.json"), traj.with_name("toy.contexts.jsonl"))
-    records = [json.loads(line) for line in contexts_path.read_text().splitlines()]
+    saved = json.loads(traj.read_text())["messages"]
+    records = list(read_contexts(contexts_path, saved))  # rebuilt from references and cuts
     assert len(records) == len(model.sent) == len(FIX_TURNS)
     for number, (record, sent) in enumerate(zip(records, model.sent, strict=True)):
         assert record["query"] == number + 1
@@ -109,7 +111,7 @@ def test_the_graph_is_saved_beside_the_trajectory(run):
     agent, _, traj, _, _ = run
     document = json.loads(traj.with_name("toy.contextweaver.json").read_text())
     assert document["format"] == "contextweaver-graph-1" and document["strategy"] == "contextweaver"
-    assert document["settings"]["window"] == 2
+    assert document["settings"]["weaver"]["window"] == 2
     nodes = {n["index"]: n for n in document["nodes"]}
     assert sorted(nodes) == [1, 2, 3, 4, 5, 6]
     assert nodes[2]["validation_status"] == "superseded" and nodes[2]["superseded_by"] == 5

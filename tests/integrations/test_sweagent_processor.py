@@ -72,7 +72,7 @@ def run_with(processor, repo: Path, *, tool_calls: bool = False):
 
 @pytest.fixture(scope="module")
 def woven(tmp_path_factory: pytest.TempPathFactory):
-    processor = ContextWeaverHistoryProcessor(window=2, max_parents=2, options={"selector": "ancestry"})
+    processor = ContextWeaverHistoryProcessor(strategy="cw-ancestry", window=2, weaver={"max_parents": 2})
     history, outputs, node_ids = run_with(processor, make_repo(tmp_path_factory.mktemp("swe") / "repo"))
     return processor, history, outputs, node_ids
 
@@ -140,7 +140,7 @@ def test_a_changed_prefix_rebuilds_and_other_conversations_keep_their_state(wove
 
 
 def test_tool_call_items_stay_paired_with_their_results(tmp_path: Path):
-    processor = ContextWeaverHistoryProcessor(window=2)
+    processor = ContextWeaverHistoryProcessor(strategy="cw-perstep", window=2)
     history, outputs, _ = run_with(processor, make_repo(tmp_path / "repo"), tool_calls=True)
     last = outputs[-1]
     calls = [c["id"] for i in last if i["role"] == "assistant" for c in i.get("tool_calls") or ()]

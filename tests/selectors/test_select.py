@@ -9,6 +9,7 @@ from contextweaver.excerpts import MARKER, OutputLines, build_excerpt
 from contextweaver.extract import make_node
 from contextweaver.selectors import SELECTORS
 from contextweaver.selectors.select import SelectSelector
+from contextweaver.tokens import count_message
 from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 
@@ -52,7 +53,7 @@ def test_older_output_kept_as_an_excerpt_around_what_recent_steps_mention() -> N
     assert " 150\tdef compute_total_price(order):" in text
     assert " 148\tline 148 of the module" in text  # the lines around the hit, whole
     assert " 20\tline 20 of the module" not in text
-    markers = re.findall(r"\[\.\.\. output lines (\d+)-(\d+) of 200 elided: [^\]]+\.\.\.\]", text)
+    markers = re.findall(r"\[\.\.\. lines (\d+)-(\d+) of 200 cut \.\.\.\]", text)
     assert ("1", "147") in markers and ("153", "200") in markers
     assert decision.tokens < weaver_with(steps).graph.node(1).full_tokens / 5
 
@@ -82,20 +83,29 @@ def test_lines_repeated_in_a_later_kept_output_are_elided() -> None:
     assert older.mode == "trimmed"
     assert "first" in context.text()
     assert context.text().count("collected item test_case_3 PASSED") == 1
-    assert "repeated in step 8's output" in context.text()
+    assert "repeated in step 8's output" in older.reason
 
 
 def test_excerpt_keeps_whole_lines_and_says_what_was_cut() -> None:
-    node = make_node(1, Step("t", "cat f.py", "alpha\nbeta\ngamma\ndelta\nepsilon"))
-    excerpt = build_excerpt(node, OutputLines.of(node), {1, 2}, "not needed")
+    text = "\n".join(f"line {n}: " + " ".join(f"word_{n}_{i}" for i in range(12)) for n in range(1, 6))
+    node = make_node(1, Step("t", "cat f.py", text))
+    lines = OutputLines.of(node)
+    excerpt = build_excerpt(node, lines, {1, 2}, "not needed")
     observation = excerpt.messages[-1]["content"]
     assert observation.splitlines() == [
-        MARKER.format(start=1, end=1, total=5, why="not needed"),
-        "beta",
-        "gamma",
-        MARKER.format(start=4, end=5, total=5, why="not needed"),
+        MARKER.format(start=1, end=1, total=5),
+        lines.lines[1],
+        lines.lines[2],
+        MARKER.format(start=4, end=5, total=5),
     ]
     assert excerpt.messages[0] == node.step.chat_messages()[0]
+    assert excerpt.tokens == sum(count_message(m) for m in excerpt.messages)
+
+
+def test_a_gap_cheaper_than_its_marker_is_kept() -> None:
+    node = make_node(1, Step("t", "cat f.py", "alpha\nbeta\ngamma"))
+    excerpt = build_excerpt(node, OutputLines.of(node), {0, 2}, "x")
+    assert excerpt.messages[-1]["content"] == "alpha\nbeta\ngamma"
 
 
 def test_per_step_work_reads_only_recent_steps_and_posted_outputs() -> None:
@@ -107,3 +117,24 @@ def test_per_step_work_reads_only_recent_steps_and_posted_outputs() -> None:
     weaver.add_step(Step("look", "ls", "x"))
     weaver.context()
     assert selector._indexed == 301  # one new node indexed, the rest untouched
+
+
+def test_a_long_recent_output_keeps_head_tail_and_mentions_but_the_current_stays_whole() -> None:
+    long_view = "\n".join(f"{n:>5}\tvalue_{n} = compute(part_{n}, other_{n})" for n in range(1, 401))
+    long_view = long_view.replace("value_200 = compute", "target_setting = compute")
+    steps = [
+        *filler(6),
+        Step("read it", "nl -ba big.py", long_view),
+        Step("where is target_setting used?", "grep -rn target_setting .", "big.py:200"),
+        Step("check", "ls", "a"),
+        Step("again", "nl -ba big.py", long_view.replace("other_", "more_")),
+    ]
+    context = weaver_with(steps).context()
+    older = next(d for d in context.decisions if d.index == 7)
+    assert older.mode == "trimmed" and "head, tail" in older.reason
+    text = context.text()
+    assert "target_setting = compute(part_200, other_200)" in text  # mentioned by a recent step
+    assert "value_1 = compute(part_1, other_1)" in text  # head
+    assert "value_400 = compute(part_400, other_400)" in text  # tail
+    assert "value_300 = compute(part_300, other_300)" not in text
+    assert next(d for d in context.decisions if d.index == 10).mode == "full"  # the current output

@@ -8,12 +8,16 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from contextweaver.cli import main
+from contextweaver.config import WeaverConfig
 from contextweaver.formats import Trajectory
 from contextweaver.serve import read_conversation
 from contextweaver.store import Session
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.weaver import ContextWeaver
 from tests.store.helpers import fix_cycle
+
+PER_STEP = WeaverConfig(mode="per_step")
+"""The stored context of a step, woven anew (the default lazy mode keeps an unbudgeted history whole)."""
 
 
 def tool_conversation(n: int) -> list[dict[str, object]]:
@@ -31,7 +35,7 @@ def tool_conversation(n: int) -> list[dict[str, object]]:
 def make_store(tmp_path: Path, bugfix: Trajectory) -> Path:
     path = tmp_path / "sessions.db"
     store = SQLiteStore(path)
-    session = Session.create(store, "bugfix", bugfix.root)
+    session = Session.create(store, "bugfix", bugfix.root, PER_STEP)
     for step in [*bugfix.steps[:14], *fix_cycle()]:
         session.add_step(step)
     conversation = read_conversation(tool_conversation(6))
@@ -64,7 +68,7 @@ def test_show_the_woven_context_of_any_step(tmp_path: Path, bugfix: Trajectory) 
     store = str(make_store(tmp_path, bugfix))
     code, out = run("show", "bugfix", "--store", store, "--step", "10", "--budget", "2500", "--json")
     assert code == 0
-    reference = ContextWeaver()
+    reference = ContextWeaver(PER_STEP)
     reference.begin(bugfix.root)
     for step in bugfix.steps[:10]:
         reference.add_step(step)

@@ -14,6 +14,7 @@ COMMANDS = {
     "eval": "contextweaver.cli.eval",
     "serve": "contextweaver.cli.serve",
     "sessions": "contextweaver.cli.sessions",
+    "contexts": "contextweaver.cli.contexts",
 }
 
 

@@ -46,7 +46,12 @@ def _stem(name: str, instance: str | None) -> str:
 @click.option(
     "--instance", default=None, help="Run to draw when the file holds several (id or 0-based index)."
 )
-@click.option("--budget", type=int, default=None, help="Token budget of the context used for colouring (the per-step selection, unless -c mode=lazy).")
+@click.option(
+    "--budget",
+    type=int,
+    default=None,
+    help="Token budget of the context used for colouring (the per-step selection, unless -c mode=lazy).",
+)
 @click.option(
     "--config", "config_path", type=click.Path(exists=True, dir_okay=False), default=None, help="YAML config."
 )

@@ -13,6 +13,7 @@ thought. The per-message `extra` key (raw API response, often larger than the me
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -31,6 +32,41 @@ ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTA
 def clean(message: Message) -> Message:
     """The chat message without mini-swe-agent's bookkeeping `extra` key."""
     return {key: value for key, value in message.items() if key != "extra"}
+
+
+def observation_text(content: Any) -> str:
+    """An observation as the agent read it. mini-swe-agent 2's default tool-calling config renders
+    `{"returncode": N, "output": "..."}` (or output_head/output_tail for long output) as JSON; it is
+    decoded into the text protocol's envelope, so test output parses as in every other run."""
+    text = content_text(content)
+    if not text.startswith("{") or '"returncode"' not in text[:64]:
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(data, dict) or "returncode" not in data:
+        return text
+    if "output" in data:
+        output = str(data["output"])
+    else:
+        elided = f"\n... [{data.get('elided_chars', '?')} characters elided] ...\n"
+        output = f"{data.get('output_head', '')}{elided}{data.get('output_tail', '')}"
+    exception = f"<exception>{data['exception_info']}</exception>\n" if data.get("exception_info") else ""
+    return f"{exception}<returncode>{data['returncode']}</returncode>\n<output>\n{output}</output>"
+
+
+def responses_api_item(message: Any) -> bool:
+    """An OpenAI Responses API item (mini-swe-agent's *_response model classes), not a chat message."""
+    return isinstance(message, dict) and (
+        message.get("object") == "response" or ("role" not in message and "type" in message)
+    )
+
+
+RESPONSES_API = (
+    "OpenAI Responses API items (a `*_response` model class): ContextWeaver reads and weaves chat "
+    "messages only; run the agent with a chat-completions model class (litellm, openrouter, portkey)"
+)
 
 
 def split_thought(text: str) -> tuple[str, str]:
@@ -77,6 +113,8 @@ class MiniSweAgentReader:
                 raise source.error(
                     f"messages[{position}] is {type(message).__name__}, expected a chat message object"
                 )
+            if responses_api_item(message):
+                raise source.error(f"messages[{position}] is one of the {RESPONSES_API}")
         first = next((i for i, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
         root = [clean(m) for m in messages[:first]]
         steps = []
@@ -99,7 +137,10 @@ def text_step(assistant: Message, observations: Sequence[Message], position: int
     """One assistant message and the observations after it as a Step (tool calling or the text protocol)."""
     if assistant.get("tool_calls"):  # mini-swe-agent v2 with tool calling: OpenAI's shape
         step = chat_step([clean(assistant), *(clean(m) for m in observations)])
-        return replace(step, meta={**step.meta, "message_index": position})
+        order = {c.get("id"): i for i, c in enumerate(assistant["tool_calls"]) if isinstance(c, dict)}
+        results = sorted(observations, key=lambda m: order.get(m.get("tool_call_id"), len(order)))
+        decoded = OBSERVATION_SEPARATOR.join(observation_text(m.get("content")) for m in results)
+        return replace(step, observation=decoded, meta={**step.meta, "message_index": position})
     thought, action = split_thought(content_text(assistant.get("content")))
     observation = OBSERVATION_SEPARATOR.join(content_text(m.get("content")) for m in observations)
     meta: dict[str, Any] = {"message_index": position}

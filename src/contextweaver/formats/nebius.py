@@ -48,7 +48,7 @@ class NebiusReader:
 
     def detect(self, source: Source) -> bool:
         document = source.document
-        return isinstance(document, dict) and _entries(document) is not None and "instance_id" in document
+        return isinstance(document, dict) and "instance_id" in document and _entries(document) is not None
 
     def read(self, source: Source) -> Trajectory:
         document = source.document

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.formats.minisweagent import clean, text_step
+from contextweaver.integrations.contexts import Source
 from contextweaver.integrations.settings import WeavingSettings, build_strategy
 from contextweaver.protocols import Model, Strategy
 from contextweaver.tokens import content_text, count_images
@@ -21,7 +22,7 @@ from contextweaver.types import Message, Node, Step, WovenContext
 
 
 def turn_step(turn: Sequence[Message], position: int) -> Step:
-    """One assistant message and its observations as a Step (tool calling or the text protocol)."""
+    """One assistant message and its observations as a Step, as the trajectory reader builds it."""
     return text_step(turn[0], turn[1:], position)
 
 
@@ -75,9 +76,32 @@ class ChatFeed:
         """Messages of the list already turned into the root or steps."""
         self.rebuilds = 0
         self._seen: list[Message] = []
+        self._sources: dict[int, list[Source]] = {}
+        """Per node index (0 = root): its messages and the list positions they came from."""
 
     def reset(self) -> None:
         self.strategy, self.memory_model, self.consumed, self._seen = None, None, 0, []
+        self._sources = {}
+
+    def _add(self, step: Step, turn: Sequence[Message], position: int) -> Node:
+        """Add a step; remember where in the list each of its messages sits (for the contexts log)."""
+        assert self.strategy is not None
+        node = self.strategy.add_step(step)
+        kept = [self.shape.keep(m) for m in turn]
+        sources: list[Source] = []
+        for message in step.chat_messages():
+            offset = next((i for i, m in enumerate(kept) if m == message), None)
+            sources.append((position + offset if offset is not None else None, message))
+        self._sources[node.index] = sources
+        return node
+
+    def sources(self, context: WovenContext) -> list[Source]:
+        """The messages a context can be made of, in order: root, then each step it did not drop."""
+        out = list(self._sources.get(0, []))
+        for decision in context.decisions:
+            if decision.mode != "dropped":
+                out.extend(self._sources.get(decision.index, []))
+        return out
 
     def _prefix_holds(self, messages: Sequence[Message]) -> bool:
         """Every consumed message is still there: by identity (cheap, the usual case), else by value."""
@@ -97,20 +121,23 @@ class ChatFeed:
             self.strategy, self.memory_model = self._build(self.settings)
             starts = self.shape.starts_turn
             first = next((i for i, m in enumerate(messages) if starts(m)), len(messages))
-            self.strategy.begin([self.shape.keep(m) for m in messages[:first]])
+            root = [self.shape.keep(m) for m in messages[:first]]
+            self.strategy.begin(root)
+            self._sources[0] = list(enumerate(root))
             self.consumed = first
         added = []
         position, starts = self.consumed, self.shape.starts_turn
         while position < len(messages):
             if not starts(messages[position]):
                 step = interjection_step(self.shape.keep(messages[position]), position)
-                added.append(self.strategy.add_step(step))
+                added.append(self._add(step, messages[position : position + 1], position))
                 position += 1
                 continue
             end = position + 1
             while end < len(messages) and not starts(messages[end]):
                 end += 1
-            added.append(self.strategy.add_step(self.shape.turn_step(messages[position:end], position)))
+            turn = messages[position:end]
+            added.append(self._add(self.shape.turn_step(turn, position), turn, position))
             position = end
         self.consumed = len(messages)
         self._seen.extend(messages[len(self._seen) :])

@@ -15,21 +15,32 @@ per run and is fed only the turns added since the previous query.
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import time
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from minisweagent.agents import get_agent_class
 from minisweagent.agents.default import AgentConfig, DefaultAgent
 from minisweagent.models import get_model_class
+from pydantic import BaseModel, Field, create_model
 
+from contextweaver.formats.minisweagent import RESPONSES_API, responses_api_item
 from contextweaver.integrations.feed import ChatFeed
 from contextweaver.integrations.record import ContextLog, graph_document, sidecar_paths
 from contextweaver.integrations.settings import WeavingSettings, memory_usage
 from contextweaver.types import Message, WovenContext
 
 log = logging.getLogger("contextweaver.integrations")
+
+
+def _speaks_responses_api(model: Any) -> bool:
+    """mini-swe-agent's Responses-API model classes (litellm_response, openrouter_response, ...)."""
+    names = [f"{k.__module__}.{k.__name__}" for k in type(model).__mro__]
+    return any("response_model" in name or "ResponseAPI" in name for name in names)
 
 
 class WeavingModel:
@@ -46,6 +57,10 @@ class WeavingModel:
         """Wrap `model`, or build the mini-swe-agent model `wrapped_model_class` from `model_kwargs`."""
         if model is None:
             model = get_model_class(model_kwargs.get("model_name", ""), wrapped_model_class)(**model_kwargs)
+        if _speaks_responses_api(model):
+            raise ValueError(
+                f"model class {type(model).__module__}.{type(model).__name__} sends {RESPONSES_API}"
+            )
         self.inner = model
         self.config = model.config
         """The wrapped model's config (mini-swe-agent reads `model.config.model_name`)."""
@@ -66,6 +81,8 @@ class WeavingModel:
     def weave(self, messages: list[Message]) -> list[Message]:
         """The messages to send: the woven context, or the full list if the memory failed (logged, counted)."""
         started = time.perf_counter()
+        if any(responses_api_item(m) for m in messages[-3:]):
+            raise ValueError(f"the agent's messages are {RESPONSES_API}")  # never silently unwoven
         try:
             self.feed.update(messages)
             context = self.feed.context()
@@ -75,7 +92,7 @@ class WeavingModel:
             log.warning("contextweaver failed (%s); this query gets the full history", exc)
             return messages
         self.last_context = context
-        self.log.add(context, time.perf_counter() - started)
+        self.log.add(context, time.perf_counter() - started, self.feed.sources(context))
         if not self.keep_records:
             self.log.drop_pending()
         return context.messages
@@ -131,27 +148,95 @@ class WeavingModel:
         return graph_path, contexts_path
 
 
-class ContextWeaverAgentConfig(AgentConfig):
-    contextweaver: WeavingSettings = WeavingSettings()
-    """How the context is woven before each query (mini-swe-agent YAML: `agent.contextweaver`)."""
+INTERACTIVE_FIELDS = ("mode", "whitelist_actions", "confirm_exit")
+"""Settings only mini-swe-agent's InteractiveAgent reads (`mini`'s default agent, mini.yaml)."""
+
+
+def _agent_class(spec: str, config: dict[str, Any]) -> type:
+    """The agent ContextWeaverAgent extends: `wrapped_agent_class`, else the one the config is for."""
+    if not spec:
+        return get_agent_class("interactive" if any(k in config for k in INTERACTIVE_FIELDS) else "default")
+    from minisweagent.agents.interactive import InteractiveAgent  # imports prompt_toolkit: only here
+
+    base = get_agent_class(spec)
+    given = [k for k in INTERACTIVE_FIELDS if k in config]
+    if given and not issubclass(base, InteractiveAgent):
+        raise ValueError(
+            f"agent.{given[0]} is a setting of the interactive agent, but wrapped_agent_class is {spec!r}: "
+            "remove it, or set wrapped_agent_class: interactive so commands are confirmed as configured"
+        )
+    return base
+
+
+@cache
+def _weaving_class(base: type) -> type:
+    """ContextWeaverAgent on top of `base`: the base's own loop, modes and prompts; the woven model."""
+    if issubclass(base, ContextWeaverAgent) or base is DefaultAgent:
+        return ContextWeaverAgent
+    return type(f"ContextWeaver{base.__name__}", (ContextWeaverAgent, base), {"__module__": __name__})
+
+
+def _config_class(cls: type) -> type[BaseModel]:
+    """The base agent's config class (the default of its `config_class` argument)."""
+    for klass in cls.__mro__:
+        if klass is ContextWeaverAgent or "__init__" not in vars(klass):
+            continue
+        parameter = inspect.signature(vars(klass)["__init__"]).parameters.get("config_class")
+        if parameter is not None and isinstance(parameter.default, type):
+            return parameter.default
+    return AgentConfig
+
+
+@cache
+def _with_settings(config: type[BaseModel]) -> type[BaseModel]:
+    """`config` plus the `contextweaver:` block (validated with the rest of the agent's config)."""
+    created: type[BaseModel] = create_model(
+        f"ContextWeaver{config.__name__}",
+        __base__=config,
+        contextweaver=(WeavingSettings, Field(default_factory=WeavingSettings)),
+    )
+    return created
 
 
 class ContextWeaverAgent(DefaultAgent):
-    """DefaultAgent whose model sees the woven context; graph and contexts are saved beside the trajectory."""
+    """The agent you would run, whose model sees the woven context; graph and contexts saved beside
+    the trajectory.
 
-    def __init__(self, model: Any, env: Any, *, config_class: type = ContextWeaverAgentConfig, **kwargs: Any):
+    It extends the agent the config is written for: mini-swe-agent's InteractiveAgent when the config
+    has its settings (`mode`, `whitelist_actions`, `confirm_exit`, as `mini.yaml` does), so commands
+    are confirmed exactly as without ContextWeaver; DefaultAgent otherwise; or `wrapped_agent_class`.
+    """
+
+    def __new__(cls, *args: Any, wrapped_agent_class: str = "", **kwargs: Any) -> ContextWeaverAgent:
+        if cls is ContextWeaverAgent:
+            cls = _weaving_class(_agent_class(wrapped_agent_class, kwargs))
+        instance: ContextWeaverAgent = super().__new__(cls)
+        return instance
+
+    def __init__(
+        self,
+        model: Any,
+        env: Any,
+        *,
+        wrapped_agent_class: str = "",
+        config_class: type | None = None,
+        **kwargs: Any,
+    ) -> None:
+        config_class = _with_settings(config_class or _config_class(type(self)))
         super().__init__(model, env, config_class=config_class, **kwargs)
+        settings: WeavingSettings = self.config.contextweaver
         if not isinstance(model, WeavingModel):
-            model = WeavingModel(model=model, contextweaver=self.config.contextweaver)
+            model = WeavingModel(model=model, contextweaver=settings)
         model.keep_records = True
         self.model: WeavingModel = model
 
     def run(self, task: str = "", **kwargs: Any) -> dict[str, Any]:
         self.model.reset()
-        return super().run(task, **kwargs)
+        result: dict[str, Any] = super().run(task, **kwargs)
+        return result
 
     def save(self, path: Path | None, *extra_dicts: dict[str, Any]) -> dict[str, Any]:
-        data = super().save(path, *extra_dicts)
+        data: dict[str, Any] = super().save(path, *extra_dicts)
         if path:
             self.model.write_sidecars(Path(path))
         else:

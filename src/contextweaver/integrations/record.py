@@ -3,16 +3,20 @@
 The trajectory file stays the agent's: the full, unwoven history. Beside `<name>.traj.json` go
 `<name>.contextweaver.json` (nodes, parents with confidence and reason, labels, test status, the
 memory's own cost) and `<name>.contexts.jsonl` (one line per model query: which steps were kept,
-compressed or dropped and why, the tokens, and optionally the messages sent).
+compressed or dropped and why, the tokens, and the messages sent as references to the trajectory's
+messages plus what was cut; see `contexts.py`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from contextweaver.integrations.contexts import FORMAT as CONTEXTS_FORMAT
+from contextweaver.integrations.contexts import ContextEncoder, Source
 from contextweaver.protocols import Strategy
 from contextweaver.types import Node, WovenContext
 
@@ -30,27 +34,18 @@ def sidecar_paths(trajectory: str | Path) -> tuple[Path, Path]:
     return path.with_name(f"{stem}.contextweaver.json"), path.with_name(f"{stem}.contexts.jsonl")
 
 
-def context_record(
-    query: int, context: WovenContext, seconds: float, *, with_messages: bool
-) -> dict[str, Any]:
-    """One model query's context as data: decisions with reasons, tokens, and the messages if asked."""
-    record: dict[str, Any] = {
+def context_record(query: int, context: WovenContext, seconds: float) -> dict[str, Any]:
+    """One model query's context in brief: tokens, budget, status line, notes (no messages)."""
+    return {
         "query": query,
         "strategy": context.strategy,
         "tokens": context.tokens,
         "full_history_tokens": context.full_history_tokens,
         "budget": context.budget,
         "test_status": context.test_status,
-        "kept": context.kept,
-        "compressed": context.compressed,
-        "dropped": context.dropped,
-        "decisions": [asdict(d) for d in context.decisions],
         "notes": list(context.notes),
         "weave_seconds": round(seconds, 6),
     }
-    if with_messages:
-        record["messages"] = context.messages
-    return record
 
 
 def strategy_nodes(strategy: Strategy | None) -> list[Node]:
@@ -98,35 +93,44 @@ def graph_document(
 
 
 class ContextLog:
-    """Context records of one run: lightweight summaries in memory, full records appended to a JSONL."""
+    """Context records of one run: brief summaries in memory, encoded records appended to a JSONL."""
 
     def __init__(self, *, with_messages: bool = True) -> None:
         self.with_messages = with_messages
         self.summaries: list[dict[str, Any]] = []
+        self._encoder = ContextEncoder()
         self._pending: list[dict[str, Any]] = []
         self._started: set[Path] = set()
 
     def reset(self) -> None:
         self.summaries.clear()
+        self._encoder.reset()
         self._pending.clear()
         self._started.clear()
 
-    def add(self, context: WovenContext, seconds: float) -> dict[str, Any]:
-        record = context_record(len(self.summaries) + 1, context, seconds, with_messages=self.with_messages)
-        self.summaries.append({k: v for k, v in record.items() if k not in ("messages", "decisions")})
-        self._pending.append(record)
-        return record
+    def add(self, context: WovenContext, seconds: float, sources: Sequence[Source]) -> None:
+        """Record one context; `sources` are the messages it can reference (see ChatFeed.sources)."""
+        record = context_record(len(self.summaries) + 1, context, seconds)
+        self.summaries.append(record)
+        self._pending.extend(self._encoder.encode(context, sources if self.with_messages else (), record))
+        if not self.with_messages:
+            self._pending[-1].pop("messages")
 
     def flush(self, path: Path) -> None:
-        """Append the records not yet written (the file is truncated on the run's first flush)."""
-        mode = "a" if path in self._started else "w"
+        """Append the lines not yet written (the file is started anew on the run's first flush)."""
+        first = path not in self._started
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open(mode, encoding="utf-8") as out:
-            for record in self._pending:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        with path.open("w" if first else "a", encoding="utf-8") as out:
+            if first:
+                out.write(json.dumps({"format": CONTEXTS_FORMAT}) + "\n")
+            for line in self._pending:
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
         self._started.add(path)
         self._pending.clear()
 
     def drop_pending(self) -> None:
-        """Forget unwritten records (nobody will save them): keeps memory flat for hook-only use."""
+        """Forget unwritten records (nobody will save them): keeps memory flat for hook-only use.
+
+        The encoder forgets too, so nothing written later refers to a definition never written."""
         self._pending.clear()
+        self._encoder.reset()

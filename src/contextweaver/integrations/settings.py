@@ -1,20 +1,28 @@
 """The settings an agent framework passes to ContextWeaver, shared by every integration.
 
-One small validated block in the agent's own YAML (mini-swe-agent's `agent.contextweaver`,
-a SWE-agent history processor entry): which strategy weaves the context, W, m, the analyzer and
-the token budget. `strategy` also names the baselines, so the same harness runs the comparison.
+One small validated block in the agent's own config (mini-swe-agent's `agent.contextweaver`, a
+SWE-agent history processor entry, the OpenHands condenser, the LangGraph hook): which strategy
+weaves the context, and the `WeaverConfig` it uses, nested under `weaver:`. The most used
+WeaverConfig fields (window, max_parents, analyzer, budget, memory_model) may also be written at
+the top level, as before; either way every key is validated when the config is loaded, so a typo
+fails at start with the name of the setting, not at the first query.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from contextweaver import strategies
-from contextweaver.config import ModelConfig, WeaverConfig
+from contextweaver.config import WeaverConfig
 from contextweaver.models import Usage, usage_of
 from contextweaver.protocols import Model, Strategy
+
+SHORTCUTS = ("window", "max_parents", "analyzer", "budget", "memory_model")
+"""WeaverConfig fields also accepted at the top level of the block."""
+BASELINE_FIELDS = frozenset({"window", "budget"})
+"""What a baseline takes: `window` is its n (observations kept), `budget` its token budget."""
 
 
 class WeavingSettings(BaseModel):
@@ -23,18 +31,40 @@ class WeavingSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     strategy: str = "contextweaver"
-    window: int | None = Field(
-        default=None, ge=1, description="W for contextweaver; n (observations kept) for the baselines"
-    )
-    max_parents: int | None = Field(default=None, ge=1, description="m: parents per node")
-    analyzer: str | None = None
-    budget: int | None = Field(default=None, ge=1, description="hard token budget for every woven context")
-    memory_model: ModelConfig | None = None
-    options: dict[str, Any] = Field(
-        default_factory=dict, description="any other WeaverConfig field (summarizer, llm_mode, ...)"
-    )
+    weaver: WeaverConfig = Field(default_factory=WeaverConfig)
+    """ContextWeaver's own settings (any WeaverConfig field: summarizer, selector, llm_mode, ...)."""
     record_messages: bool = True
-    """Save each woven context's messages beside the trajectory (decisions are always saved)."""
+    """Save each woven context beside the trajectory as references to its messages plus what was
+    cut (the full text is rebuilt by `contextweaver contexts`); decisions are always saved."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nest_shortcuts(cls, data: Any) -> Any:
+        """Fold top-level WeaverConfig fields into `weaver`; name the replacement of `options`."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "options" in data:
+            options = data["options"] if isinstance(data["options"], dict) else {}
+            keys = ", ".join(f"{k}: {v}" for k, v in options.items()) or "..."
+            raise ValueError(
+                f"`options` is no longer read: write those settings under `weaver:` instead, "
+                f"e.g. weaver: {{{keys}}} (each key is a WeaverConfig field, checked at load time)"
+            )
+        nested = data.get("weaver") or {}
+        if isinstance(nested, WeaverConfig):
+            nested = nested.model_dump(exclude_unset=True)
+        nested = dict(nested)
+        for key in SHORTCUTS:
+            if key in data:
+                value = data.pop(key)
+                if key in nested and nested[key] != value:
+                    raise ValueError(f"`{key}` is set both at the top level and under `weaver:`; keep one")
+                if value is not None:
+                    nested[key] = value
+        if nested or "weaver" in data:
+            data["weaver"] = nested
+        return data
 
     @field_validator("strategy")
     @classmethod
@@ -42,29 +72,60 @@ class WeavingSettings(BaseModel):
         strategies.spec(name)  # an unknown name lists the valid ones
         return name
 
+    @model_validator(mode="after")
+    def _check_names(self) -> WeavingSettings:
+        """Component names are checked now, not at the first query; baselines take only two fields."""
+        from contextweaver.analyzers import ANALYZERS
+        from contextweaver.selectors import SELECTORS
+        from contextweaver.summaries import SUMMARIZERS
+
+        for field, registry in (
+            ("analyzer", ANALYZERS),
+            ("selector", SELECTORS),
+            ("summarizer", SUMMARIZERS),
+        ):
+            name = getattr(self.weaver, field)
+            if name not in registry.names():
+                raise ValueError(
+                    f"weaver.{field}: unknown {field} {name!r}; valid: {', '.join(registry.names())}"
+                )
+        extra = sorted(self.weaver.model_fields_set - BASELINE_FIELDS)
+        if self.is_baseline and extra:
+            raise ValueError(
+                f"strategy {self.strategy!r} takes only `window` and `budget`; {', '.join(extra)} apply "
+                "to the ContextWeaver strategies (contextweaver, cw-*): remove them or change the strategy"
+            )
+        return self
+
+    @property
+    def is_baseline(self) -> bool:
+        return strategies.spec(self.strategy).baseline is not None
+
+    @property
+    def window(self) -> int | None:
+        """W (contextweaver) or n (baselines), when the config set it."""
+        return self.weaver.window if "window" in self.weaver.model_fields_set else None
+
+    @property
+    def budget(self) -> int | None:
+        return self.weaver.budget
+
     def weaver_config(self) -> WeaverConfig:
-        data: dict[str, Any] = dict(self.options)
-        for key in ("window", "max_parents", "analyzer", "budget", "memory_model"):
-            value = getattr(self, key)
-            if value is not None:
-                data[key] = value
-        return WeaverConfig.model_validate(data)
+        """What the strategy name fixes, with these settings on top (the one strategy table decides)."""
+        return strategies.weaver_config(self.strategy, self.chosen())
+
+    def chosen(self) -> dict[str, Any]:
+        """The WeaverConfig fields this block sets (the rest come from the strategy name)."""
+        return self.weaver.model_dump(include=self.weaver.model_fields_set)
 
 
 def build_strategy(settings: WeavingSettings) -> tuple[Strategy, Model | None]:
     """A fresh strategy for one conversation, plus the memory model it spends tokens on (or None)."""
-    if strategies.spec(settings.strategy).baseline is None:
-        config = settings.weaver_config()
-        chosen = config.model_dump(include=config.model_fields_set)
-        built = strategies.build_strategy(settings.strategy, chosen)
-        return built.strategy, built.model
-    if settings.analyzer or settings.max_parents or settings.options or settings.memory_model:
-        raise ValueError(
-            f"strategy {settings.strategy!r} takes only `window` and `budget`; "
-            "analyzer, max_parents, memory_model and options apply to the ContextWeaver strategies (cw, cw-*)"
-        )
-    window = {"window": settings.window} if settings.window else {}
-    built = strategies.build_strategy(settings.strategy, window)
+    if settings.is_baseline:
+        window = {"window": settings.window} if settings.window else {}
+        built = strategies.build_strategy(settings.strategy, window)
+    else:
+        built = strategies.build_strategy(settings.strategy, settings.chosen())
     return built.strategy, built.model
 
 

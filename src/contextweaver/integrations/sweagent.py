@@ -20,7 +20,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, PrivateAttr
 
@@ -70,6 +70,14 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
     _feeds: OrderedDict[str, ChatFeed] = PrivateAttr(default_factory=OrderedDict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _last: WovenContext | None = PrivateAttr(default=None)
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ContextWeaverHistoryProcessor:
+        """A copy with the same settings and fresh state (SWE-agent deep-copies its config per agent)."""
+        return type(self).model_validate(self.model_dump(exclude_unset=True))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its settings: the per-conversation state and its lock stay in this process."""
+        return (type(self).model_validate, (self.model_dump(exclude_unset=True),))
 
     def __call__(self, history: list[HistoryItem]) -> list[HistoryItem]:
         if not history:
@@ -144,3 +152,48 @@ def apply_processors(
     for processor in processors:
         history = processor(history)
     return history
+
+
+def register() -> None:
+    """Make `type: contextweaver` valid in SWE-agent's config files, in this process.
+
+    SWE-agent's `history_processors` field is a closed union of its own processor types, chosen by
+    `type`. This adds ours to that union and rebuilds the config models that contain it, so the
+    YAML is validated by SWE-agent's own parser. Idempotent; needs SWE-agent importable.
+    """
+    import typing
+
+    from pydantic import BaseModel
+    from sweagent.agent import agents
+    from sweagent.agent import history_processors as swe
+
+    union = typing.get_args(swe.HistoryProcessor)
+    members = typing.get_args(union[0]) if union else ()
+    if ContextWeaverHistoryProcessor in members:
+        return
+    choices: Any = Union.__getitem__((*members, ContextWeaverHistoryProcessor))
+    extended: Any = Annotated[choices, Field(discriminator="type")]
+    swe.HistoryProcessor = extended
+    configs: list[type[BaseModel]] = [agents.DefaultAgentConfig, agents.ShellAgentConfig]
+    for config in configs:
+        config.model_fields["history_processors"].annotation = list[extended]
+    from sweagent.run.run_batch import RunBatchConfig
+    from sweagent.run.run_single import RunSingleConfig
+
+    for config in (*configs, agents.RetryAgentConfig, RunSingleConfig, RunBatchConfig):
+        config.model_rebuild(force=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m contextweaver.integrations.sweagent run --config my.yaml ...`: SWE-agent's own
+    command line, with `type: contextweaver` accepted in `agent.history_processors`."""
+    register()
+    from sweagent.run.run import main as sweagent_main
+
+    sweagent_main(argv)
+
+
+if __name__ == "__main__":  # run as a script: use the importable module's class, not __main__'s
+    from contextweaver.integrations.sweagent import main as _main
+
+    _main()

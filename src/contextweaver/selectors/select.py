@@ -45,7 +45,15 @@ class SelectSelector:
     postings = 64
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
     parent_bonus = 1.0
+    candidates = 16
+    """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
     min_elided_tokens = 40
+    excerpt_cache = 1024
+    long_output = 1500
+    """A recent output (not the current one) longer than this many tokens keeps its head, its tail and
+    the lines around what recent steps mention; the current output always stays whole."""
+    head_lines = 60
+    tail_lines = 30
     """A run of repeated lines is elided only when it saves more than its marker costs."""
 
     def __init__(self) -> None:
@@ -53,6 +61,7 @@ class SelectSelector:
         self._said: dict[int, frozenset[str]] = {}
         self._postings: dict[str, list[int]] = {}
         self._indexed = 0
+        self._excerpts: dict[tuple[int, str, tuple[int, ...]], Excerpt] = {}
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
@@ -76,19 +85,21 @@ class SelectSelector:
             return warmup
         floor = list(range(k, max(0, k - window), -1))
         full = [(k, "current step")] + [(i, f"one of the last {window} outputs") for i in floor[1:]]
-        offers = self._offers(graph, k, k - window + 1, config.select_excerpt_tokens)
+        hot, parents = self._recent(graph, k)
+        offers = self._offers(k - window + 1, hot, parents, config.select_excerpt_tokens)
         left = config.select_extra_tokens
         chosen: list[Offer] = []
         for offer in sorted(offers, key=lambda o: (-o.value / (o.tokens + 10), -o.index)):
             if offer.tokens <= left:
                 chosen.append(offer)
                 left -= offer.tokens
-        keep: dict[int, set[int] | None] = {i: None for i in floor}
+        keep: dict[int, set[int] | None] = {i: self._long_recent(i, hot) for i in floor}
+        keep[k] = None
         for offer in chosen:
             keep[offer.index] = set(offer.keep)
             words = ", ".join(offer.hits[:3])
             full.append((offer.index, f"excerpt: the lines around {words}, which recent steps mention"))
-        excerpts, repeated = self._dedupe(graph, k, keep)
+        excerpts, repeated = self._dedupe(graph, k, k - window + 1, keep)
         full = [(i, reason) for i, reason in full if i not in repeated]
         return Plan(
             full=full,
@@ -100,12 +111,30 @@ class SelectSelector:
             excerpts=excerpts,
         )
 
-    def _offers(self, graph: DependencyGraph, k: int, floor_start: int, cap: int) -> list[Offer]:
+    def _recent(self, graph: DependencyGraph, k: int) -> tuple[set[str], set[int]]:
+        """The words the last `lookback` steps said, and those steps' parents."""
         hot: set[str] = set()
         parents: set[int] = set()
         for index in range(max(1, k - self.lookback + 1), k + 1):
             hot |= self._said.get(index, frozenset())
             parents.update(graph.node(index).parent_ids)
+        return hot, parents
+
+    def _long_recent(self, index: int, hot: set[str]) -> set[int] | None:
+        """A long recent output: head, tail and the regions around hot words; None keeps it whole."""
+        lines = self._lines.get(index)
+        if lines is None or sum(lines.tokens) <= self.long_output:
+            return None
+        total = len(lines.lines)
+        keep = set(range(min(total, self.head_lines))) | set(range(max(0, total - self.tail_lines), total))
+        c = self.context_lines
+        for word in hot & lines.words.keys():
+            if len(lines.words[word]) <= self.crowded:
+                for n in lines.words[word]:
+                    keep.update(range(max(0, n - c), min(total, n + c + 1)))
+        return keep
+
+    def _offers(self, floor_start: int, hot: set[str], parents: set[int], cap: int) -> list[Offer]:
         candidates: dict[int, list[str]] = {}
         for word in hot:
             for index in self._postings.get(word, ())[-self.postings :]:
@@ -113,8 +142,13 @@ class SelectSelector:
                     candidates.setdefault(index, []).append(word)
         offers = []
         weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
-        for index, words in candidates.items():
-            offer = self._offer(index, words, weight, cap, index in parents)
+        bonus = 1.0 + self.parent_bonus
+
+        def promise(index: int) -> tuple[float, int]:
+            return -sum(weight[w] for w in candidates[index]) * (bonus if index in parents else 1.0), -index
+
+        for index in sorted(candidates, key=promise)[: self.candidates]:
+            offer = self._offer(index, candidates[index], weight, cap, index in parents)
             if offer is not None:
                 offers.append(offer)
         return offers
@@ -148,8 +182,18 @@ class SelectSelector:
         bonus = 1.0 + (self.parent_bonus if parent else 0.0)
         return Offer(index, frozenset(keep), spent, value * bonus, tuple(hit_words))
 
+    def _excerpt(self, graph: DependencyGraph, index: int, kept: set[int], why: str) -> Excerpt:
+        """Built once per distinct (output, kept lines): the same excerpts recur from step to step."""
+        key = (index, why, tuple(sorted(kept)))
+        found = self._excerpts.get(key)
+        if found is None:
+            if len(self._excerpts) >= self.excerpt_cache:
+                self._excerpts.clear()
+            found = self._excerpts[key] = build_excerpt(graph.node(index), self._lines[index], kept, why)
+        return found
+
     def _dedupe(
-        self, graph: DependencyGraph, k: int, keep: dict[int, set[int] | None]
+        self, graph: DependencyGraph, k: int, floor_start: int, keep: dict[int, set[int] | None]
     ) -> tuple[dict[int, Excerpt], dict[int, int]]:
         """Newest first: lines that recur in a later kept output are elided (the current step never)."""
         later: dict[str, int] = {}
@@ -178,8 +222,14 @@ class SelectSelector:
                 continue
             note = f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])}'s output"
             if wanted is None:
-                marker = note
+                marker = f"lines {note} cut"
             else:
-                marker = "not near what recent steps mention" + (f" or {note}" if seen_in else "")
-            excerpts[index] = build_excerpt(graph.node(index), lines, kept, marker)
+                marker = "lines not near what recent steps mention cut" + (
+                    f", and lines {note}" if seen_in else ""
+                )
+                if floor_start <= index:
+                    marker = "a long output: head, tail and the lines near what recent steps mention kept" + (
+                        f"; lines {note} cut" if seen_in else ""
+                    )
+            excerpts[index] = self._excerpt(graph, index, kept, marker)
         return excerpts, repeated

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.registry import DETECTION_ORDER, PARSERS
+from contextweaver.validation.registry import PARSERS
 from contextweaver.validation.report import TestReport, merge_reports
 from contextweaver.validation.text import CleanText, clean_observation
 
@@ -17,10 +17,8 @@ def _parser(name: str) -> RunnerParser:
 
 
 def parsers_in_order() -> list[RunnerParser]:
-    """Registered parsers, the detection order first, then any registered later."""
-    names = [name for name in DETECTION_ORDER if name in PARSERS.names()]
-    names += [name for name in PARSERS.names() if name not in names]
-    return [_parser(name) for name in names]
+    """Registered parsers in the registry's order, which is the detection order."""
+    return [_parser(name) for name in PARSERS.names()]
 
 
 def parse_clean(clean: CleanText, command: str = "") -> TestReport | None:

@@ -1,0 +1,153 @@
+"""LangChain v1 / LangGraph: weave the agent's messages before each model call; the state keeps them all.
+
+    from contextweaver.integrations.langgraph import ContextWeaverMiddleware, ContextWeaverHook
+    agent = create_agent(model, tools, middleware=[ContextWeaverMiddleware(window=5)])   # langchain v1
+    agent = create_react_agent(model, tools, pre_model_hook=ContextWeaverHook(window=5))  # langgraph prebuilt
+
+The middleware rewrites only the model request (`wrap_model_call`), the hook returns
+`llm_input_messages`: the graph's `messages` state stays the full, unwoven history. Messages of the
+history are turned into steps once (an AI message and its tool results form one step, so a call
+never loses its result); each woven message is the original LangChain message, or a copy whose
+content is the placeholder or the trimmed output. One state per conversation (keyed by its first
+messages), fed only the messages added since the previous call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
+from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, convert_to_openai_messages
+from pydantic import Field, PrivateAttr
+
+from contextweaver.formats.toolcalls import chat_step
+from contextweaver.integrations.contexts import align
+from contextweaver.integrations.feed import ChatFeed, ChatShape
+from contextweaver.integrations.settings import WeavingSettings
+from contextweaver.types import Message, Step, WovenContext
+
+
+def tool_call_step(turn: Sequence[Message], position: int) -> Step:
+    step = chat_step(turn)
+    return replace(step, meta={**step.meta, "message_index": position})
+
+
+CHAT = ChatShape(turn_step=tool_call_step, keep=dict)
+"""OpenAI chat messages: an assistant message and the tool results after it form one step."""
+
+
+class _Conversation:
+    """One conversation's feed and the chat form of each LangChain message, converted once."""
+
+    def __init__(self, settings: WeavingSettings) -> None:
+        self.feed = ChatFeed(settings, CHAT)
+        self.originals: list[BaseMessage] = []
+        self.chat: list[Message] = []
+
+    def weave(self, messages: Sequence[BaseMessage]) -> tuple[list[BaseMessage], WovenContext]:
+        same = 0
+        while same < min(len(messages), len(self.originals)) and messages[same] is self.originals[same]:
+            same += 1
+        del self.originals[same:], self.chat[same:]
+        self.originals.extend(messages[same:])
+        self.chat.extend(_chat(m) for m in messages[same:])
+        self.feed.update(self.chat)
+        context = self.feed.context()
+        sources = self.feed.sources(context)
+        woven: list[BaseMessage] = []
+        for message, match in zip(
+            context.messages, align(context.messages, [m for _, m in sources]), strict=True
+        ):
+            position = sources[match][0] if match is not None else None
+            if position is None:  # the TEST STATUS line
+                woven.append(
+                    HumanMessage(content=str(message.get("content")), id="contextweaver-test-status")
+                )
+            elif message == self.chat[position]:
+                woven.append(self.originals[position])
+            else:
+                woven.append(self.originals[position].model_copy(update={"content": message.get("content")}))
+        return woven, context
+
+
+def _chat(message: BaseMessage) -> Message:
+    converted: Message = convert_to_openai_messages(message)
+    return converted
+
+
+class MessageWeaver(WeavingSettings):
+    """Weaving settings plus the state of each conversation they weave (shared by hook and middleware)."""
+
+    max_conversations: int = Field(default=16, ge=1, description="conversations whose state is kept")
+
+    _conversations: OrderedDict[str, _Conversation] = PrivateAttr(default_factory=OrderedDict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _last: WovenContext | None = PrivateAttr(default=None)
+
+    @property
+    def last_context(self) -> WovenContext | None:
+        """The last woven context, with the decision and reason for every step."""
+        return self._last
+
+    def conversation(self, messages: Sequence[BaseMessage]) -> _Conversation | None:
+        return self._conversations.get(_key(messages))
+
+    def weave(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+        if not messages:
+            return []
+        key = _key(messages)
+        with self._lock:
+            conversation = self._conversations.pop(key, None) or _Conversation(self)
+            self._conversations[key] = conversation
+            while len(self._conversations) > self.max_conversations:
+                self._conversations.popitem(last=False)
+            woven, self._last = conversation.weave(messages)
+        return woven
+
+
+def _key(messages: Sequence[BaseMessage]) -> str:
+    """The conversation's fingerprint: its messages before the first AI message (system, task)."""
+    root = []
+    for message in messages:
+        if message.type == "ai":
+            break
+        root.append([message.type, message.content])
+    return hashlib.sha256(json.dumps(root, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class ContextWeaverHook(MessageWeaver):
+    """LangGraph `pre_model_hook`: returns the woven messages as `llm_input_messages`."""
+
+    def __call__(self, state: Any) -> dict[str, list[BaseMessage]]:
+        messages = state["messages"] if isinstance(state, dict) else state.messages
+        return {"llm_input_messages": self.weave(messages)}
+
+
+class ContextWeaverMiddleware(AgentMiddleware):
+    """LangChain v1 agent middleware: the model request carries the woven messages."""
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__()
+        self.weaver = MessageWeaver.model_validate(settings)
+
+    @property
+    def last_context(self) -> WovenContext | None:
+        return self.weaver.last_context
+
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
+        return handler(request.override(messages=self._woven(request.messages)))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
+    ) -> Any:
+        return await handler(request.override(messages=self._woven(request.messages)))
+
+    def _woven(self, messages: list[AnyMessage]) -> list[AnyMessage]:
+        woven: list[AnyMessage] = self.weaver.weave(messages)  # type: ignore[assignment]
+        return woven

@@ -1,0 +1,157 @@
+"""The OpenHands SDK condenser end to end: the SDK's own Agent and Conversation loop fix a toy repository
+with a shell tool, the LLM is reached over real HTTP (litellm -> a local fake OpenAI server scripted
+with tool calls), and every request the model receives is checked. Skipped where the SDK is not
+installed (it needs Python 3.12; scripts/setup.sh makes a second venv for it under FULL=1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Self
+
+import pytest
+
+from tests.integrations.toyrepo import FIX_TURNS, TASK, make_repo
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm: no cost-map download
+pytest.importorskip("openhands.sdk")
+
+from openhands.sdk import LLM, Agent, Conversation, Tool  # noqa: E402
+from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
+from pydantic import Field, SecretStr, ValidationError  # noqa: E402
+
+from contextweaver.integrations.openhands import ContextWeaverCondenser  # noqa: E402
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
+
+PLACEHOLDER_START = "Old environment output: ("
+
+
+class ShellAction(Action):
+    command: str = Field(description="the shell command to run")
+
+
+class ShellObservation(Observation):
+    pass
+
+
+class ShellExecutor(ToolExecutor):
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+
+    def __call__(self, action: ShellAction, conversation: Any = None) -> ShellObservation:
+        done = subprocess.run(
+            action.command, shell=True, cwd=self.cwd, capture_output=True, text=True, timeout=120
+        )
+        return ShellObservation.from_text(f"{done.stdout}{done.stderr}\n[exit code {done.returncode}]")
+
+
+class ShellTool(ToolDefinition[ShellAction, ShellObservation]):
+    @classmethod
+    def create(cls, conv_state: Any = None, **params: Any) -> Sequence[Self]:
+        return [
+            cls(
+                description="Run a shell command in the repository.",
+                action_type=ShellAction,
+                observation_type=ShellObservation,
+                executor=ShellExecutor(Path(params["cwd"])),
+            )
+        ]
+
+
+def tool_call_reply(number: int, thought: str, name: str, arguments: dict[str, Any]) -> Reply:
+    call = {
+        "id": f"call_{number}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+    message = {"role": "assistant", "content": thought, "tool_calls": [call]}
+    body = {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+    return Reply(body=body)
+
+
+TURNS = [(thought, "shell", {"command": command}) for thought, command in FIX_TURNS[:-1]]
+TURNS.append(("The fix is in and the tests pass.", "finish", {"message": "Fixed add in calc.py."}))
+
+
+def scripted(request: Request) -> Reply:
+    number = sum(1 for m in request.messages if m.get("role") == "assistant") + 1
+    thought, name, arguments = TURNS[min(number, len(TURNS)) - 1]
+    return tool_call_reply(number, thought, name, arguments)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory):
+    repo = make_repo(tmp_path_factory.mktemp("openhands") / "repo")
+    register_tool("ToyShell", ShellTool)
+    condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw-ancestry", "window": 2})
+    with FakeLLMServer(reply=scripted) as server:
+        llm = LLM(model="openai/fake", base_url=server.base_url, api_key=SecretStr("x"), usage_id="agent")
+        agent = Agent(
+            llm=llm,
+            tools=[Tool(name="ToyShell", params={"cwd": str(repo)})],
+            include_default_tools=["FinishTool"],
+            condenser=condenser,
+        )
+        conversation = Conversation(agent=agent, workspace=str(repo), visualizer=None)
+        conversation.send_message(TASK)
+        conversation.run()
+        requests = list(server.requests)
+    return condenser, requests, repo
+
+
+def test_the_agent_loop_fixes_the_repository(run):
+    _, requests, repo = run
+    assert "return a + b" in (repo / "calc.py").read_text()
+    assert len(requests) == len(TURNS)  # one model call per scripted turn, the last one finishes
+
+
+def test_each_request_is_the_woven_context_with_every_call_paired(run):
+    _, requests, _ = run
+    last = requests[-1].messages  # before `finish`: six shell steps done, W=2
+    calls = [c["id"] for m in last if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
+    results = [m["tool_call_id"] for m in last if m["role"] == "tool"]
+    assert calls == results == [f"call_{n}" for n in range(1, len(TURNS))]
+    outputs = {m["tool_call_id"]: str(m["content"]) for m in last if m["role"] == "tool"}
+    assert "1 failed" not in outputs["call_2"] and PLACEHOLDER_START in outputs["call_2"]  # superseded run
+    assert PLACEHOLDER_START not in outputs["call_6"]  # the current step is kept in full
+    assert any("TEST STATUS" in str(m["content"]) and "test_add: PASSED" in str(m["content"]) for m in last)
+    first_tool_request = requests[1].messages
+    assert not any(PLACEHOLDER_START in str(m.get("content")) for m in first_tool_request)
+
+
+def test_the_graph_labels_the_failure_superseded_by_the_passing_run(run):
+    condenser, _, _ = run
+    graph = condenser._strategy.graph
+    assert [n.step.action for n in graph.nodes[1:]] == [command for _, command in FIX_TURNS[:-1]]
+    assert graph.node(2).validation_status == "superseded" and graph.node(2).superseded_by == 5
+    assert condenser.rebuilds == 0
+    kept = {d.index for d in condenser.last_context.decisions if d.mode == "full"}
+    assert kept == {6, *graph.ancestry(6, 2)}
+
+
+def test_bad_settings_name_the_setting():
+    with pytest.raises(ValidationError, match="weaver.analyzer: unknown analyzer 'heurstic'"):
+        ContextWeaverCondenser(contextweaver={"analyzer": "heurstic"})
+    with pytest.raises(ValidationError, match="`options` is no longer read"):
+        ContextWeaverCondenser(contextweaver={"options": {"selector": "ancestry"}})
+
+
+def test_the_condenser_survives_the_agents_serialization():
+    condenser = ContextWeaverCondenser(contextweaver={"window": 3})
+    agent_llm = LLM(
+        model="openai/fake", base_url="http://127.0.0.1:9/v1", api_key=SecretStr("x"), usage_id="a"
+    )
+    agent = Agent(llm=agent_llm, tools=[], condenser=condenser)
+    restored = Agent.model_validate_json(agent.model_dump_json())
+    assert isinstance(restored.condenser, ContextWeaverCondenser)
+    assert restored.condenser.contextweaver.weaver.window == 3
