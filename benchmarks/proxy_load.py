@@ -46,7 +46,11 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self):
-        messages = json.loads(self.rfile.read(int(self.headers["content-length"])))["messages"]
+        try:
+            messages = json.loads(self.rfile.read(int(self.headers["content-length"])))["messages"]
+        except (ValueError, KeyError, TypeError):  # a body cut short by a peer that went away
+            self.send_error(400, "unreadable body")
+            return
         marker = messages[1]["content"].rsplit(" ", 1)[-1]
         call = {"id": f"call_{len(messages)}", "type": "function", "function": {
             "name": "bash", "arguments": json.dumps({"command": f"cat f{len(messages)}.py #{marker}"})}}
@@ -85,8 +89,16 @@ async def agent(client: httpx.AsyncClient, urls: list[str], marker: str, n: int,
     for k in range(steps + 1):  # request k carries k finished steps; the last one carries all of them
         url = urls[(n + k) % len(urls)]
         started = time.perf_counter()
-        answer = await client.post(f"{url}/chat/completions", json={"model": "fake", "messages": messages},
-                                   headers={"x-contextweaver-session": marker})  # fmt: skip
+        for attempt in range(3):  # as agents' clients do: a kept-alive connection the server just closed
+            try:
+                answer = await client.post(f"{url}/chat/completions", json={"model": "fake", "messages": messages},
+                                           headers={"x-contextweaver-session": marker})  # fmt: skip
+                if answer.status_code not in (502, 503) or attempt == 2:  # retried as openai's client does
+                    break
+            except (httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectError):
+                if attempt == 2:
+                    raise
+            record["retries"] += 1
         record["latency"].append(time.perf_counter() - started)
         answer.raise_for_status()
         timing = answer.headers.get("server-timing", "")
@@ -103,7 +115,7 @@ async def agent(client: httpx.AsyncClient, urls: list[str], marker: str, n: int,
 
 
 async def load(urls: list[str], run: str, sessions: int, steps: int) -> dict[str, Any]:
-    record: dict[str, Any] = {"latency": [], "server": [], "wrong": [], "histories": {}}
+    record: dict[str, Any] = {"latency": [], "server": [], "wrong": [], "histories": {}, "retries": 0}
     limits = httpx.Limits(max_connections=sessions * 2)
     async with httpx.AsyncClient(timeout=300, limits=limits) as client:
         started = time.perf_counter()
@@ -159,7 +171,10 @@ def main() -> None:
     finally:
         for process, _ in proxies:
             process.terminate()
-            process.wait(30)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
         upstream.terminate()
     report = verify(store, via, run, args.sessions, args.steps)
     ms = 1000.0
@@ -169,6 +184,7 @@ def main() -> None:
         replicas=args.replicas,
         store=store.split("?")[0],
         requests=len(via["latency"]),
+        retried_requests=via["retries"],
         wall_seconds=round(via["seconds"], 1),
         requests_per_second=round(len(via["latency"]) / via["seconds"], 1),
         direct_requests_per_second=round(len(direct["latency"]) / direct["seconds"], 1),

@@ -13,7 +13,7 @@ PACKAGE = Path(contextweaver.__file__).parent
 EXPECTED = {
     "STRATEGIES", "Analyzer", "Annotator", "BudgetError", "ContextWeaver", "ContextWeaverError", "Decision",
     "DependencyGraph", "Model", "ModelConfig", "ModelError", "Node", "Parent", "Plan", "Reader", "Selector",
-    "Session", "Step", "StoreError", "Strategy", "Summarizer", "TestStatus", "Trajectory", "TrajectoryError",
+    "Session", "Step", "Store", "StoreError", "Strategy", "Summarizer", "TestStatus", "Trajectory", "TrajectoryError",
     "ValidationStatus", "WeaverConfig", "WovenContext", "__version__", "build_model", "build_strategy",
     "load_config", "load_trajectory", "open_store", "strategy_names",
 }  # fmt: skip

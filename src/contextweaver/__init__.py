@@ -7,7 +7,16 @@ from contextweaver.errors import ContextWeaverError
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectory
 from contextweaver.graph import DependencyGraph
 from contextweaver.models import ModelError, build_model
-from contextweaver.protocols import Analyzer, Annotator, Model, Reader, Selector, Strategy, Summarizer
+from contextweaver.protocols import (
+    Analyzer,
+    Annotator,
+    Model,
+    Reader,
+    Selector,
+    Store,
+    Strategy,
+    Summarizer,
+)
 from contextweaver.selectors.plan import Plan
 from contextweaver.store import Session, StoreError, open_store
 from contextweaver.strategies import TABLE as STRATEGIES
@@ -45,6 +54,7 @@ __all__ = [
     "Selector",
     "Session",
     "Step",
+    "Store",
     "StoreError",
     "Strategy",
     "Summarizer",

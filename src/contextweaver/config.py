@@ -62,10 +62,10 @@ class WeaverConfig(BaseModel):
         128, ge=16, description="smallest head/tail-trimmed observation worth keeping"
     )
     select_extra_tokens: int = Field(
-        1200, ge=0, description="select: tokens per context spent on excerpts of outputs older than W"
+        2400, ge=0, description="select: tokens per context spent on excerpts of outputs older than W"
     )
     select_excerpt_tokens: int = Field(
-        600, ge=16, description="select: the most tokens one older output's excerpt may take"
+        900, ge=16, description="select: the most tokens one older output's excerpt may take"
     )
     status_line_chars: int = Field(600, ge=80, description="cap of the prepended TEST STATUS line")
     mode: Literal["lazy", "per_step"] = "lazy"

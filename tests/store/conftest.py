@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -28,9 +29,9 @@ def pg_schema_dsn(schema: str) -> str:
     return f"{PG_DSN}{separator}options={quote(f'-csearch_path={schema}')}"
 
 
-@pytest.fixture
-def pg_dsn() -> Iterator[str]:
-    """A DSN whose tables go to a fresh schema; skips when no PostgreSQL server is configured."""
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    """A DSN whose tables go to a fresh schema, dropped afterwards; skips when no server is configured."""
     if not PG_DSN:
         pytest.skip("CONTEXTWEAVER_PG_DSN is unset: start one with scripts/start_postgres.sh")
     import psycopg
@@ -43,6 +44,12 @@ def pg_dsn() -> Iterator[str]:
     finally:
         with psycopg.connect(PG_DSN, autocommit=True) as admin:
             admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def pg_dsn() -> Iterator[str]:
+    with pg_schema() as dsn:
+        yield dsn
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -29,7 +31,7 @@ def start_replica(store: str, upstream: str) -> tuple[subprocess.Popen[str], str
     port = free_port()
     process = subprocess.Popen(
         [str(CLI), "serve", "--upstream", upstream, "--store", store, "--port", str(port), "--log-level", "warning"],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ), start_new_session=True,
     )  # fmt: skip
     return process, f"http://127.0.0.1:{port}"
 
@@ -59,10 +61,21 @@ def replicas(store: str, count: int, log: Path) -> Iterator[tuple[list[str], lis
             wait_healthy(process, url)
         yield [f"{url}/v1" for _, url in started], [process for process, _ in started]
     finally:
-        for process in [*(p for p, _ in started), upstream]:
-            if process.poll() is None:
-                process.terminate()
-            process.wait(30)
+        for process, _ in started:
+            kill(process, signal.SIGTERM)
+        upstream.terminate()
+        upstream.wait(30)
+
+
+def kill(replica: subprocess.Popen[str], how: signal.Signals = signal.SIGKILL) -> None:
+    """Signal a replica with its weaving worker processes (its process group), and reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(replica.pid, how)
+    try:
+        replica.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(replica.pid, signal.SIGKILL)
+        replica.wait(30)
 
 
 def history(marker: str, steps: int) -> list[dict[str, Any]]:

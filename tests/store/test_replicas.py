@@ -8,8 +8,6 @@ file. Conversations carry no session header, so each replica derives the session
 from __future__ import annotations
 
 import asyncio
-import signal
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +17,8 @@ import pytest
 
 from contextweaver.serve import read_conversation
 from contextweaver.store import Store, open_store
-from tests.store.conftest import PG_DSN, pg_schema_dsn
-from tests.store.replicas import CLI, history, replicas
+from tests.store.conftest import pg_schema
+from tests.store.replicas import CLI, history, kill, replicas
 
 PAIRS = 30
 pytestmark = pytest.mark.skipif(not CLI.exists(), reason=f"no contextweaver script next to {CLI.parent}")
@@ -80,20 +78,11 @@ def race(location: str, urls: list[str], count: int = PAIRS) -> None:
 @pytest.fixture(scope="module")
 def postgres_replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str], list[Any]]]:
     """Three replicas on one PostgreSQL schema, shared by this module's tests (each uses its own markers)."""
-    if not PG_DSN:
-        pytest.skip("CONTEXTWEAVER_PG_DSN is unset: start one with scripts/start_postgres.sh")
-    import psycopg
-
-    schema = f"cw_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_DSN, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-    try:
-        dsn = pg_schema_dsn(schema)
-        with replicas(dsn, 3, tmp_path_factory.mktemp("upstream") / "log.jsonl") as (urls, processes):
-            yield dsn, urls, processes
-    finally:
-        with psycopg.connect(PG_DSN, autocommit=True) as admin:
-            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+    with (
+        pg_schema() as dsn,
+        replicas(dsn, 3, tmp_path_factory.mktemp("upstream") / "log.jsonl") as (urls, procs),
+    ):
+        yield dsn, urls, procs
 
 
 @pytest.mark.postgres
@@ -126,7 +115,7 @@ def test_a_replica_killed_mid_request_loses_nothing_it_acknowledged(
             while len(done) < PAIRS // 4:  # kill replica 0 while it is still busy with the rest
                 finished, _ = await asyncio.wait(calls, return_when=asyncio.FIRST_COMPLETED)
                 done |= finished
-            processes[0].send_signal(signal.SIGKILL)
+            kill(processes[0])  # the replica and its weaving workers, mid-request
             return list(await asyncio.gather(*calls, return_exceptions=True))
 
     answers = asyncio.run(kill_after_some_answers())

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from contextweaver.config import WeaverConfig
 from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, runs_of
 from contextweaver.graph import DependencyGraph
+from contextweaver.passing_rows import passing_rows
 from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.plan import Plan
 
@@ -48,16 +49,19 @@ class SelectSelector:
     candidates = 16
     """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
     min_elided_tokens = 40
+    """A run of repeated lines is elided only when it saves more than its marker costs."""
     excerpt_cache = 1024
     long_output = 1500
     """A recent output (not the current one) longer than this many tokens keeps its head, its tail and
     the lines around what recent steps mention; the current output always stays whole."""
     head_lines = 60
     tail_lines = 30
-    """A run of repeated lines is elided only when it saves more than its marker costs."""
+    trim_passing = True
+    """A recent test run (not the current step) drops its rows of passing tests whatever its length."""
 
     def __init__(self) -> None:
         self._lines: dict[int, OutputLines] = {}
+        self._passing: dict[int, frozenset[int]] = {}
         self._said: dict[int, frozenset[str]] = {}
         self._postings: dict[str, list[int]] = {}
         self._indexed = 0
@@ -72,6 +76,7 @@ class SelectSelector:
                 continue
             lines = OutputLines.of(node)
             self._lines[index] = lines
+            self._passing[index] = passing_rows(lines.lines)
             for word in lines.words:
                 self._postings.setdefault(word, []).append(index)
         self._indexed = len(graph) - 1
@@ -121,17 +126,22 @@ class SelectSelector:
         return hot, parents
 
     def _long_recent(self, index: int, hot: set[str]) -> set[int] | None:
-        """A long recent output: head, tail and the regions around hot words; None keeps it whole."""
+        """A recent output: whole (None) unless it is long or a test run. A test run drops its passing
+        rows; what is still long keeps its head, its tail and the regions around hot words."""
         lines = self._lines.get(index)
-        if lines is None or sum(lines.tokens) <= self.long_output:
+        if lines is None:
             return None
-        total = len(lines.lines)
-        keep = set(range(min(total, self.head_lines))) | set(range(max(0, total - self.tail_lines), total))
-        c = self.context_lines
+        passing = self._passing[index] if self.trim_passing else frozenset()
+        rest = [n for n in range(len(lines.lines)) if n not in passing]
+        if sum(lines.tokens[n] for n in rest) <= self.long_output:
+            return set(rest) if passing else None
+        keep = set(rest[: self.head_lines]) | set(rest[-self.tail_lines :])
+        c, total = self.context_lines, len(lines.lines)
         for word in hot & lines.words.keys():
             if len(lines.words[word]) <= self.crowded:
                 for n in lines.words[word]:
-                    keep.update(range(max(0, n - c), min(total, n + c + 1)))
+                    keep.update(i for i in range(max(0, n - c), min(total, n + c + 1)) if i not in passing)
+                    keep.add(n)
         return keep
 
     def _offers(self, floor_start: int, hot: set[str], parents: set[int], cap: int) -> list[Offer]:
@@ -169,8 +179,10 @@ class SelectSelector:
         keep: set[int] = set()
         spent, value = 0, 0.0
         c = self.context_lines
+        passing = self._passing[index]
         for n in sorted(score, key=lambda n: (-score[n], n)):
-            add = [i for i in range(max(0, n - c), min(len(lines.lines), n + c + 1)) if i not in keep]
+            around = range(max(0, n - c), min(len(lines.lines), n + c + 1))
+            add = [i for i in around if i not in keep and (i == n or i not in passing)]
             cost = sum(lines.tokens[i] for i in add)
             if spent + cost > cap:
                 continue
@@ -231,5 +243,11 @@ class SelectSelector:
                     marker = "a long output: head, tail and the lines near what recent steps mention kept" + (
                         f"; lines {note} cut" if seen_in else ""
                     )
+                    if self.trim_passing and self._passing[index]:
+                        marker = "a test run: its rows of passing tests cut" + (
+                            "; what is still long keeps head, tail and the lines near what recent steps mention"
+                            if len(wanted) + len(self._passing[index]) < len(lines.lines)
+                            else ""
+                        )
             excerpts[index] = self._excerpt(graph, index, kept, marker)
         return excerpts, repeated

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from contextweaver.protocols import Store
 from contextweaver.store import Session
-from contextweaver.store.base import SessionInfo, Store, StoredStep
+from contextweaver.store.base import SessionInfo, StoredStep
 from contextweaver.types import WovenContext
 
 

@@ -270,7 +270,11 @@ class SessionManager:
             session = Session.open(self.store, info.id, model=self.model)
             self._remember(session)
         elif session.step_count < info.steps:
-            session.catch_up()
+            added = session.catch_up()
+            self._grow(
+                info.id,
+                sum(step_bytes(node.step) for node in session.graph.nodes[len(session.graph) - added :]),
+            )
         return session
 
     def _remember(self, session: Session) -> None:

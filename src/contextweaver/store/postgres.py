@@ -111,7 +111,10 @@ class PostgresStore(SQLStore):
                 yield
             finally:
                 self._pinned.connection = None
-                connection.execute("SELECT pg_advisory_unlock(%s)", (lock_id(key),))
+                try:
+                    connection.execute("SELECT pg_advisory_unlock(%s)", (lock_id(key),))
+                except self._psycopg.Error:
+                    connection.close()  # the server drops the locks of a closed connection
 
     def close(self) -> None:
         self._pool.close()

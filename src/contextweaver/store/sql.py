@@ -7,15 +7,13 @@ session. Every public write returns only after its commit: that is the acknowled
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
-from contextweaver.graph import LabelRecord
 from contextweaver.store.base import (
     SessionExists,
     SessionInfo,
@@ -26,12 +24,12 @@ from contextweaver.store.base import (
     StoreError,
     canonical,
     digest,
-    step_from_row,
     step_row,
 )
 from contextweaver.store.nodes import StoredNode
+from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
-from contextweaver.types import Message, Parent, Step, ValidationStatus
+from contextweaver.types import Message, Step
 
 STEP_COLUMNS = ("thought", "action", "observation", "messages", "images", "kind", "meta")
 NODE_COLUMNS = ("full_tokens", "compressed_tokens", "facts", "tests", "placeholders")
@@ -139,7 +137,7 @@ class SQLStore:
     def session(self, session_id: str) -> SessionInfo | None:
         with self._read() as tx:
             rows = tx.execute("SELECT * FROM cw_sessions WHERE id = ?", (session_id,))
-        return _session_info(rows[0]) if rows else None
+        return session_info(rows[0]) if rows else None
 
     def sessions(self, conversation_key: str | None = None) -> list[SessionInfo]:
         with self._read() as tx:
@@ -150,7 +148,7 @@ class SQLStore:
                     "SELECT * FROM cw_sessions WHERE conversation_key = ? ORDER BY created_at, id",
                     (conversation_key,),
                 )
-        return [_session_info(r) for r in rows]
+        return [session_info(r) for r in rows]
 
     def step_count(self, session_id: str) -> int:
         with self._read() as tx:
@@ -259,7 +257,7 @@ class SQLStore:
                 "AND by_idx < ? ORDER BY by_idx, seq",
                 (session_id, start, end),
             )
-        return _assemble(rows, edges, labels)
+        return assemble(rows, edges, labels)
 
     def secret(self, name: str) -> str:
         with self._write() as tx:
@@ -269,58 +267,3 @@ class SQLStore:
             )
             rows = tx.execute("SELECT value FROM cw_secrets WHERE name = ?", (name,))
         return str(rows[0]["value"])
-
-
-def _session_info(row: dict[str, Any]) -> SessionInfo:
-    return SessionInfo(
-        id=str(row["id"]),
-        root=json.loads(row["root"]),
-        root_digest=str(row["root_digest"]),
-        config=json.loads(row["config"]),
-        created_at=float(row["created_at"]),
-        updated_at=float(row["updated_at"]),
-        steps=int(row["steps"]),
-        conversation_key=row["conversation_key"],
-        format=row["format"],
-        meta=json.loads(row["meta"]),
-        owner=row.get("owner"),
-    )
-
-
-def _assemble(
-    rows: list[dict[str, Any]], edges: list[dict[str, Any]], labels: list[dict[str, Any]]
-) -> list[StoredStep]:
-    parents: dict[int, list[Parent]] = {}
-    for edge in edges:
-        parents.setdefault(int(edge["child"]), []).append(
-            Parent(int(edge["parent"]), float(edge["confidence"]), str(edge["reason"]))
-        )
-    given: dict[int, list[LabelRecord]] = {}
-    for label in labels:
-        by = int(label["by_idx"])
-        given.setdefault(by, []).append(
-            LabelRecord(int(label["idx"]), ValidationStatus(label["status"]), by, str(label["reason"]))
-        )
-    out = []
-    for row in rows:
-        index = int(row["idx"])
-        annotation = None
-        if row["node_idx"] is not None:
-            annotation = StoredAnnotation(
-                summary=str(row["summary"]),
-                dependency_summary=str(row["dependency_summary"]),
-                parents=tuple(parents.get(index, ())),
-                validation_status=str(row["validation_status"]),
-                labels=tuple(given.get(index, ())),
-            )
-        computed = StoredNode.from_columns(row) if annotation is not None else None
-        out.append(StoredStep(index, step_from_row(row), str(row["digest"]), annotation, computed))
-    return out
-
-
-def rows_of(cursor: Any) -> Iterator[dict[str, Any]]:
-    """Rows of a DB-API cursor as dicts (column name -> value)."""
-    if cursor.description is None:
-        return iter(())
-    names = [d[0] for d in cursor.description]
-    return (dict(zip(names, row, strict=True)) for row in cursor.fetchall())

@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from contextweaver.store.sql import SQLStore, rows_of
+from contextweaver.store.rows import rows_of
+from contextweaver.store.sql import SQLStore
 
 
 class SQLiteTx:
