@@ -81,7 +81,8 @@ def dev_set(budget: int | None) -> None:
 
 
 def synthetic_step(rng: random.Random, i: int) -> Step:
-    """A plausible step: reads or edits one of 40 files, sometimes runs the tests."""
+    """A plausible step: reads or edits one of 40 files (30 numbered lines naming helpers), sometimes runs
+    the tests; a read's thought names a helper, so selectors that follow words have something to find."""
     path = f"pkg/module_{rng.randrange(40)}.py"
     kind = rng.random()
     if kind < 0.5:
@@ -89,7 +90,7 @@ def synthetic_step(rng: random.Random, i: int) -> Step:
             f"{n:>4}  def func_{i}_{n}(arg_{n}): return helper_{rng.randrange(500)}(arg_{n})"
             for n in range(30)
         )
-        return Step(f"Read {path} to find where helper is called.", f"nl -ba {path}", lines)
+        return Step(f"Read {path}; where is helper_{rng.randrange(500)} called?", f"nl -ba {path}", lines)
     if kind < 0.8:
         return Step(f"Patch {path}.", f"sed -i 's/helper_{i}/helper_{i + 1}/' {path}", "")
     outcome = "1 failed, 41 passed in 1.02s" if rng.random() < 0.4 else "42 passed in 0.98s"

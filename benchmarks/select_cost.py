@@ -16,32 +16,18 @@ import random
 import statistics
 import time
 
+from core_benchmark import synthetic_step
+
 from contextweaver.baselines import BASELINES
 from contextweaver.config import WeaverConfig
 from contextweaver.extract import make_node, root_node
 from contextweaver.graph import DependencyGraph
 from contextweaver.protocols import Strategy
 from contextweaver.selectors.select import SelectSelector
-from contextweaver.types import Parent, Step
+from contextweaver.types import Parent
 from contextweaver.weaver import ContextWeaver
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
-
-
-def synthetic_step(rng: random.Random, i: int) -> Step:
-    """Reads one of 40 files (30 numbered lines naming helpers), edits one, or runs the tests."""
-    path = f"pkg/module_{rng.randrange(40)}.py"
-    kind = rng.random()
-    if kind < 0.5:
-        lines = "\n".join(
-            f"{n:>4}  def func_{i}_{n}(arg_{n}): return helper_{rng.randrange(500)}(arg_{n})"
-            for n in range(30)
-        )
-        return Step(f"Read {path}; where is helper_{rng.randrange(500)} called?", f"nl -ba {path}", lines)
-    if kind < 0.8:
-        return Step(f"Patch {path}.", f"sed -i 's/helper_{i}/helper_{i + 1}/' {path}", "")
-    outcome = "1 failed, 41 passed in 1.02s" if rng.random() < 0.4 else "42 passed in 0.98s"
-    return Step("Run the tests.", "python -m pytest -q tests/", f"....F...\n{outcome}")
 
 
 def per_step_ms(make: type[Strategy] | None, n: int) -> tuple[float, float]:

@@ -79,7 +79,9 @@ TABLE: dict[str, StrategySpec] = {
     ),
 }
 ALIASES = {"contextweaver": "cw"}
-REPLAY_DEFAULT = ("cw", "sliding_window", "masking", "full")
+REPLAY_DEFAULT = ("cw-select", "cw", "sliding_window", "masking", "full")
+"""The per-step selection first (its kept steps are the table's column), then the lazy default, which
+passes a history under its budget through whole, then the baselines."""
 EVAL_DEFAULT = (
     "full",
     "sliding_window",

@@ -69,6 +69,29 @@ def any_failure(statuses: Iterable[TestStatus]) -> bool:
     return not _FAILING.isdisjoint(statuses)
 
 
+def closing_report(
+    runner: str,
+    tests: dict[str, TestStatus],
+    totals: dict[str, int] | None,
+    *,
+    failed: bool = False,
+    complete: bool = False,
+    passed_scopes: frozenset[str] = frozenset(),
+) -> TestReport:
+    """The report of a runner whose closing totals line makes a run complete (or `complete`, a sign of
+    its own); it failed when a test, the totals (failed or error counts) or `failed` says so."""
+    return TestReport(
+        runner=runner,
+        tests=tests,
+        totals=totals,
+        complete=complete or totals is not None,
+        failed_signal=failed
+        or any_failure(tests.values())
+        or bool(totals and (totals.get("failed") or totals.get("error"))),
+        passed_scopes=passed_scopes,
+    )
+
+
 def record(tests: dict[str, TestStatus], test_id: str, status: TestStatus) -> None:
     """Within one run a repeated id keeps its most severe status, so a failure is never hidden."""
     previous = tests.setdefault(test_id, status)

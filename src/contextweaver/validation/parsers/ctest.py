@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, add_totals, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _TEST = re.compile(r"\n *+\d++/\d++ ++Test ++#\d++: (\S++)([^\n]*+)")
 """The name, then dots, the outcome and the time, read with str methods (see _outcome)."""
@@ -51,10 +51,4 @@ class CtestParser(RunnerParser):
             totals = add_totals(totals, run)
         if totals is None and not tests:
             return None
-        return TestReport(
-            runner=self.runner,
-            tests=tests,
-            totals=totals,
-            complete=totals is not None,
-            failed_signal=any_failure(tests.values()) or bool(totals and totals["failed"]),
-        )
+        return closing_report(self.runner, tests, totals)

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, closing_report, record
 
 _JS_FILE = r"\S{1,400}\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
 """Bounded: a path is never longer, and a megabyte-long word is not backtracked over in search of `.js`."""
@@ -74,13 +74,7 @@ class JestParser(RunnerParser):
         failed |= bool(totals and totals.get("failed"))
         if not suites and not tests and totals is None:
             return None
-        return TestReport(
-            runner=self.runner,
-            tests=tests,
-            totals=totals,
-            complete=totals is not None,
-            failed_signal=failed or any_failure(tests.values()),
-        )
+        return closing_report(self.runner, tests, totals, failed=failed)
 
     def _suite(self, text: str, suite: str, start: int, end: int, tests: dict[str, TestStatus]) -> bool:
         """Record one suite's tests; True when jest said the suite itself failed to run."""

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, closing_report, record
 
 _PREFIX = r"\n(?:\[(?:INFO|ERROR|WARNING|WARN)\] )?"
 _CLASS_LINE = re.compile(
@@ -87,12 +87,11 @@ class MavenParser(RunnerParser):
             compile_error = True
         if not tests and totals is None and not clean and not _CLASS_LINE.search(text):
             return None
-        failed |= bool(totals and (totals.get("failed") or totals.get("error"))) or compile_error
-        return TestReport(
-            runner=self.runner,
-            tests=tests,
-            totals=totals,
-            complete=totals is not None or bool(builds),
-            failed_signal=failed or any_failure(tests.values()),
+        return closing_report(
+            self.runner,
+            tests,
+            totals,
+            failed=failed or compile_error,
+            complete=bool(builds),
             passed_scopes=frozenset(clean),
         )

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, add_totals, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _OK = re.compile(r"\nOK \((\d++) tests?, \d++ assertions?\)")
 _TOTALS = re.compile(r"\nTests: (\d++), Assertions: \d++((?:, \w++: \d++)*+)\.?(?=\n)")
@@ -59,11 +59,4 @@ class PhpunitParser(RunnerParser):
             totals["passed"] = totals["total"] - sum(totals.get(k, 0) for k in ("failed", "error", "skipped"))
         if not tests and totals is None:
             return None
-        return TestReport(
-            runner=self.runner,
-            tests=tests,
-            totals=totals,
-            complete=totals is not None,
-            failed_signal=any_failure(tests.values())
-            or bool(totals and (totals.get("failed") or totals.get("error"))),
-        )
+        return closing_report(self.runner, tests, totals)

@@ -8,7 +8,7 @@ from typing import Any
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
-from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
+from contextweaver.validation.report import TestReport, closing_report, merge_reports, record
 
 _EXAMPLES = re.compile(r'"examples":\s*\[')
 _STATUSES = {"passed": TestStatus.PASSED, "failed": TestStatus.FAILED, "pending": TestStatus.SKIPPED}
@@ -44,14 +44,7 @@ class RspecJsonParser(RunnerParser):
             record(tests, example_id(example), status)
         summary = document.get("summary")
         totals = _totals(summary) if isinstance(summary, dict) else None
-        return TestReport(
-            runner=self.runner,
-            tests=tests,
-            totals=totals,
-            complete=totals is not None,
-            failed_signal=any_failure(tests.values())
-            or bool(totals and (totals.get("failed") or totals.get("error"))),
-        )
+        return closing_report(self.runner, tests, totals)
 
 
 def _documents(text: str) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, any_failure, record
+from contextweaver.validation.report import TestReport, closing_report, record
 
 _RESULT = re.compile(r"\n( *+)(ok|not ok) \d++(?: -)? ?([^\n#]*+)(?:# *+(SKIP|TODO|skip|todo)\b)?")
 _PLAN = re.compile(r"\n *+1\.\.(\d++)")
@@ -48,10 +48,4 @@ class TapParser(RunnerParser):
         planned = bool(_PLAN.search(text))
         if not tests and totals is None:
             return None
-        return TestReport(
-            runner=self.runner,
-            tests=tests,
-            totals=totals,
-            complete=totals is not None or planned,
-            failed_signal=any_failure(tests.values()) or bool(totals and totals.get("failed")),
-        )
+        return closing_report(self.runner, tests, totals, complete=planned)

@@ -6,7 +6,7 @@ import re
 
 from contextweaver.types import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, framed
-from contextweaver.validation.report import TestReport, add_totals, any_failure, record
+from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _TESTS = re.compile(r"\n {0,8}Tests  ++([^\n(]*+)\((\d++)\)")
 _FILES = re.compile(r"\n {0,8}Test Files  ++([^\n(]*+)\(\d++\)")
@@ -44,12 +44,4 @@ class VitestParser(RunnerParser):
         files_failed = any("failed" in counts for counts in _FILES.findall(text))
         if not tests and totals is None and not files_failed:
             return None
-        return TestReport(
-            runner=self.runner,
-            tests=tests,
-            totals=totals,
-            complete=totals is not None,
-            failed_signal=files_failed
-            or any_failure(tests.values())
-            or bool(totals and totals.get("failed")),
-        )
+        return closing_report(self.runner, tests, totals, failed=files_failed)
