@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from contextweaver.render import full_messages
+from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
-from contextweaver.weave import BudgetError, Plan
+from contextweaver.weave import BudgetError
 
 Compact = Callable[[float], WovenContext]
 """Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line."""

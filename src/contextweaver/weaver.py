@@ -111,7 +111,7 @@ class ContextWeaver:
         budget = max_tokens if max_tokens is not None else self.config.budget
         status_line = self.tracker.status_line(self.config.status_line_chars)
         if self.config.mode == "per_step":
-            return self._weave(budget, status_line, self.config.token_safety_factor)
+            return self._weave_plan(self._plan(), budget, status_line, self.config.token_safety_factor)
         lazy = self._lazy.get(budget)
         if lazy is None:
             limit = None if budget is None else budget / self.config.token_safety_factor
@@ -124,9 +124,6 @@ class ContextWeaver:
         if self.config.drop_repeated_outputs and len(self.graph) - 1 > self.config.window:  # not in warmup
             plan = drop_repeated_outputs(plan, self.graph.nodes)
         return plan
-
-    def _weave(self, budget: float | None, status_line: str | None, safety: float = 1.0) -> WovenContext:
-        return self._weave_plan(self._plan(), budget, status_line, safety)
 
     def _weave_plan(
         self, plan: Plan, budget: float | None, status_line: str | None, safety: float = 1.0
