@@ -34,14 +34,16 @@ DATASETS = {
 STRATEGIES = "sliding_window,masking,cw,cw-ancestry,cw-select"
 
 
-def runs_of(name: str, split: str) -> list[Any]:
+def runs_of(name: str, split: str, limit: int = 0) -> list[Any]:
+    """The dataset's runs of `split` (the dev set is all one split), the first `limit` when given."""
     path = DATASETS[name]
     if not path.exists():
         return []
     if path.is_dir():
-        return [load_trajectory(p) for p in sorted(path.glob("*.traj.json"))]
-    runs = load_trajectories(path)
-    return [r for r in runs if split == "all" or split_of(trajectory_id(r)) == split]
+        runs = [load_trajectory(p) for p in sorted(path.glob("*.traj.json"))]
+    else:
+        runs = [r for r in load_trajectories(path) if split == "all" or split_of(trajectory_id(r)) == split]
+    return runs[:limit] if limit else runs
 
 
 def _one(job: tuple[Any, str, list[Any]]) -> dict[str, Any]:
@@ -103,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         default="none,16000",
         help="none plus budgets above every root (SWE-agent prompts reach 10k tokens)",
     )
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument(
+        "--limit", type=int, default=0, help="only the first N runs of each dataset (to iterate)"
+    )
     parser.add_argument("--plot", default="", help="write the recall-vs-tokens PNG here (first dataset)")
     args = parser.parse_args(argv)
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
@@ -112,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if "none" not in keys:
         parser.error("--budgets must include none: the margin is measured unbounded")
     for name in [d.strip() for d in args.data.split(",")]:
-        runs = runs_of(name, "dev" if name == "dev" else args.split)
+        runs = runs_of(name, "dev" if name == "dev" else args.split, args.limit)
         if not runs:
             print(f"## {name}: no runs (data absent)")
             continue

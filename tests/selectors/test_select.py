@@ -138,3 +138,30 @@ def test_a_long_recent_output_keeps_head_tail_and_mentions_but_the_current_stays
     assert "value_400 = compute(part_400, other_400)" in text  # tail
     assert "value_300 = compute(part_300, other_300)" not in text
     assert next(d for d in context.decisions if d.index == 10).mode == "full"  # the current output
+
+
+MODULE = "\n".join(
+    ["import os", "", "class Cart:", *[f"    value_{n} = {n}" for n in range(60)], "    def add_item(self, sku):"]
+    + [f"        step_{n}()" for n in range(60)]
+    + ["def checkout(cart):", "    return cart"]
+)
+
+
+def test_an_older_view_of_a_file_recent_steps_name_keeps_its_definition_lines() -> None:
+    steps = [Step("read the cart", "cat shop/cart.py", MODULE), *filler(8)]
+    steps.append(Step("now edit the cart module", "sed -i 's/x/y/' ./shop/cart.py", ""))
+    context = weaver_with(steps).context()
+    decision = next(d for d in context.decisions if d.index == 1)
+    assert decision.mode == "trimmed"
+    assert "shop/cart.py, a file recent steps name" in decision.reason
+    text = context.text()
+    for line in ("class Cart:", "    def add_item(self, sku):", "def checkout(cart):"):
+        assert line in text
+    assert "value_30 = 30" not in text and "step_30()" not in text
+
+
+def test_a_view_of_another_file_is_not_linked() -> None:
+    steps = [Step("read the cart", "cat shop/cart.py", MODULE), *filler(8)]
+    steps.append(Step("now edit the order module", "sed -i 's/x/y/' shop/order.py", ""))
+    context = weaver_with(steps).context()
+    assert next(d for d in context.decisions if d.index == 1).mode == "compressed"

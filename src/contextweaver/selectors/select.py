@@ -4,8 +4,11 @@
 2. Older outputs are searched for the words the last few steps' thoughts and actions mention (a word
    weighs 1 / log(2 + the outputs holding it), so a rare name counts more than a common one); each
    output offers the lines around its hits (whole lines, at most `excerpt_tokens`), valued by hits per
-   token, doubled when the graph makes the output a parent of a recent step. The best offers are
-   taken until `extra_tokens` are spent. A word on many lines of one output marks nothing there.
+   token, doubled when the graph makes the output a parent of a recent step. An older view of a file
+   recent steps name (`views.py`) is a candidate even when its output holds none of their words, is
+   worth three times as much per hit, and also offers its outline: its definition lines, each alone.
+   The best offers are taken until `extra_tokens` are spent. A word on many lines of one output marks
+   nothing there.
 3. Every kept output's lines that recur verbatim in a later kept output are elided (the later one
    holds them), so an older view of a region that a newer view repeats costs only its changed lines.
 
@@ -16,23 +19,15 @@ posting list links to their words (the newest `postings` per word), so its cost 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from contextweaver.config import WeaverConfig
 from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, runs_of
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
 from contextweaver.selectors import warmup_plan
+from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
-
-
-@dataclass(frozen=True)
-class Offer:
-    index: int
-    keep: frozenset[int]
-    tokens: int
-    value: float
-    hits: tuple[str, ...]
+from contextweaver.views import file_key, outline, same_file, viewed_file
 
 
 class SelectSelector:
@@ -46,6 +41,12 @@ class SelectSelector:
     postings = 64
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
     parent_bonus = 1.0
+    file_bonus = 2.0
+    """An old view of a file recent steps name is worth this much more per hit (the work returns to it)."""
+    file_weight = 3.0
+    """What naming a viewed file adds to that view's promise as a candidate."""
+    outline_weight = 1.0
+    """A line of such a view that opens a definition (its outline) scores this much, kept alone."""
     candidates = 16
     """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
     min_elided_tokens = 40
@@ -66,15 +67,27 @@ class SelectSelector:
         self._postings: dict[str, list[int]] = {}
         self._indexed = 0
         self._excerpts: dict[tuple[int, str, tuple[int, ...]], Excerpt] = {}
+        self._files: dict[int, frozenset[str]] = {}
+        self._viewed: dict[int, str] = {}
+        self._views: dict[str, list[int]] = {}
+        self._outline: dict[int, tuple[int, ...]] = {}
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
         for index in range(self._indexed + 1, len(graph)):
             node = graph.node(index)
-            self._said[index] = frozenset(WORD.findall(f"{node.step.thought}\n{node.step.action}"))
+            said = f"{node.step.thought}\n{node.step.action}"
+            self._said[index] = frozenset(WORD.findall(said))
+            facts = node.facts
+            self._files[index] = facts.files | facts.edited_files | facts.viewed_files
             if node.step.kind != "agent":
                 continue
             lines = OutputLines.of(node)
+            path = viewed_file(facts.viewed_files, facts.edited_files)
+            if path is not None:
+                self._viewed[index] = path
+                self._views.setdefault(file_key(path), []).append(index)
+                self._outline[index] = outline(lines.lines)
             self._lines[index] = lines
             self._passing[index] = passing_rows(lines.lines)
             for word in lines.words:
@@ -90,8 +103,9 @@ class SelectSelector:
             return warmup
         floor = list(range(k, max(0, k - window), -1))
         full = [(k, "current step")] + [(i, f"one of the last {window} outputs") for i in floor[1:]]
-        hot, parents = self._recent(graph, k)
-        offers = self._offers(k - window + 1, hot, parents, config.select_excerpt_tokens)
+        recent = self._recent(graph, k)
+        hot = recent.words
+        offers = self._offers(k - window + 1, recent, config.select_excerpt_tokens)
         left = config.select_extra_tokens
         chosen: list[Offer] = []
         for offer in sorted(offers, key=lambda o: (-o.value / (o.tokens + 10), -o.index)):
@@ -102,8 +116,7 @@ class SelectSelector:
         keep[k] = None
         for offer in chosen:
             keep[offer.index] = set(offer.keep)
-            words = ", ".join(offer.hits[:3])
-            full.append((offer.index, f"excerpt: the lines around {words}, which recent steps mention"))
+            full.append((offer.index, self._why(offer, recent)))
         excerpts, repeated = self._dedupe(graph, k, k - window + 1, keep)
         full = [(i, reason) for i, reason in full if i not in repeated]
         return Plan(
@@ -116,14 +129,25 @@ class SelectSelector:
             excerpts=excerpts,
         )
 
-    def _recent(self, graph: DependencyGraph, k: int) -> tuple[set[str], set[int]]:
-        """The words the last `lookback` steps said, and those steps' parents."""
-        hot: set[str] = set()
-        parents: set[int] = set()
+    def _why(self, offer: Offer, recent: Recent) -> str:
+        parts = (
+            [f"the lines around {', '.join(offer.hits[:3])}, which recent steps mention"]
+            if offer.hits
+            else []
+        )
+        path = self._viewed.get(offer.index)
+        if path is not None and any(same_file(path, f) for f in recent.files):
+            parts.append(f"the definition lines of this view of {path}, a file recent steps name")
+        return "excerpt: " + "; ".join(parts)
+
+    def _recent(self, graph: DependencyGraph, k: int) -> Recent:
+        """What the last `lookback` steps said (words, files), and those steps' parents."""
+        recent = Recent(set(), set(), set())
         for index in range(max(1, k - self.lookback + 1), k + 1):
-            hot |= self._said.get(index, frozenset())
-            parents.update(graph.node(index).parent_ids)
-        return hot, parents
+            recent.words.update(self._said.get(index, frozenset()))
+            recent.files.update(self._files.get(index, frozenset()))
+            recent.parents.update(graph.node(index).parent_ids)
+        return recent
 
     def _long_recent(self, index: int, hot: set[str]) -> set[int] | None:
         """A recent output: whole (None) unless it is long or a test run. A test run drops its passing
@@ -144,55 +168,67 @@ class SelectSelector:
                     keep.add(n)
         return keep
 
-    def _offers(self, floor_start: int, hot: set[str], parents: set[int], cap: int) -> list[Offer]:
+    def _linked(self, floor_start: int, files: set[str]) -> set[int]:
+        """Older views of the files recent steps name (the newest `postings` per file name)."""
+        linked: set[int] = set()
+        for path in files:
+            for index in self._views.get(file_key(path), ())[-self.postings :]:
+                if index < floor_start and same_file(self._viewed[index], path):
+                    linked.add(index)
+        return linked
+
+    def _offers(self, floor_start: int, recent: Recent, cap: int) -> list[Offer]:
+        hot, parents = recent.words, recent.parents
         candidates: dict[int, list[str]] = {}
         for word in hot:
             for index in self._postings.get(word, ())[-self.postings :]:
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
+        linked = self._linked(floor_start, recent.files)
+        for index in linked:
+            candidates.setdefault(index, [])
         offers = []
         weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
-        bonus = 1.0 + self.parent_bonus
+
+        def bonus(index: int) -> float:
+            return (
+                1.0
+                + (self.parent_bonus if index in parents else 0.0)
+                + (self.file_bonus if index in linked else 0.0)
+            )
 
         def promise(index: int) -> tuple[float, int]:
-            return -sum(weight[w] for w in candidates[index]) * (bonus if index in parents else 1.0), -index
+            words = sum(weight[w] for w in candidates[index]) + (self.file_weight if index in linked else 0.0)
+            return -words * bonus(index), -index
 
         for index in sorted(candidates, key=promise)[: self.candidates]:
-            offer = self._offer(index, candidates[index], weight, cap, index in parents)
+            offer = self._offer(index, candidates[index], weight, cap, bonus(index), index in linked)
             if offer is not None:
                 offers.append(offer)
         return offers
 
     def _offer(
-        self, index: int, words: list[str], weight: dict[str, float], cap: int, parent: bool
+        self, index: int, words: list[str], weight: dict[str, float], cap: int, bonus: float, linked: bool
     ) -> Offer | None:
         lines = self._lines[index]
         score: dict[int, float] = {}
-        hit_words = []
+        hits = []
         for word in sorted(words):
-            numbers = lines.words[word]
-            if len(numbers) > self.crowded:
+            found = lines.words[word]
+            if len(found) > self.crowded:
                 continue
-            hit_words.append(word)
-            for n in numbers:
+            hits.append(word)
+            for n in found:
                 score[n] = score.get(n, 0.0) + weight[word]
-        keep: set[int] = set()
-        spent, value = 0, 0.0
-        c = self.context_lines
-        passing = self._passing[index]
-        for n in sorted(score, key=lambda n: (-score[n], n)):
-            around = range(max(0, n - c), min(len(lines.lines), n + c + 1))
-            add = [i for i in around if i not in keep and (i == n or i not in passing)]
-            cost = sum(lines.tokens[i] for i in add)
-            if spent + cost > cap:
-                continue
-            keep.update(add)
-            spent += cost
-            value += score[n]
-        if not keep:
-            return None
-        bonus = 1.0 + (self.parent_bonus if parent else 0.0)
-        return Offer(index, frozenset(keep), spent, value * bonus, tuple(hit_words))
+        alone: set[int] = set()
+        if linked:  # the outline of a view of a file the work is on: each definition line alone
+            for n in self._outline.get(index, ()):
+                if n not in score:
+                    alone.add(n)
+                score[n] = score.get(n, 0.0) + self.outline_weight
+        return cut_offer(
+            index, lines, score, alone, self._passing[index], self.context_lines, cap, bonus, hits
+        )
 
     def _excerpt(self, graph: DependencyGraph, index: int, kept: set[int], why: str) -> Excerpt:
         """Built once per distinct (output, kept lines): the same excerpts recur from step to step."""

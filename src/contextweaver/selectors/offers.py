@@ -1,0 +1,59 @@
+"""Offers: the lines of one older output worth keeping, cut to a token cap, valued for the selection.
+
+A scored line keeps the lines around it (`context` on each side) unless it stands alone (a definition
+line of a file's outline); rows of passing tests around a hit are not kept. Lines are taken best score
+first while they fit the cap, so an offer's value is the score it keeps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from contextweaver.excerpts import OutputLines
+
+
+@dataclass(frozen=True)
+class Recent:
+    """What the last few steps are about: the words and files they said, and their parents."""
+
+    words: set[str]
+    files: set[str]
+    parents: set[int]
+
+
+@dataclass(frozen=True)
+class Offer:
+    index: int
+    keep: frozenset[int]
+    tokens: int
+    value: float
+    hits: tuple[str, ...]
+
+
+def cut_offer(
+    index: int,
+    lines: OutputLines,
+    score: dict[int, float],
+    alone: set[int],
+    passing: frozenset[int],
+    context: int,
+    cap: int,
+    bonus: float,
+    hits: list[str],
+) -> Offer | None:
+    """The best-scored lines (and their neighbours) of one output within `cap` tokens, or None."""
+    keep: set[int] = set()
+    spent, value = 0, 0.0
+    total = len(lines.lines)
+    for n in sorted(score, key=lambda n: (-score[n], n)):
+        around = [n] if n in alone else range(max(0, n - context), min(total, n + context + 1))
+        add = [i for i in around if i not in keep and (i == n or i not in passing)]
+        cost = sum(lines.tokens[i] for i in add)
+        if spent + cost > cap:
+            continue
+        keep.update(add)
+        spent += cost
+        value += score[n]
+    if not keep:
+        return None
+    return Offer(index, frozenset(keep), spent, value * bonus, tuple(hits))

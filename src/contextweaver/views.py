@@ -1,0 +1,46 @@
+"""File views: which file a read-only step printed, and the lines of its output that open a definition.
+
+An old view of the file the work is on now (`cat`, `nl -ba`, `sed -n 'a,bp'`, `head`, an editor's
+`view`) is long-range evidence a window loses: the agent returns to the file to edit it or to write a
+test against it, and uses its names and line numbers. Its output rarely names the file, so the
+selection finds the view through the file the step printed; its outline (the definition lines, with
+whatever line numbers the view shows) is the cheapest faithful map of that file. Computed once per
+node; paths match by their tail (`./a/b.py`, `/testbed/a/b.py` and `a/b.py` are one file).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+
+def file_key(path: str) -> str:
+    """The file's name: the index key under which views of it are found."""
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def same_file(a: str, b: str) -> bool:
+    """`a/b.py` is `./a/b.py`, `/testbed/a/b.py` and `b.py`: one path ends with the other."""
+    a, b = a.removeprefix("./"), b.removeprefix("./")
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def viewed_file(viewed: Iterable[str], edited: Iterable[str]) -> str | None:
+    """The one file a read-only step printed, else None (an edit's output is not a view)."""
+    paths = sorted(set(viewed))
+    if len(paths) != 1 or set(edited):
+        return None
+    return paths[0]
+
+
+OUTLINE = re.compile(
+    r"(?:\s{0,8}\d{1,6}(?:\t|: |:|  | \|))?\s*(?:async def|def|class|func|fn|pub fn|function|interface|struct|impl)\s+\w"
+    r"|(?:\s{0,8}\d{1,6}(?:\t|: |:|  | \|))?\s*(?:public|private|protected)\s[\w<>\[\], ]*\w+\s*\("
+)
+"""A line that opens a definition (Python, Go, Rust, JS/TS, Java): a file view's outline."""
+MAX_OUTLINE_CHARS = 300
+
+
+def outline(lines: Sequence[str]) -> tuple[int, ...]:
+    """The lines of a file view that open a definition, with whatever line number they carry."""
+    return tuple(n for n, line in enumerate(lines) if len(line) < MAX_OUTLINE_CHARS and OUTLINE.match(line))

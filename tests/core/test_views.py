@@ -1,0 +1,34 @@
+"""File views: the file a read-only step printed, path matching by tail, and a view's outline."""
+
+from __future__ import annotations
+
+from contextweaver.views import file_key, outline, same_file, viewed_file
+
+
+def test_paths_match_by_their_tail() -> None:
+    assert same_file("./a/b.py", "/testbed/a/b.py")
+    assert same_file("b.py", "a/b.py")
+    assert not same_file("a/b.py", "a/xb.py")
+    assert not same_file("c/b.py", "a/b.py")
+    assert file_key("/testbed/a/b.py") == "b.py"
+
+
+def test_only_a_read_of_one_file_is_a_view() -> None:
+    assert viewed_file({"a/b.py"}, set()) == "a/b.py"
+    assert viewed_file({"a/b.py", "c.py"}, set()) is None
+    assert viewed_file({"a/b.py"}, {"a/b.py"}) is None
+    assert viewed_file(set(), set()) is None
+
+
+def test_outline_finds_definition_lines_numbered_or_not() -> None:
+    lines = [
+        "import os",
+        "class Cart(Base):",
+        "    def add(self, x):",
+        "        return x  # def not at the start",
+        "   120\tasync def fetch(url):",
+        "  7: func Handle(w http.ResponseWriter) {",
+        "    public static int count(List<String> items) {",
+        "    classification = 3",
+    ]
+    assert outline(lines) == (1, 2, 4, 5, 6)
