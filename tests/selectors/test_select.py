@@ -141,7 +141,13 @@ def test_a_long_recent_output_keeps_head_tail_and_mentions_but_the_current_stays
 
 
 MODULE = "\n".join(
-    ["import os", "", "class Cart:", *[f"    value_{n} = {n}" for n in range(60)], "    def add_item(self, sku):"]
+    [
+        "import os",
+        "",
+        "class Cart:",
+        *[f"    value_{n} = {n}" for n in range(60)],
+        "    def add_item(self, sku):",
+    ]
     + [f"        step_{n}()" for n in range(60)]
     + ["def checkout(cart):", "    return cart"]
 )
