@@ -3,7 +3,8 @@
 An old view of the file the work is on now (`cat`, `nl -ba`, `sed -n 'a,bp'`, `head`, an editor's
 `view`) is long-range evidence a window loses: the agent returns to the file to edit it or to write a
 test against it, and uses its names and line numbers. Its output rarely names the file, so the
-selection finds the view through the file the step printed; its outline (the definition lines, with
+selection finds the view through the file the step's command printed (read here with the command's
+options, `nl -ba a.py | sed -n '10,40p'`, which the analyzer's facts do not need); its outline (the definition lines, with
 whatever line numbers the view shows) is the cheapest faithful map of that file. Computed once per
 node; paths match by their tail (`./a/b.py`, `/testbed/a/b.py` and `a/b.py` are one file).
 """
@@ -23,6 +24,18 @@ def same_file(a: str, b: str) -> bool:
     """`a/b.py` is `./a/b.py`, `/testbed/a/b.py` and `b.py`: one path ends with the other."""
     a, b = a.removeprefix("./"), b.removeprefix("./")
     return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+VIEW = re.compile(
+    r"\b(?:cat|head|tail|nl|less|more|bat|open|view|sed\s+-n\s+(?:'[^']*'|\"[^\"]*\"|\S+)"
+    r"|grep\s+(?:-\S+\s+)*(?:'[^']*'|\"[^\"]*\"|\S+))\s+(?:-\S+\s+(?:\d+\s+)?)*([\w./-]+\.\w{1,5})\b"
+)
+"""A command that prints a file, its options allowed (`nl -ba a.py`, `cat -n a.py`, `head -n 50 a.py`)."""
+
+
+def viewed_paths(commands: str) -> set[str]:
+    """The files the command lines print (heredoc bodies already removed)."""
+    return {path for path in VIEW.findall(commands) if any(c.isalpha() for c in path)}
 
 
 def viewed_file(viewed: Iterable[str], edited: Iterable[str]) -> str | None:

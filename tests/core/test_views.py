@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextweaver.views import file_key, outline, same_file, viewed_file
+from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
 
 
 def test_paths_match_by_their_tail() -> None:
@@ -32,3 +32,12 @@ def test_outline_finds_definition_lines_numbered_or_not() -> None:
         "    classification = 3",
     ]
     assert outline(lines) == (1, 2, 4, 5, 6)
+
+
+def test_views_are_read_with_their_options() -> None:
+    assert viewed_paths("nl -ba pkg/mod.py | sed -n '10,40p'") == {"pkg/mod.py"}
+    assert viewed_paths("cat -n pkg/mod.py") == {"pkg/mod.py"}
+    assert viewed_paths("head -n 50 pkg/mod.py") == {"pkg/mod.py"}
+    assert viewed_paths("sed -n '1,50p' pkg/mod.py") == {"pkg/mod.py"}
+    assert viewed_paths("open src/App.java 120") == {"src/App.java"}
+    assert viewed_paths("ls -la && python run.py") == set()
