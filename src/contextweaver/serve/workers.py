@@ -17,6 +17,7 @@ import multiprocessing
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from typing import Any
 
 from contextweaver.config import WeaverConfig
@@ -54,7 +55,10 @@ def _weave(
     _simulators.move_to_end(woven.session_id)
     while len(_simulators) > SIMULATED_SESSIONS:
         _simulators.popitem(last=False)
-    return woven, simulator.request([*woven.context.messages, *conversation.pending])
+    use = simulator.request([*woven.context.messages, *conversation.pending])
+    if woven.unchanged:  # the caller holds these messages already: not sent back
+        woven.context = replace(woven.context, messages=[])
+    return woven, use
 
 
 def _ready() -> bool:
