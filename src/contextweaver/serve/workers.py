@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import logging
 import multiprocessing
+import os
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -30,16 +31,21 @@ _simulators: OrderedDict[str, PrefixCache] = OrderedDict()
 SIMULATED_SESSIONS = 256
 
 
-def _start(store_location: str, config: dict[str, Any], budget: int | None, log_level: int) -> None:
-    """Worker initializer: one SessionManager per process, logging like the parent (URLs redacted)."""
+def _start(
+    store_location: str, config: dict[str, Any], budget: int | None, log_level: int, parent: int
+) -> None:
+    """Worker initializer: one SessionManager per process, logging like the parent (URLs redacted),
+    ending with the parent even when it is killed."""
     global _manager
     from contextweaver.serve.build import build_manager
+    from contextweaver.serve.parent_watch import exit_with_parent
     from contextweaver.serve.redact import RedactingFilter, install_log_redaction
 
     logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactingFilter())
     install_log_redaction()
+    exit_with_parent(parent)
     _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget)
 
 
@@ -71,7 +77,13 @@ class WeavingProcesses:
     def __init__(
         self, store_location: str, config: WeaverConfig, *, budget: int | None, processes: int
     ) -> None:
-        self.arguments = (store_location, config.model_dump(mode="json"), budget, logging.getLogger().level)
+        self.arguments = (
+            store_location,
+            config.model_dump(mode="json"),
+            budget,
+            logging.getLogger().level,
+            os.getpid(),
+        )
         self.pools = [self._pool() for _ in range(max(1, processes))]
 
     def _pool(self) -> ProcessPoolExecutor:
