@@ -13,6 +13,8 @@ with the previous one, byte for byte.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import astuple
+from typing import Any
 
 from contextweaver.render import full_messages
 from contextweaver.selectors.plan import Plan
@@ -74,6 +76,21 @@ class LazyContext:
             notes=list(self.notes),
             compacted=crossed,
         )
+
+    def state(self) -> dict[str, Any]:
+        """What the context holds as plain data (messages, decisions, counters), to rebuild it after a
+        restart with `restore`: taken right after a cut, it is the frozen prefix."""
+        fields = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
+        return {
+            **{name: getattr(self, name) for name in fields},
+            "decisions": [list(astuple(d)) for d in self.decisions],
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from `state()`; only the steps after its `upto` are appended by the next context."""
+        for name in ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes"):
+            setattr(self, name, state[name])
+        self.decisions = [Decision(*d) for d in state["decisions"]]
 
     def mark(self, share: float) -> float:
         """The water mark at `share` of the room above the root, which is always kept verbatim: a share
