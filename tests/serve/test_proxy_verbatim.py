@@ -94,13 +94,19 @@ def reference(steps: int, budget: int | None) -> list[bytes]:
     return out
 
 
-def run(tmp: Path, steps: int, *args: str) -> tuple[list[bytes], list[bytes]]:
-    with recording_upstream() as (upstream, received), serve_process(tmp, upstream, *args) as proxy:
-        sent = list(bodies(steps))
-        for body in sent:
-            answer = httpx.post(f"{proxy.url}/v1/chat/completions", content=body, timeout=60,
-                                headers={"content-type": "application/json", "x-contextweaver-session": "s"})  # fmt: skip
-            assert answer.status_code == 200, answer.text
+def run(tmp: Path, steps: int, *args: str, restart_at: int | None = None) -> tuple[list[bytes], list[bytes]]:
+    """The requests sent and the bodies the upstream got; `restart_at`: a new proxy on the same store
+    from that request on."""
+    sent = list(bodies(steps))
+    parts = [sent] if restart_at is None else [sent[:restart_at], sent[restart_at:]]
+    store = ("--store", str(tmp / "sessions.db"))
+    with recording_upstream() as (upstream, received):
+        for part in parts:
+            with serve_process(tmp, upstream, *args, *store) as proxy:
+                for body in part:
+                    answer = httpx.post(f"{proxy.url}/v1/chat/completions", content=body, timeout=60,
+                                        headers={"content-type": "application/json", "x-contextweaver-session": "s"})  # fmt: skip
+                    assert answer.status_code == 200, answer.text
     return sent, received
 
 
@@ -128,3 +134,26 @@ def test_after_a_cut_the_rendered_body_is_byte_identical_to_the_reference(tmp_pa
     assert received[:cut] == sent[:cut]
     assert received[cut:] == expected[cut:]
     assert [rendered(raw) for raw in received[:cut]] == expected[:cut]
+
+
+def rebuilt(body: bytes, budget: int) -> bytes:
+    """The request as a weaver rebuilt from its steps alone (no cut kept) would render it."""
+    payload = parse_body(body)
+    conversation = read_conversation(payload["messages"])
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(conversation.root)
+    for step in conversation.steps:
+        weaver.add_step(step)
+    payload["messages"] = [*weaver.context(budget).messages, *conversation.pending]
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
+
+
+def test_a_restarted_proxy_sends_the_bytes_it_would_have_sent(tmp_path: Path) -> None:
+    """The lazy cut is kept in the store: restarted after a cut, the proxy goes on from the frozen
+    prefix, byte-identical to the reference that never restarted (and not cutting anew)."""
+    steps, budget = 18, 8000
+    expected, sent = reference(steps, budget), list(bodies(steps))
+    restart = next(i for i, body in enumerate(sent) if rebuilt(body, budget) != expected[i])
+    _, received = run(tmp_path, steps, "--budget", str(budget), restart_at=restart)
+    assert received[restart:] == expected[restart:]  # past the cut: rendered, byte for byte
+    assert [rendered(raw) for raw in received[:restart]] == expected[:restart]
