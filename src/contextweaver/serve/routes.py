@@ -96,7 +96,7 @@ class Routes:
         extra: dict[str, str] = {}
         use: CacheUse | None = None
         try:
-            woven, use = await self._weave(conversation, session_id, caller)
+            woven, use = await self._weave(conversation, session_id, caller, len(body))
         except (DivergedHistory, NotOwner) as exc:
             code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
             return wire.error(409, str(exc), kind="conflict", code=code)
@@ -165,12 +165,12 @@ class Routes:
         return payload, conversation, state, session_id, body
 
     async def _weave(self, conversation: Conversation, session_id: str | None,
-                     caller: Caller) -> tuple[Woven, CacheUse | None]:  # fmt: skip
+                     caller: Caller, size: int) -> tuple[Woven, CacheUse | None]:  # fmt: skip
         """The woven request, and its prompt-cache use when a weaving process already simulated it."""
         key = lock_key(conversation, session_id, caller.owner)
         async with self.locks.hold(key):
             if self.workers is not None:
-                return await self.workers.weave(key, conversation, session_id, caller.owner)
+                return await self.workers.weave(key, conversation, session_id, caller.owner, size)
             woven = await anyio.to_thread.run_sync(
                 self.manager.weave, conversation, session_id, caller.owner, limiter=self.weavers
             )
