@@ -108,11 +108,12 @@ class Routes:
         sent = None
         verbatim = wire.verbatim and woven.unchanged and not is_escaped_unsafe(body)
         if woven.context is not None:
-            if woven.unchanged:
-                sent = conversation.messages
-            else:
-                sent = [*woven.context.messages, *conversation.pending]
-                wire.write(payload, sent, state)
+            # passed through (unchanged), the request's own messages are the woven ones
+            sent = (
+                conversation.messages if woven.unchanged else [*woven.context.messages, *conversation.pending]
+            )
+            if not (woven.unchanged and wire.verbatim):
+                wire.write(payload, sent or [], state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra["server-timing"] = f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"
