@@ -20,8 +20,13 @@ from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
 from contextweaver.weave import BudgetError
 
-Compact = Callable[[float], WovenContext]
-"""Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line."""
+Compact = Callable[[float, bool], WovenContext]
+"""Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line; the
+flag says whether part of the room may be held for older steps' calls (False: the newest steps first)."""
+
+SPARSE_STEPS = 1.0
+"""A room above the root that holds fewer mean steps than this is re-cut every step or two whatever the
+low-water mark, so a lower mark would save no rewrite: such cuts keep as much as the budget holds."""
 
 APPENDED = "appended unchanged since the last weave: the context is under the budget's high-water mark"
 
@@ -90,20 +95,30 @@ class LazyContext:
             return []
         return [{"role": "user", "content": status_line}]
 
+    def low_share(self) -> float:
+        """The share a cut weaves down to: the configured low-water mark, unless the room holds fewer
+        than SPARSE_STEPS mean steps (then the high mark: a gap smaller than a step buys no cheaper
+        steps, only a poorer context). The mean step comes from the running totals, O(1)."""
+        assert self.limit is not None
+        room = max(self.limit - self.root_tokens, 0.0)
+        mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
+        return self.high if (self.high - self.low) * room < SPARSE_STEPS * mean_step else self.low
+
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
         self.crossings += 1
-        target = self.mark(self.low) - status_tokens
+        low = self.low_share()
+        target = self.mark(low) - status_tokens
         try:
-            woven = compact(target)
+            woven = compact(target, low < self.high)
         except BudgetError:  # the low mark cannot hold the root: use the whole budget
-            woven = compact(self.limit - status_tokens)
+            woven = compact(self.limit - status_tokens, False)
         self.messages = woven.messages
         self.decisions = woven.decisions
         self.tokens = woven.tokens
         self.notes = [
             *woven.notes,
-            f"woven down to {self.low:.0%} of the room above the root at step {step} (cut {self.crossings}); "
+            f"woven down to {low:.0%} of the room above the root at step {step} (cut {self.crossings}); "
             "later steps are appended unchanged until the next cut",
         ]
 
