@@ -24,9 +24,10 @@ Compact = Callable[[float, bool], WovenContext]
 """Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line; the
 flag says whether part of the room may be held for older steps' calls (False: the newest steps first)."""
 
-SPARSE_STEPS = 1.0
-"""A room above the root that holds fewer mean steps than this is re-cut every step or two whatever the
-low-water mark, so a lower mark would save no rewrite: such cuts keep as much as the budget holds."""
+AMORTIZE_STEPS = 2.0
+"""Mean steps the gap between the water marks should hold, so a cut's rewrite is shared by several steps."""
+LOW_FLOOR = 0.7
+"""The lowest share of the room a cut weaves down to for that gap."""
 
 APPENDED = "appended unchanged since the last weave: the context is under the budget's high-water mark"
 
@@ -96,13 +97,17 @@ class LazyContext:
         return [{"role": "user", "content": status_line}]
 
     def low_share(self) -> float:
-        """The share a cut weaves down to: the configured low-water mark, unless the room holds fewer
-        than SPARSE_STEPS mean steps (then the high mark: a gap smaller than a step buys no cheaper
-        steps, only a poorer context). The mean step comes from the running totals, O(1)."""
+        """The share a cut weaves down to: low enough that the gap up to the high mark holds
+        AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
+        LOW_FLOOR; when even that cannot be had, the high mark (every step or two re-cuts whatever the
+        mark, so a lower one buys no cheaper steps, only a poorer context). O(1): running totals."""
         assert self.limit is not None
-        room = max(self.limit - self.root_tokens, 0.0)
+        room = max(self.limit - self.root_tokens, 1.0)
         mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
-        return self.high if (self.high - self.low) * room < SPARSE_STEPS * mean_step else self.low
+        wanted = self.high - AMORTIZE_STEPS * mean_step / room
+        if wanted >= self.low:
+            return self.low
+        return wanted if wanted >= LOW_FLOOR else self.high
 
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
@@ -149,5 +154,6 @@ def upgraded_plan(plan: Plan, base: WovenContext, nodes: Sequence[Node], target:
         notes=list(plan.notes),
         compressed_reasons=dict(plan.compressed_reasons),
         calls_share=plan.calls_share,
+        short_calls=plan.short_calls,
         excerpts=dict(plan.excerpts),
     )

@@ -44,6 +44,24 @@ def compressed_messages(node: Node) -> list[Message]:
     return [dict(m) for m in node.compressed]
 
 
+REASONING_OMITTED = "[{lines} line(s) of reasoning omitted]"
+
+
+def call_messages(node: Node) -> list[Message]:
+    """The placeholder form without the step's reasoning: the call alone, the thought replaced by a
+    marker that says how many lines were cut (built at a cut only, so not cached)."""
+    thought = node.step.thought.strip()
+    out = compressed_messages(node)
+    if not thought:
+        return out
+    marker = REASONING_OMITTED.format(lines=len(thought.splitlines()))
+    for message in out:
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, str) and thought in content:
+            message["content"] = content.replace(thought, marker, 1)
+    return out
+
+
 def placeholder_messages(step: Step) -> tuple[Message, ...]:
     """The step's messages with each observation replaced by its placeholder (what extraction keeps)."""
     return tuple(
