@@ -8,7 +8,10 @@ Per data set, strategy and budget: next-step evidence recall and history evidenc
 average and at the steps right after ContextWeaver's default cuts the context (the same steps for
 every strategy), context tokens, input over the full history's, the share a provider's prefix cache
 serves, and input billed at Anthropic's and OpenAI's cache prices over the full history billed
-without a cache (contextweaver.prompt_cache). The training archives are read from a temporary
+without a cache (contextweaver.prompt_cache), and the floor no policy can go under: each request
+reads the cached root and writes only the newest step (trimmed to the room above the root), nothing
+else; when half of masking's bill is below that floor (or below never cutting at all), that target
+cannot be met by any context worth the name. The training archives are read from a temporary
 directory; runs are split by contextweaver.eval.splits.split_of.
 """
 
@@ -191,9 +194,12 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
             continue
         cost = mine["billed_anthropic"] / masking["billed_anthropic"]
         holds = cost <= 0.5 and mine["recall"] >= masking["recall"] and mine["history"] >= masking["history"]
-        floor = mine["floor_anthropic"] / masking["billed_anthropic"]
+        bill = masking["billed_anthropic"]
+        line = f"- {budget}: any policy's floor {mine['floor_anthropic'] / bill:.2f}x masking's; "
+        if ("full", "none") in at:
+            line += f"never cutting (full history, no budget) {at[('full', 'none')]['billed_anthropic'] / bill:.2f}x; "
         out.append(
-            f"- {budget}: any policy's floor {floor:.2f}x masking's; default billed {cost:.2f}x masking's; recall {mine['recall']:.3f} vs "
+            f"{line}default billed {cost:.2f}x masking's; recall {mine['recall']:.3f} vs "
             f"{masking['recall']:.3f}; history {mine['history']:.3f} vs {masking['history']:.3f} -> {_mark(holds)}"
         )
     return out
