@@ -207,8 +207,7 @@ def _take_calls(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
     for node in reversed(steps):
         if node.index in room.chosen:
             continue
-        messages = call_messages(node)
-        tokens = sum(count_message(m) for m in messages)
+        messages, tokens = call_messages(node)
         if tokens <= room.left:
             why = "call kept without its reasoning: the placeholder does not fit the budget"
             room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
