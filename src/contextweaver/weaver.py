@@ -144,10 +144,11 @@ class ContextWeaver:
             safety_factor=safety,
         )
 
-    def _cut(self, target: float) -> WovenContext:
+    def _cut(self, target: float, hold_calls: bool) -> WovenContext:
         """A lazy cut: the selector's plan woven under `target`, then recent outputs in the room left."""
         plan = self._plan()
-        plan.calls_share = self.config.cut_calls_share
+        plan.calls_share = self.config.cut_calls_share if hold_calls else 0.0
+        plan.short_calls = True
         base = self._weave_plan(plan, target, None)
         upgraded = upgraded_plan(plan, base, self.graph.nodes, target)
         return base if upgraded is None else self._weave_plan(upgraded, target, None)
