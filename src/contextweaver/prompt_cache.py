@@ -85,19 +85,31 @@ class PrefixCache:
     """The prompt cache of one run: remembers every prefix (whole messages) of the requests it saw.
 
     Each request costs O(its messages): prefixes are chained hashes of message keys, token counts are
-    memoized per distinct message, so a context that repeats the last one is not re-counted.
+    memoized per distinct message, so a context that repeats the last one is not re-counted. The
+    leading messages a request shares with the previous one (equal dicts, usually the same strings)
+    reuse that request's chained hashes and running totals, so an appended step costs O(new messages);
+    a request's messages must not be changed in place after it was simulated.
     """
 
     def __init__(self, prices: Sequence[CachePrices] = tuple(PRICES.values())) -> None:
         self.prices = tuple(prices)
         self._seen: set[int] = set()
         self._tokens: dict[tuple[Any, ...], int] = {}
+        self._last: list[tuple[Message, int, int]] = []
+        """The previous request: each message with the chained hash and the token total through it."""
 
     def request(self, messages: Sequence[Message]) -> CacheUse:
-        prefix = 0
-        total = shared = 0
+        reused = 0
+        for (before, _, _), message in zip(self._last, messages, strict=False):
+            if before != message:
+                break
+            reused += 1
+        # every prefix of the previous request is in _seen: the reused ones all match
+        prefix, total = self._last[reused - 1][1:] if reused else (0, 0)
+        shared = total
         matching = True
-        for message in messages:
+        last = self._last[:reused]
+        for message in messages[reused:]:
             key = message_key(message)
             tokens = self._tokens.get(key)
             if tokens is None:
@@ -109,6 +121,8 @@ class PrefixCache:
             else:
                 matching = False
                 self._seen.add(prefix)
+            last.append((message, prefix, total))
+        self._last = last
         cached = {p.provider: p.cached(shared) for p in self.prices}
         billed = {p.provider: p.billed(total, cached[p.provider]) for p in self.prices}
         return CacheUse(total, shared, cached, billed)
