@@ -47,6 +47,8 @@ class SelectSelector:
     file_weight = 3.0
     """What naming a viewed file adds to that view's promise as a candidate."""
     outline_weight = 1.0
+    file_lookback = 8
+    """Steps whose named files count as the files the work is on (a file outlives the words said about it)."""
     """A line of such a view that opens a definition (its outline) scores this much, kept alone."""
     candidates = 16
     """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
@@ -142,11 +144,12 @@ class SelectSelector:
         return "excerpt: " + "; ".join(parts)
 
     def _recent(self, graph: DependencyGraph, k: int) -> Recent:
-        """What the last `lookback` steps said (words, files), and those steps' parents."""
+        """The words the last `lookback` steps said and their parents; the files the last `file_lookback` named."""
         recent = Recent(set(), set(), set())
+        for index in range(max(1, k - self.file_lookback + 1), k + 1):
+            recent.files.update(self._files.get(index, frozenset()))
         for index in range(max(1, k - self.lookback + 1), k + 1):
             recent.words.update(self._said.get(index, frozenset()))
-            recent.files.update(self._files.get(index, frozenset()))
             recent.parents.update(graph.node(index).parent_ids)
         return recent
 
