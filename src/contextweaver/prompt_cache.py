@@ -15,6 +15,7 @@ import json
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from typing import Any
 
 from contextweaver.tokens import count_message
@@ -119,22 +120,39 @@ class PrefixCache:
         prefix = hashes[-1] if same else 0
         total = shared = totals[-1] if same else 0
         place = places[-1] if same else (-1, -1)
-        matching = True
-        for message in messages[same:]:
+        position = same
+        while position < len(messages):  # along seen prefixes, message by message
+            message = messages[position]
             key = known.get(id(message)) or message_key(message)
-            tokens = self._count(message, key)
             prefix = hash((prefix, key))
-            total += tokens
-            found = self._seen.find(place, prefix) if matching else None
-            if found is not None:
-                place, shared = found, total
-            else:  # unseen, and so is every later prefix of this request (the hashes are chained)
-                matching = False
-                place = self._seen.add(place, prefix)
+            total += self._count(message, key)
             keys.append(key)
             hashes.append(prefix)
             totals.append(total)
+            position += 1
+            found = self._seen.find(place, prefix)
+            if found is None:  # unseen, and so is every later prefix of this request (they chain)
+                place = self._seen.add(place, prefix)
+                places.append(place)
+                break
+            place, shared = found, total
             places.append(place)
+        rest = messages[position:]
+        if rest:  # all unseen: stored in one go, at the end of the branch just grown
+            rest_keys = [
+                k or message_key(m) for k, m in zip(map(known.get, map(id, rest)), rest, strict=True)
+            ]
+            rest_hashes = array("q")
+            for key in rest_keys:
+                prefix = hash((prefix, key))
+                rest_hashes.append(prefix)
+            branch, offset = place
+            self._seen.extend(branch, rest_hashes)
+            keys += rest_keys
+            hashes += rest_hashes
+            totals += array("q", accumulate(map(self._count, rest, rest_keys), initial=total))[1:]
+            total = totals[-1]
+            places += zip(repeat(branch), range(offset + 1, offset + 1 + len(rest)))
         self._last, self._keys, self._hashes, self._totals, self._places = (
             messages,
             keys,
@@ -175,6 +193,10 @@ class _Seen:
                 return branch, offset + 1
         start = self._starts.get(prefix)
         return None if start is None else (start, 0)
+
+    def extend(self, branch: int, prefixes: array[int]) -> None:
+        """Store unseen prefixes, each the child of the one before, after the end of `branch`."""
+        self._branches[branch].extend(prefixes)
 
     def add(self, parent: tuple[int, int], prefix: int) -> tuple[int, int]:
         """Store unseen `prefix` after `parent`: on its branch when `parent` ends it, else a new branch."""

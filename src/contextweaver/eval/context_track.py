@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from itertools import accumulate, compress
+from itertools import compress, islice
 from operator import itemgetter
 
 from contextweaver.eval.evidence import finder
@@ -36,18 +36,50 @@ class ContextTrack:
         """Per message of the context: the tracked items its text holds."""
         self._sizes: list[int] = []
         """Per message of the context: its tokens."""
-        self._totals: list[int] = []
-        """Per message of the context: the tokens up to and including it."""
         self._first = True
+        self._shared: int | None = None
         self._counts: Counter[str] = Counter()
-        self.shared_tokens: int | None = None
-        """Tokens of the leading messages the context shares with the previous one (None at the first)."""
 
     def update(self, messages: Sequence[Message]) -> None:
-        """Move to the next context: only messages after the shared prefix that were not in the last
-        context's rest are read; the bookkeeping of the rest runs in C (maps over ids)."""
+        """Move to the next context, reading only the messages that are not where they were."""
         messages = messages if isinstance(messages, list) else list(messages)
         same = common_prefix(self._messages, messages)
+        self._shared = None if self._first else same
+        self._first = False
+        changed = _sparse_changes(self._messages, messages, same)
+        if changed is None:
+            self._replace_rest(messages, same)
+        else:
+            self._replace_places(messages, changed)
+        self._messages = messages
+
+    @property
+    def shared_tokens(self) -> int | None:
+        """Tokens of the leading messages the context shares with the previous one (None at the first)."""
+        return None if self._shared is None else sum(islice(self._sizes, self._shared))
+
+    def _replace_places(self, messages: list[Message], changed: list[int]) -> None:
+        """A few messages replaced in place, and messages added or removed at the end."""
+        old, end = self._messages, len(messages)
+        gone = zip(self._held[end:], self._sizes[end:], strict=True)
+        known = {id(old[i]): (self._held[i], self._sizes[i]) for i in changed}
+        known.update(zip(map(id, old[end:]), gone, strict=True))
+        for held in islice(self._held, end, None):
+            self._counts.subtract(held)
+        del self._held[end:], self._sizes[end:]
+        for i in changed:
+            self._counts.subtract(self._held[i])
+            self._held[i], self._sizes[i] = known.get(id(messages[i])) or self._read(messages[i])
+            self._counts.update(self._held[i])
+        for message in messages[len(old) :]:
+            held, size = known.get(id(message)) or self._read(message)
+            self._held.append(held)
+            self._sizes.append(size)
+            self._counts.update(held)
+
+    def _replace_rest(self, messages: list[Message], same: int) -> None:
+        """Everything after the shared prefix may have moved: its bookkeeping runs in C (maps over ids),
+        only messages that were not in the last context's rest are read."""
         old, new = self._messages[same:], messages[same:]
         old_ids, new_ids = list(map(id, old)), list(map(id, new))
         known = dict(zip(old_ids, zip(self._held[same:], self._sizes[same:], strict=True), strict=True))
@@ -67,13 +99,7 @@ class ContextTrack:
                 self._counts.update(known[id(message)][0])
         rest = list(map(known.__getitem__, new_ids))
         self._held[same:] = map(itemgetter(0), rest)
-        before = self._totals[same - 1] if same else 0
         self._sizes[same:] = map(itemgetter(1), rest)
-        self._totals[same:] = accumulate(self._sizes[same:], initial=before)
-        del self._totals[same]  # accumulate's initial value
-        self.shared_tokens = None if self._first else before
-        self._first = False
-        self._messages = messages
 
     def _read(self, message: Message) -> tuple[frozenset[str], int]:
         """The tracked items a message's text holds, and its tokens."""
@@ -91,3 +117,23 @@ class ContextTrack:
 
     def covered(self, items: frozenset[str]) -> int:
         return len(self.found(items))
+
+
+SPARSE = 32
+"""More changed places than this and the rest of the context is taken as changed."""
+
+
+def _sparse_changes(old: list[Message], new: list[Message], first: int) -> list[int] | None:
+    """The places below both lengths where `new` differs from `old` (from `first`, the first one), when
+    there are at most SPARSE: each run of equal messages between them is skipped in one C comparison."""
+    end = min(len(old), len(new))
+    changed: list[int] = []
+    place = first
+    while place < end:
+        if len(changed) == SPARSE:
+            return None
+        changed.append(place)
+        place += 1
+        if place < end:
+            place += common_prefix(old[place:end], new[place:end])
+    return changed

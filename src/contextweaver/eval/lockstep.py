@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from contextweaver.eval.context_track import ContextTrack
 from contextweaver.eval.evidence import next_step_evidence
@@ -74,7 +75,7 @@ class Lockstep:
         self.evidence = {e.index: e.items for e in next_step_evidence(trajectory)}
         asked = set().union(*self.evidence.values())
         self.totals = {name: Totals(asked) for name in self.names}
-        self._replays = [replay(trajectory, lambda n=name: make(n), budget) for name in self.names]
+        self._replays = [replay(trajectory, partial(make, name), budget) for name in self.names]
 
     def __iter__(self) -> Iterator[LockstepStep]:
         for steps in zip(*self._replays, strict=True):
