@@ -2,6 +2,7 @@
 
     python benchmarks/long_run.py                       # every section at 100,1000,10000 steps
     python benchmarks/long_run.py --lengths 100,1000 --sections add_step,replay
+    python benchmarks/long_run.py --sections replay --strategies full,masking   # some strategies only
 
 Sections, each measured in a fresh process (so its peak RSS is its own), on the synthetic trace of
 `core_benchmark.py`:
@@ -33,6 +34,7 @@ from typing import Any
 
 from core_benchmark import synthetic_step
 
+from contextweaver.strategies import REPLAY_DEFAULT
 from contextweaver.types import Step
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
@@ -85,15 +87,14 @@ def context(n: int, _: dict[str, Any]) -> dict[str, Any]:
     return {"ms_per_step": ms(unbounded), "ms_at_8000": ms(budgeted)}
 
 
-def replay(n: int, _: dict[str, Any]) -> dict[str, Any]:
+def replay(n: int, options: dict[str, Any]) -> dict[str, Any]:
     from contextweaver import build_strategy
     from contextweaver.eval.lockstep import Lockstep
     from contextweaver.formats.base import Trajectory
-    from contextweaver.strategies import REPLAY_DEFAULT
 
     trajectory = Trajectory(list(ROOT), steps(n))
     started = time.perf_counter()
-    lockstep = Lockstep(trajectory, REPLAY_DEFAULT, lambda name: build_strategy(name).strategy)
+    lockstep = Lockstep(trajectory, options["strategies"], lambda name: build_strategy(name).strategy)
     times = []
     start = time.perf_counter()
     for _ in lockstep:
@@ -183,6 +184,7 @@ def main() -> None:
     )
     parser.add_argument("--lengths", default="100,1000,10000")
     parser.add_argument("--sections", default=",".join(SECTIONS))
+    parser.add_argument("--strategies", default=",".join(REPLAY_DEFAULT), help="replay: comma-separated")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -193,7 +195,7 @@ def main() -> None:
     print(f"{'section':<10}{'steps':>8}{'ms/step':>12}{'peak RSS MB':>13}  other")
     for section in args.sections.split(","):
         for n in (int(x) for x in args.lengths.split(",")):
-            options: dict[str, Any] = {}
+            options: dict[str, Any] = {"strategies": args.strategies.split(",")}
             if section == "reopen":
                 options["store"] = str(Path(tempfile.mkdtemp(prefix="cw-reopen-")) / "s.db")
                 child(section, n, {**options, "setup": True})
