@@ -111,12 +111,9 @@ class PrefixCache:
         messages = messages if isinstance(messages, list) else list(messages)
         same = common_prefix(self._last, messages)
         known = dict(zip(map(id, self._last[same:]), self._keys[same:], strict=True))
-        keys, hashes, totals, places = (
-            self._keys[:same],
-            self._hashes[:same],
-            self._totals[:same],
-            self._places[:same],
-        )
+        keys, hashes, totals, places = self._keys, self._hashes, self._totals, self._places
+        for kept in (keys, hashes, totals, places):  # the shared prefix stays in place, the rest goes
+            del kept[same:]
         prefix = hashes[-1] if same else 0
         total = shared = totals[-1] if same else 0
         place = places[-1] if same else (-1, -1)
@@ -153,13 +150,7 @@ class PrefixCache:
             totals += array("q", accumulate(map(self._count, rest, rest_keys), initial=total))[1:]
             total = totals[-1]
             places += zip(repeat(branch), range(offset + 1, offset + 1 + len(rest)))
-        self._last, self._keys, self._hashes, self._totals, self._places = (
-            messages,
-            keys,
-            hashes,
-            totals,
-            places,
-        )
+        self._last = messages
         cached = {p.provider: p.cached(shared) for p in self.prices}
         billed = {p.provider: p.billed(total, cached[p.provider]) for p in self.prices}
         return CacheUse(total, shared, cached, billed)

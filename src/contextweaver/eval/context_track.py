@@ -64,7 +64,7 @@ class ContextTrack:
         gone = zip(self._held[end:], self._sizes[end:], strict=True)
         known = {id(old[i]): (self._held[i], self._sizes[i]) for i in changed}
         known.update(zip(map(id, old[end:]), gone, strict=True))
-        for held in islice(self._held, end, None):
+        for held in self._held[end:]:
             self._counts.subtract(held)
         del self._held[end:], self._sizes[end:]
         for i in changed:
