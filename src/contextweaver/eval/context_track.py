@@ -4,8 +4,10 @@ A replay asks at every step which evidence items the context holds, and how many
 common prefix with the previous context. Searching and counting the whole context each time costs
 O(history) per step. A context mostly extends the previous one, so `ContextTrack` keeps, per message
 of the last context, the items its text holds (one Aho-Corasick pass when the message enters) and its
-tokens, plus a count per item of the messages holding it; a step then reads only the messages after the
-prefix it shares with the last context. The answers equal `found_in` and `common_prefix_tokens`:
+tokens, plus a count per item of the messages holding it; a step then reads only the messages that are
+new where they stand (a few replaced in place and the ones appended, else the rest after the prefix it
+shares with the last context), and finds those places with comparisons done in C.
+The answers equal `found_in` and `common_prefix_tokens`:
 `messages_to_text` joins messages with a blank line, so an item without a line break occurs in the
 joined text iff it occurs in one message's part; an item with one is searched in the joined text.
 """
