@@ -8,7 +8,10 @@ Per data set, strategy and budget: next-step evidence recall and history evidenc
 average and at the steps right after ContextWeaver's default cuts the context (the same steps for
 every strategy), context tokens, input over the full history's, the share a provider's prefix cache
 serves, and input billed at Anthropic's and OpenAI's cache prices over the full history billed
-without a cache (contextweaver.prompt_cache). The training archives are read from a temporary
+without a cache (contextweaver.prompt_cache), and the floor no policy can go under: each request
+reads the cached root and writes only the newest step (trimmed to the room above the root), nothing
+else; when half of masking's bill is below that floor (or below never cutting at all), that target
+cannot be met by any context worth the name. The training archives are read from a temporary
 directory; runs are split by contextweaver.eval.splits.split_of.
 """
 
@@ -27,7 +30,9 @@ from contextweaver.eval.aggregate import cache_columns
 from contextweaver.eval.metrics import mean, recall
 from contextweaver.eval.splits import split_of
 from contextweaver.eval.trajectory_run import budget_key, evaluate, parse_budgets, trajectory_id
+from contextweaver.extract import root_node
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectories
+from contextweaver.prompt_cache import PRICES
 from contextweaver.weave import BudgetError
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -79,9 +84,27 @@ def _one(job: tuple[Trajectory, str, list[int | None], list[str]]) -> dict[str, 
     trajectory, strategy, budgets, overrides = job
     cw = strategy.startswith("cw")
     try:
-        return evaluate(trajectory, strategy, budgets, overrides=overrides if cw else ())
+        result = evaluate(trajectory, strategy, budgets, overrides=overrides if cw else ())
     except BudgetError:
         return None
+    result["root_tokens"] = root_node(trajectory.root).full_tokens
+    return result
+
+
+def floor_billed(steps: Sequence[dict[str, Any]], root: int, budget: int | None) -> float:
+    """Anthropic-billed input of the cheapest requests ANY policy could send that keeps the root verbatim
+    and the newest step (trimmed to the room above the root at most): the root served from the cache
+    after the first request, the new step written once, nothing else read. A lower bound, not a policy."""
+    price = PRICES["anthropic"]
+    room = None if budget is None else max(budget - root, 0)
+    billed = 0.0
+    previous = root
+    for i, step in enumerate(steps):
+        new = step["full_tokens"] - previous
+        previous = step["full_tokens"]
+        new = new if room is None else min(new, room)
+        billed += price.billed(root + new, 0 if i == 0 else price.cached(root))
+    return billed
 
 
 def table(results: list[dict[str, Any]], budgets: Sequence[int | None]) -> list[dict[str, Any]]:
@@ -101,6 +124,10 @@ def table(results: list[dict[str, Any]], budgets: Sequence[int | None]) -> list[
                 for r, steps in zip(runs, per_run, strict=True)
             ]
             every = [s for steps in per_run for s in steps]
+            limit = None if budget == "none" else int(budget)
+            floor = sum(
+                floor_billed(steps, r["root_tokens"], limit) for r, steps in zip(runs, per_run, strict=True)
+            )
             rows.append(
                 {
                     "strategy": strategy,
@@ -112,6 +139,7 @@ def table(results: list[dict[str, Any]], budgets: Sequence[int | None]) -> list[
                     "cuts": sum(len(s) for s in at_cut),
                     "tokens": mean(mean(s["tokens"] for s in steps) for steps in per_run if steps),
                     **cache_columns(every),
+                    "floor_anthropic": floor / max(1, sum(s["full_tokens"] for s in every)),
                 }
             )
     return rows
@@ -134,6 +162,7 @@ COLUMNS = [
     ("cache_share", "{:.2f}"),
     ("billed_anthropic", "{:.2f}"),
     ("billed_openai", "{:.2f}"),
+    ("floor_anthropic", "{:.3f}"),
 ]
 
 
@@ -165,8 +194,12 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
             continue
         cost = mine["billed_anthropic"] / masking["billed_anthropic"]
         holds = cost <= 0.5 and mine["recall"] >= masking["recall"] and mine["history"] >= masking["history"]
+        bill = masking["billed_anthropic"]
+        line = f"- {budget}: any policy's floor {mine['floor_anthropic'] / bill:.2f}x masking's; "
+        if ("full", "none") in at:
+            line += f"never cutting (full history, no budget) {at[('full', 'none')]['billed_anthropic'] / bill:.2f}x; "
         out.append(
-            f"- {budget}: default billed {cost:.2f}x masking's; recall {mine['recall']:.3f} vs "
+            f"{line}default billed {cost:.2f}x masking's; recall {mine['recall']:.3f} vs "
             f"{masking['recall']:.3f}; history {mine['history']:.3f} vs {masking['history']:.3f} -> {_mark(holds)}"
         )
     return out

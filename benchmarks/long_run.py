@@ -14,7 +14,8 @@ Sections, each measured in a fresh process (so its peak RSS is its own), on the 
              [recall, mean tokens, cached share].
 - proxy:     one request to a real `contextweaver serve` (fake upstream) that adds one step to a
              session of N steps, mean over 10 requests; the first request, carrying N-10 steps, is
-             reported apart (cold ingest). RSS is the proxy's.
+             reported apart (cold ingest), with the same body sent to the upstream directly and a plain
+             json.loads + json.dumps of it. RSS is the proxy's.
 - reopen:    `Session.open` of a stored session of N steps (SQLite file), per step and in total.
 """
 
@@ -40,6 +41,7 @@ from contextweaver.types import Step
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
 LAST = 100
 PROXY_STEPS = 10
+JSON = {"content-type": "application/json"}
 
 
 def steps(n: int) -> list[Step]:
@@ -135,20 +137,29 @@ def proxy(n: int, _: dict[str, Any]) -> dict[str, Any]:
     try:
         wait_healthy(f"http://127.0.0.1:{port}/contextweaver/health", server)
         url = f"http://127.0.0.1:{port}/v1/chat/completions"
-        times = []
+        times, direct, codec = [], [], []
         with httpx.Client(timeout=3600) as client:
             for k in range(n - PROXY_STEPS, n + 1):
-                body = {"model": "fake", "messages": messages[: len(ROOT) + 2 * k]}
+                body = json.dumps({"model": "fake", "messages": messages[: len(ROOT) + 2 * k]}).encode()
                 start = time.perf_counter()
-                client.post(url, json=body, headers={"x-contextweaver-session": "long"}).raise_for_status()
+                client.post(
+                    url, content=body, headers={**JSON, "x-contextweaver-session": "long"}
+                ).raise_for_status()
                 times.append(time.perf_counter() - start)
+                start = time.perf_counter()  # the same request sent to the upstream directly
+                client.post(f"{upstream_url}/chat/completions", content=body, headers=JSON).raise_for_status()
+                direct.append(time.perf_counter() - start)
+                start = time.perf_counter()  # what parsing and writing the body costs at the least
+                json.dumps(json.loads(body), ensure_ascii=False).encode()
+                codec.append(time.perf_counter() - start)
         status = Path(f"/proc/{server.pid}/status").read_text()
         rss = int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
     finally:
         server.terminate()
         server.wait(30)
         upstream.terminate()
-    return {"ms_per_step": ms(times[1:]), "first_request_s": round(times[0], 2), "proxy_rss_mb": round(rss)}
+    return {"ms_per_step": ms(times[1:]), "upstream_ms": ms(direct[1:]), "json_ms": ms(codec[1:]),
+            "first_request_s": round(times[0], 2), "proxy_rss_mb": round(rss)}  # fmt: skip
 
 
 def reopen(n: int, options: dict[str, Any]) -> dict[str, Any]:

@@ -41,6 +41,7 @@ class Server(ThreadingHTTPServer):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16  # headers and body in one send: no Nagle stall against a delayed ACK
 
     def log_message(self, *args):
         pass

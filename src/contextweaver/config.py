@@ -82,7 +82,8 @@ class WeaverConfig(BaseModel):
         0.85,
         gt=0.0,
         le=1.0,
-        description="lazy mode: share of the room above the root the context is woven down to",
+        description="lazy mode: share of the room above the root the context is woven down to; lower when "
+        "the gap to the high mark would not hold two mean steps (not below 0.7), else the high mark itself",
     )
 
     cut_calls_share: float = Field(

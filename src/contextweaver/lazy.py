@@ -13,6 +13,8 @@ with the previous one, byte for byte.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import astuple
+from typing import Any
 
 from contextweaver.render import full_messages
 from contextweaver.selectors.plan import Plan
@@ -20,8 +22,14 @@ from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
 from contextweaver.weave import BudgetError
 
-Compact = Callable[[float], WovenContext]
-"""Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line."""
+Compact = Callable[[float, bool], WovenContext]
+"""Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line; the
+flag says whether part of the room may be held for older steps' calls (False: the newest steps first)."""
+
+AMORTIZE_STEPS = 2.0
+"""Mean steps the gap between the water marks should hold, so a cut's rewrite is shared by several steps."""
+LOW_FLOOR = 0.7
+"""The lowest share of the room a cut weaves down to for that gap."""
 
 APPENDED = "appended unchanged since the last weave: the context is under the budget's high-water mark"
 
@@ -75,6 +83,21 @@ class LazyContext:
             compacted=crossed,
         )
 
+    def state(self) -> dict[str, Any]:
+        """What the context holds as plain data (messages, decisions, counters), to rebuild it after a
+        restart with `restore`: taken right after a cut, it is the frozen prefix."""
+        fields = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
+        return {
+            **{name: getattr(self, name) for name in fields},
+            "decisions": [list(astuple(d)) for d in self.decisions],
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from `state()`; only the steps after its `upto` are appended by the next context."""
+        for name in ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes"):
+            setattr(self, name, state[name])
+        self.decisions = [Decision(*d) for d in state["decisions"]]
+
     def mark(self, share: float) -> float:
         """The water mark at `share` of the room above the root, which is always kept verbatim: a share
         of the whole budget would leave the steps almost nothing after a cut when the system prompt and
@@ -90,20 +113,34 @@ class LazyContext:
             return []
         return [{"role": "user", "content": status_line}]
 
+    def low_share(self) -> float:
+        """The share a cut weaves down to: low enough that the gap up to the high mark holds
+        AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
+        LOW_FLOOR; when even that cannot be had, the high mark (every step or two re-cuts whatever the
+        mark, so a lower one buys no cheaper steps, only a poorer context). O(1): running totals."""
+        assert self.limit is not None
+        room = max(self.limit - self.root_tokens, 1.0)
+        mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
+        wanted = self.high - AMORTIZE_STEPS * mean_step / room
+        if wanted >= self.low:
+            return self.low
+        return wanted if wanted >= LOW_FLOOR else self.high
+
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
         self.crossings += 1
-        target = self.mark(self.low) - status_tokens
+        low = self.low_share()
+        target = self.mark(low) - status_tokens
         try:
-            woven = compact(target)
+            woven = compact(target, low < self.high)
         except BudgetError:  # the low mark cannot hold the root: use the whole budget
-            woven = compact(self.limit - status_tokens)
+            woven = compact(self.limit - status_tokens, False)
         self.messages = woven.messages
         self.decisions = woven.decisions
         self.tokens = woven.tokens
         self.notes = [
             *woven.notes,
-            f"woven down to {self.low:.0%} of the room above the root at step {step} (cut {self.crossings}); "
+            f"woven down to {low:.0%} of the room above the root at step {step} (cut {self.crossings}); "
             "later steps are appended unchanged until the next cut",
         ]
 
@@ -134,5 +171,6 @@ def upgraded_plan(plan: Plan, base: WovenContext, nodes: Sequence[Node], target:
         notes=list(plan.notes),
         compressed_reasons=dict(plan.compressed_reasons),
         calls_share=plan.calls_share,
+        short_calls=plan.short_calls,
         excerpts=dict(plan.excerpts),
     )

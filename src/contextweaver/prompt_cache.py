@@ -109,9 +109,13 @@ class PrefixCache:
 
     def request(self, messages: Sequence[Message]) -> CacheUse:
         messages = messages if isinstance(messages, list) else list(messages)
-        same = common_prefix(self._last, messages)
-        known = dict(zip(map(id, self._last[same:]), self._keys[same:], strict=True))
         keys, hashes, totals, places = self._keys, self._hashes, self._totals, self._places
+        if len(keys) != len(self._last):  # the last request was forgotten (`_last = []`): a full pass
+            self._last = []
+            for kept in (keys, hashes, totals, places):
+                del kept[:]
+        same = common_prefix(self._last, messages)
+        known = dict(zip(map(id, self._last[same:]), keys[same:], strict=True))
         for kept in (keys, hashes, totals, places):  # the shared prefix stays in place, the rest goes
             del kept[same:]
         prefix = hashes[-1] if same else 0

@@ -174,6 +174,14 @@ class Store(Protocol):
         """Commit step `index` with everything the memory made of it, in one transaction (else nothing)."""
         ...
 
+    def save_cut(self, session_id: str, step: int, state: dict[str, Any]) -> None:
+        """Keep the lazy context as a cut at step `step` left it (replacing the previous cut's)."""
+        ...
+
+    def cut(self, session_id: str) -> tuple[int, dict[str, Any]] | None:
+        """The step and state of the session's last saved cut, if any."""
+        ...
+
     def hold(self, key: str) -> AbstractContextManager[None]:
         """Keep other processes off `key` (a conversation) until released, where the database can."""
         ...

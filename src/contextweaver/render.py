@@ -44,6 +44,25 @@ def compressed_messages(node: Node) -> list[Message]:
     return [dict(m) for m in node.compressed]
 
 
+REASONING_OMITTED = "[{lines} line(s) of reasoning omitted]"
+
+
+def call_messages(node: Node) -> tuple[list[Message], int]:
+    """The placeholder form without the step's reasoning, and its tokens: the call alone, the thought
+    replaced by a marker that says how many lines were cut. Built once per node (cuts repeat it)."""
+    if node.call_form is None:
+        out = compressed_messages(node)
+        thought = node.step.thought.strip()
+        marker = REASONING_OMITTED.format(lines=len(thought.splitlines()))
+        for message in out if thought else ():
+            content = message.get("content")
+            if message.get("role") == "assistant" and isinstance(content, str) and thought in content:
+                message["content"] = content.replace(thought, marker, 1)
+        node.call_form = (tuple(out), sum(count_message(m) for m in out))
+    messages, tokens = node.call_form
+    return [dict(m) for m in messages], tokens
+
+
 def placeholder_messages(step: Step) -> tuple[Message, ...]:
     """The step's messages with each observation replaced by its placeholder (what extraction keeps)."""
     return tuple(

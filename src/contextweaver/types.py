@@ -131,6 +131,8 @@ class Node:
     """Tokens of this step's messages with observations replaced by the placeholder."""
     compressed: tuple[Message, ...] | None = field(default=None, repr=False, compare=False)
     """The step's messages with observations replaced by the placeholder (built once, then reused)."""
+    call_form: tuple[tuple[Message, ...], int] | None = field(default=None, repr=False, compare=False)
+    """The call without its reasoning and its tokens, built at the first lazy cut that needs it."""
 
     @property
     def id(self) -> str:

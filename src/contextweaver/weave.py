@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.errors import ContextWeaverError
-from contextweaver.render import compressed_messages, full_messages, trimmed_messages
+from contextweaver.render import call_messages, compressed_messages, full_messages, trimmed_messages
 from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
@@ -139,6 +139,8 @@ def _budgeted(
         if index == current:
             held = room.hold(plan.calls_share, steps)
     room.left += held
+    if plan.short_calls:
+        _take_calls(room, steps, plan)
     for node in reversed(steps):  # the rest as placeholders, newest first, while they fit
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
@@ -198,6 +200,28 @@ def _assemble(
         test_status=status[0]["content"] if status else None,
         notes=notes,
     )
+
+
+def _take_calls(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
+    """Every step not chosen keeps its call without the reasoning, newest first while they fit (a step
+    dropped whole loses its call too); then the newest get their reasoning back while it fits."""
+    for node in reversed(steps):
+        if node.index in room.chosen:
+            continue
+        messages, tokens = call_messages(node)
+        if tokens <= room.left:
+            why = "call kept without its reasoning: the placeholder does not fit the budget"
+            room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
+    for node in reversed(steps):
+        chosen = room.chosen.get(node.index)
+        if chosen is None or chosen[1].mode != "compressed":
+            continue
+        short = chosen[1].tokens
+        if short < node.compressed_tokens <= room.left + short:
+            room.left += short
+            room.take(
+                node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
+            )
 
 
 def _full(node: Node, reason: str) -> Decision:

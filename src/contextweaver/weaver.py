@@ -123,12 +123,17 @@ class ContextWeaver:
             )
         if self.config.mode == "per_step":
             return self._weave_plan(self._plan(), budget, status_line, self.config.token_safety_factor)
+        return self.lazy(max_tokens).context(self.graph.nodes, self._cut, status_line, self.name)
+
+    def lazy(self, max_tokens: int | None = None) -> LazyContext:
+        """Lazy mode's growing context for a budget (`max_tokens`, else the configured one)."""
+        budget = max_tokens if max_tokens is not None else self.config.budget
         lazy = self._lazy.get(budget)
         if lazy is None:
             limit = None if budget is None else budget / self.config.token_safety_factor
             lazy = LazyContext(self.graph.node(0), limit, self.config.high_water, self.config.low_water)
             self._lazy[budget] = lazy
-        return lazy.context(self.graph.nodes, self._cut, status_line, self.name)
+        return lazy
 
     def _plan(self) -> Plan:
         plan = self.selector.plan(self.graph, self.config)
@@ -150,10 +155,11 @@ class ContextWeaver:
             safety_factor=safety,
         )
 
-    def _cut(self, target: float) -> WovenContext:
+    def _cut(self, target: float, hold_calls: bool) -> WovenContext:
         """A lazy cut: the selector's plan woven under `target`, then recent outputs in the room left."""
         plan = self._plan()
-        plan.calls_share = self.config.cut_calls_share
+        plan.calls_share = self.config.cut_calls_share if hold_calls else 0.0
+        plan.short_calls = True
         base = self._weave_plan(plan, target, None)
         upgraded = upgraded_plan(plan, base, self.graph.nodes, target)
         return base if upgraded is None else self._weave_plan(upgraded, target, None)

@@ -126,3 +126,72 @@ def test_per_step_mode_re_weaves_every_context() -> None:
 def test_marks_out_of_order_are_a_clear_error() -> None:
     with pytest.raises(ValueError, match="low_water .* must not exceed high_water"):
         WeaverConfig(high_water=0.5, low_water=0.8)
+
+
+def long_steps(n: int, thought_lines: int) -> list[Step]:
+    """Steps whose reasoning is longer than their call, as an agent's often is."""
+    reasoning = "\n".join(
+        f"Reason {j}: the pager may misread page_{j} of the report." for j in range(thought_lines)
+    )
+    return [
+        Step(reasoning, f"grep -n fn_{i} src/part_{i}.py", "\n".join(f"out_{i}_{j}" for j in range(25)))
+        for i in range(1, n + 1)
+    ]
+
+
+def replay_steps(config: WeaverConfig, given: list[Step], budget: int) -> list[WovenContext]:
+    weaver = ContextWeaver(config)
+    weaver.begin(ROOT)
+    contexts = []
+    for s in given:
+        weaver.add_step(s)
+        contexts.append(weaver.context(max_tokens=budget))
+    return contexts
+
+
+def cut_share(context: WovenContext) -> float:
+    note = next(n for n in context.notes if n.startswith("woven down to "))
+    return float(note.removeprefix("woven down to ").split("%")[0]) / 100
+
+
+def test_a_cut_keeps_old_calls_without_their_reasoning_rather_than_dropping_them() -> None:
+    given = long_steps(60, thought_lines=12)
+    contexts = replay_steps(WeaverConfig(), given, 6000)
+    cut = [c for c in contexts if c.compacted][-1]
+    short = [d for d in cut.decisions if "without its reasoning" in d.reason]
+    assert short, "old steps must keep their calls at a cut"
+    text = cut.text()
+    for d in short:
+        assert f"grep -n fn_{d.index} src/part_{d.index}.py" in text
+    assert "line(s) of reasoning omitted]" in text
+    per_step = ContextWeaver(WeaverConfig(mode="per_step"))
+    per_step.begin(ROOT)
+    for s in given:
+        per_step.add_step(s)
+    woven = per_step.context(max_tokens=6000)
+    assert "reasoning omitted" not in woven.text(), "the per-step weave is unchanged"
+    assert not any(d.mode == "dropped" for d in cut.decisions)
+    assert any(d.mode == "dropped" for d in woven.decisions), "without short calls some step is dropped"
+
+
+def test_the_gap_between_the_marks_holds_two_mean_steps_when_the_room_allows() -> None:
+    """Steps large against the gap: the cut goes below the low mark so two mean steps fit before the
+    next one, instead of re-cutting (and rewriting the cache) at every step."""
+    given = long_steps(40, thought_lines=2)  # about 200 tokens each: the default gap would hold 1.4
+    budget = 2000
+    contexts = replay_steps(WeaverConfig(), given, budget)
+    cuts = [c for c in contexts if c.compacted]
+    assert cuts
+    for cut in cuts:
+        assert 0.7 <= cut_share(cut) < 0.85
+    assert all(c.tokens <= budget for c in contexts)
+    indices = [k for k, c in enumerate(contexts) if c.compacted]
+    assert all(b - a >= 2 for a, b in zip(indices, indices[1:], strict=False)), indices
+
+
+def test_a_room_of_few_steps_is_cut_at_the_high_mark() -> None:
+    """When no gap of two steps leaves 70% of the room, every step or two re-cuts anyway: keep it all."""
+    given = long_steps(20, thought_lines=2)
+    contexts = replay_steps(WeaverConfig(), given, 1000)
+    cuts = [c for c in contexts if c.compacted]
+    assert cuts and all(cut_share(c) == 1.0 for c in cuts)

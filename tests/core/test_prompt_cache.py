@@ -67,3 +67,16 @@ def test_prices_say_when_and_where_they_were_taken() -> None:
     assert PRICES["anthropic"].read == PRICES["openai"].read == 0.1
     assert PRICES["anthropic"].write == 1.25 and PRICES["openai"].write == 1.0
     assert all(p.source.startswith("https://") for p in PRICES.values())
+
+
+def test_reusing_the_previous_request_gives_what_a_full_pass_gives() -> None:
+    """Appends, an edit in the middle, a shorter request, a repeat: the incremental path (equal leading
+    messages reuse the last request's prefix hashes) answers exactly as hashing every message does."""
+    history = [m for i in range(1, 8) for m in turn(i)]
+    edited = [*history[:5], {"role": "assistant", "content": "edited"}, *history[6:]]
+    sequence = [[*BIG, *history[:k]] for k in range(0, 14, 2)]
+    sequence += [[*BIG, *edited], [*BIG, *history[:3]], [*BIG, *history], [*BIG, *history, *turn(9)]]
+    incremental, full = PrefixCache(), PrefixCache()
+    for messages in sequence:
+        full._last = []  # forget the previous request: every message is hashed
+        assert incremental.request([dict(m) for m in messages]) == full.request(messages)

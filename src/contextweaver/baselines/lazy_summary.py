@@ -31,7 +31,7 @@ class LazySummary(LLMSummary):
     def add_step(self, step: Step) -> Node:
         return super(LLMSummary, self).add_step(step)  # no fold per step: only at a cut
 
-    def _cut(self, target: float) -> WovenContext:
+    def _cut(self, target: float, hold_calls: bool = True) -> WovenContext:
         self.fold_leaving()
         return super().shared_context(max_tokens=int(target))
 

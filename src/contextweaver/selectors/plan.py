@@ -25,6 +25,9 @@ class Plan:
     calls_share: float = 0.0
     """Under a budget, the share of the room left after the current step held for the other steps'
     placeholders before further planned outputs (a dropped step loses its thought and call too)."""
+    short_calls: bool = False
+    """Under a budget, a step whose placeholder does not fit keeps its call without its reasoning
+    (`render.call_messages`) rather than being dropped whole."""
     excerpts: dict[int, Excerpt] = field(default_factory=dict)
     """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
 

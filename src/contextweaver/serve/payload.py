@@ -20,6 +20,9 @@ MAX_DEPTH = 64
 MAX_INT_DIGITS = 40
 REPLACEMENT = "\ufffd"
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")
+_ESCAPED_UNSAFE = re.compile(rb"\\u(?:0000|[dD][89abcdefABCDEF])")
+"""The only way such a character gets into parsed strings: strict JSON refuses a raw NUL, and strict
+UTF-8 decoding a raw surrogate. A body without these escapes parses to clean strings."""
 
 
 class BadPayload(ContextWeaverError, ValueError):
@@ -67,7 +70,25 @@ def parse_body(body: bytes) -> Any:
         raise BadPayload(
             f"request body is nested too deeply: at most {MAX_DEPTH} levels", "too_deep"
         ) from None
-    return normalise(value)
+    return normalise(value) if is_escaped_unsafe(body) else check_depth(value)
+
+
+def is_escaped_unsafe(body: bytes) -> bool:
+    """Whether the body may hold a NUL or a lone surrogate once parsed (False: its strings are clean)."""
+    return _ESCAPED_UNSAFE.search(body) is not None
+
+
+def check_depth(value: Any) -> Any:
+    """`value` unchanged; BadPayload when nested over MAX_DEPTH."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BadPayload(f"request body is nested too deeply: at most {MAX_DEPTH} levels", "too_deep")
+        for item in node.values() if isinstance(node, dict) else node if isinstance(node, list) else ():
+            if isinstance(item, (dict, list)):
+                stack.append((item, depth + 1))
+    return value
 
 
 def clean_text(text: str) -> str:

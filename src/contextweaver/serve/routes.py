@@ -28,7 +28,7 @@ from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
 from contextweaver.serve.inspect import session_page, session_summary
-from contextweaver.serve.payload import BadPayload, parse_body
+from contextweaver.serve.payload import BadPayload, is_escaped_unsafe, parse_body
 from contextweaver.serve.redact import redact_text
 from contextweaver.serve.routing import (
     BadSessionId,
@@ -91,12 +91,12 @@ class Routes:
         read = await self._read(request, wire)
         if isinstance(read, Response):
             return read
-        payload, conversation, state, session_id = read
+        payload, conversation, state, session_id, body = read
         caller = caller_of(request)
         extra: dict[str, str] = {}
         use: CacheUse | None = None
         try:
-            woven, use = await self._weave(conversation, session_id, caller)
+            woven, use = await self._weave(conversation, session_id, caller, len(body))
         except (DivergedHistory, NotOwner) as exc:
             code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
             return wire.error(409, str(exc), kind="conflict", code=code)
@@ -106,9 +106,14 @@ class Routes:
             log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
             woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
         sent = None
+        verbatim = wire.verbatim and woven.unchanged and not is_escaped_unsafe(body)
         if woven.context is not None:
-            sent = [*woven.context.messages, *conversation.pending]
-            wire.write(payload, sent, state)
+            # passed through (unchanged), the request's own messages are the woven ones
+            sent = (
+                conversation.messages if woven.unchanged else [*woven.context.messages, *conversation.pending]
+            )
+            if not (woven.unchanged and wire.verbatim):
+                wire.write(payload, sent or [], state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
         extra["server-timing"] = f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"
@@ -120,15 +125,16 @@ class Routes:
                          else await anyio.to_thread.run_sync(self.ledger.request, sid, sent))  # fmt: skip
                 extra[CACHE_HEADER] = f"{share:.3f}"
             on_answer = functools.partial(self.ledger.answer, sid)
-        content = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        # a history passed through goes out as it came: nothing rendered, nothing re-encoded
+        content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
         return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
                                            stream=bool(payload.get("stream")), on_answer=on_answer)  # fmt: skip
 
     async def _read(
         self, request: Request, wire: Wire
-    ) -> Response | tuple[Payload, Conversation, Any, str | None]:
-        """The payload, its conversation, the wire's state and the named session, or the 4xx (or the
-        passthrough answer) for the caller."""
+    ) -> Response | tuple[Payload, Conversation, Any, str | None, bytes]:
+        """The payload, its conversation, the wire's state, the named session and the body as read, or
+        the 4xx (or the passthrough answer) for the caller."""
         error = wire.error
         try:
             body = await read_body(request, self.max_body_bytes)
@@ -157,15 +163,15 @@ class Routes:
             return error(400, str(exc), param=SESSION_HEADER, code="invalid_session_id")
         except BadConversation as exc:
             return error(400, str(exc), param=exc.param, code="invalid_messages")
-        return payload, conversation, state, session_id
+        return payload, conversation, state, session_id, body
 
     async def _weave(self, conversation: Conversation, session_id: str | None,
-                     caller: Caller) -> tuple[Woven, CacheUse | None]:  # fmt: skip
+                     caller: Caller, size: int) -> tuple[Woven, CacheUse | None]:  # fmt: skip
         """The woven request, and its prompt-cache use when a weaving process already simulated it."""
         key = lock_key(conversation, session_id, caller.owner)
         async with self.locks.hold(key):
             if self.workers is not None:
-                return await self.workers.weave(key, conversation, session_id, caller.owner)
+                return await self.workers.weave(key, conversation, session_id, caller.owner, size)
             woven = await anyio.to_thread.run_sync(
                 self.manager.weave, conversation, session_id, caller.owner, limiter=self.weavers
             )

@@ -60,6 +60,22 @@ class Woven:
     added: int = 0
     created: bool = False
     notes: tuple[str, ...] = ()
+    unchanged: bool = False
+    """The context and the pending tail are the request's own messages (lazy mode under the mark):
+    the request can go out as it came, with nothing rendered."""
+
+
+def passes_through(woven: Woven, conversation: Conversation) -> bool:
+    """Whether the woven request (context, then the pending tail) equals the incoming messages."""
+    context, raw = woven.context, conversation.messages
+    if context is None or raw is None:
+        return False
+    woven_count = len(context.messages)
+    return (
+        len(raw) == woven_count + len(conversation.pending)
+        and raw[:woven_count] == context.messages
+        and raw[woven_count:] == conversation.pending
+    )
 
 
 def check_session_id(value: str) -> str:
@@ -166,8 +182,11 @@ class SessionManager:
             for attempt in range(ATTEMPTS):
                 try:
                     if session_id is not None:
-                        return self._named(conversation, session_id, owner)
-                    return self._derived(conversation, owner)
+                        woven = self._named(conversation, session_id, owner)
+                    else:
+                        woven = self._derived(conversation, owner)
+                    woven.unchanged = passes_through(woven, conversation)
+                    return woven
                 except StepConflict:
                     if attempt == ATTEMPTS - 1:
                         raise

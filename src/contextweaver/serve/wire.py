@@ -36,6 +36,9 @@ class Wire:
     error: Callable[..., JSONResponse] = openai_error
     """An error response in the shape this wire's clients parse (OpenAI's by default)."""
     passthrough: Callable[[Payload], str | None] = lambda payload: None
+    verbatim: bool = False
+    """The conversation's messages are the field's own, unconverted: a history woven to exactly them
+    lets the body go out as it came."""
 
 
 def _read_chat(payload: Payload, fmt: str) -> tuple[Conversation, None]:
@@ -46,7 +49,7 @@ def _write_chat(payload: Payload, messages: list[Message], state: None) -> None:
     payload["messages"] = messages
 
 
-CHAT = Wire("chat", "/chat/completions", "messages", _read_chat, _write_chat)
+CHAT = Wire("chat", "/chat/completions", "messages", _read_chat, _write_chat, verbatim=True)
 
 
 def as_chat(messages: list[Message]) -> Conversation:

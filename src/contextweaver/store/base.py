@@ -47,6 +47,12 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+def ordered(value: Any) -> str:
+    """JSON text that keeps key order: stored messages read back render to the bytes they were sent as
+    (a provider's prompt cache compares bytes, so a reordered key after a restart would be a miss)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def digest(messages: Sequence[Message]) -> str:
     """Fingerprint of a run of chat messages: how a resent history is matched to stored steps."""
     return hashlib.sha256(canonical(list(messages)).encode("utf-8")).hexdigest()
@@ -99,7 +105,7 @@ def step_row(step: Step) -> dict[str, Any]:
         "thought": step.thought,
         "action": step.action,
         "observation": step.observation,
-        "messages": canonical(list(step.messages)),
+        "messages": ordered(list(step.messages)),
         "images": step.images,
         "kind": step.kind,
         "meta": canonical(step.meta),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.render import is_observation, placeholders, with_placeholders
-from contextweaver.store.base import StoredAnnotation, canonical
+from contextweaver.store.base import StoredAnnotation, canonical, ordered
 from contextweaver.types import Facts, Node, Step, TestStatus, ValidationStatus
 
 FACT_SETS = ("files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files")
@@ -75,7 +75,7 @@ class StoredNode:
             "compressed_tokens": self.compressed_tokens,
             "facts": canonical(facts),
             "tests": json.dumps(tests, ensure_ascii=False, separators=(",", ":")),  # keeps the run's order
-            "placeholders": canonical(list(self.placeholders)),
+            "placeholders": ordered(list(self.placeholders)),
         }
 
     @classmethod

@@ -104,6 +104,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             )
         ),
     ),
+    Migration(
+        4,
+        "the lazy context as frozen at a session's last cut",
+        (
+            """CREATE TABLE cw_cuts (
+                session_id TEXT PRIMARY KEY REFERENCES cw_sessions (id) ON DELETE CASCADE,
+                step INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                saved_at {float} NOT NULL
+            )""",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

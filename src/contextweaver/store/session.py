@@ -4,15 +4,16 @@
     session.add_step(step)           # woven, then committed with everything computed from it
     session.context(max_tokens=8000)
     ...
-    session = Session.open(store, "run-42")   # after a restart: the same graph, nothing recomputed
+    session = Session.open(store, "run-42")   # after a restart: the same graph and context, nothing recomputed
 
 `add_step` runs Algorithm 1, then commits in one transaction the raw step, the memory's annotation
 (parents with confidence and reason, summaries, status, labels) and what extraction computed (facts,
 token counts, placeholders, parsed test results). That commit is the acknowledgement: a crash after
 it loses nothing, a crash before it stores nothing of the step. Reopening reads those rows back
 into nodes: no observation is parsed, tokenized or analyzed again, so an LLM analyzer is not called
-and the graph is the one that was acknowledged. `catch_up` reads only the steps another process
-appended since. Rows from stores written before the computed fields were kept (or a step whose
+and the graph is the one that was acknowledged. The lazy context's last cut is stored too, so a
+reopened session goes on from that frozen prefix instead of cutting anew. `catch_up` reads only the
+steps another process appended since. Rows from stores written before the computed fields were kept (or a step whose
 annotation never reached the disk) are replayed through the weaver, reusing stored annotations.
 """
 
@@ -104,6 +105,9 @@ class Session:
         weaver.begin(info.root)
         session = cls(store, info, weaver)
         session._apply(store.steps(session_id, 1, upto), write=upto is None)
+        cut = store.cut(session_id) if upto is None else None
+        if cut is not None and cut[0] < len(weaver.graph):  # as the last cut left it: no new cut
+            weaver.lazy(cut[1]["max_tokens"]).restore(cut[1])
         return session
 
     def catch_up(self) -> int:
@@ -161,4 +165,10 @@ class Session:
         return node
 
     def context(self, max_tokens: int | None = None) -> WovenContext:
-        return self.weaver.context(max_tokens)
+        """The context for the next call; a lazy cut is saved, so a reopened session continues from it
+        (the same bytes, no second cut and no cache miss for the restart)."""
+        context = self.weaver.context(max_tokens)
+        if context.compacted:
+            lazy = self.weaver.lazy(max_tokens)
+            self.store.save_cut(self.id, lazy.upto, {"max_tokens": max_tokens, **lazy.state()})
+        return context

@@ -7,6 +7,7 @@ session. Every public write returns only after its commit: that is the acknowled
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 import time
@@ -24,6 +25,7 @@ from contextweaver.store.base import (
     StoreError,
     canonical,
     digest,
+    ordered,
     step_row,
 )
 from contextweaver.store.nodes import StoredNode
@@ -118,7 +120,7 @@ class SQLStore:
     ) -> SessionInfo:
         now = time.time()
         row = (
-            session_id, conversation_key, canonical(list(root)), digest(root), canonical(config),
+            session_id, conversation_key, ordered(list(root)), digest(root), canonical(config),
             canonical(meta or {}), now, now, owner,
         )  # fmt: skip
         try:
@@ -231,6 +233,23 @@ class SQLStore:
                 "INSERT INTO cw_labels (session_id, by_idx, seq, idx, status, reason) VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, index, seq, label.index, str(label.status), label.reason),
             )
+
+    # -- lazy cuts -------------------------------------------------------------------------------
+
+    def save_cut(self, session_id: str, step: int, state: dict[str, Any]) -> None:
+        # key order kept (not canonical): the frozen prefix must render to the same bytes
+        text = json.dumps(state, ensure_ascii=False, allow_nan=False)
+        with self._write() as tx:
+            tx.execute(
+                "INSERT INTO cw_cuts (session_id, step, state, saved_at) VALUES (?, ?, ?, ?) ON CONFLICT "
+                "(session_id) DO UPDATE SET step = excluded.step, state = excluded.state, saved_at = excluded.saved_at",
+                (session_id, step, text, time.time()),
+            )
+
+    def cut(self, session_id: str) -> tuple[int, dict[str, Any]] | None:
+        with self._read() as tx:
+            rows = tx.execute("SELECT step, state FROM cw_cuts WHERE session_id = ?", (session_id,))
+        return (int(rows[0]["step"]), json.loads(rows[0]["state"])) if rows else None
 
     def digests(self, session_id: str) -> list[str]:
         with self._read() as tx:
