@@ -2,14 +2,16 @@
 
     python benchmarks/long_run.py                       # every section at 100,1000,10000 steps
     python benchmarks/long_run.py --lengths 100,1000 --sections add_step,replay
+    python benchmarks/long_run.py --sections replay --strategies full,masking   # some strategies only
 
 Sections, each measured in a fresh process (so its peak RSS is its own), on the synthetic trace of
 `core_benchmark.py`:
 - add_step:  ContextWeaver.add_step, mean of the last 100 steps (the cost of a step at depth N).
 - context:   ContextWeaver.context(), unbounded and at 8,000 tokens, mean over the last 100 steps.
-- replay:    the default replay strategies in lockstep through the one replay loop, with next-step
-             evidence checked as `contextweaver replay` does; whole runs up to --full-replay steps,
-             deeper runs add the first N-100 steps without weaving and replay the last 100.
+- replay:    a whole run replayed through the default replay strategies in lockstep, summed up as
+             `contextweaver replay` does (`eval/lockstep.py`: next-step evidence recall, tokens, prompt-
+             cache cost); per-step time over the last 100 steps and the first 100, and per strategy
+             [recall, mean tokens, cached share].
 - proxy:     one request to a real `contextweaver serve` (fake upstream) that adds one step to a
              session of N steps, mean over 10 requests; the first request, carrying N-10 steps, is
              reported apart (cold ingest), with the same body sent to the upstream directly and a plain
@@ -33,6 +35,7 @@ from typing import Any
 
 from core_benchmark import synthetic_step
 
+from contextweaver.strategies import REPLAY_DEFAULT
 from contextweaver.types import Step
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
@@ -88,28 +91,27 @@ def context(n: int, _: dict[str, Any]) -> dict[str, Any]:
 
 def replay(n: int, options: dict[str, Any]) -> dict[str, Any]:
     from contextweaver import build_strategy
-    from contextweaver.eval.evidence import covered_in, next_step_evidence
-    from contextweaver.eval.replay import replay_steps
+    from contextweaver.eval.lockstep import Lockstep
     from contextweaver.formats.base import Trajectory
-    from contextweaver.strategies import REPLAY_DEFAULT
 
     trajectory = Trajectory(list(ROOT), steps(n))
     started = time.perf_counter()
-    evidence = {e.index: e.items for e in next_step_evidence(trajectory)}
-    whole = n <= options["full_replay"]
-    first = 1 if whole else n - LAST + 1
-    runs = [replay_steps(trajectory, build_strategy(name).strategy, first=first) for name in REPLAY_DEFAULT]
-    times, hits = [], 0
+    lockstep = Lockstep(trajectory, options["strategies"], lambda name: build_strategy(name).strategy)
+    times = []
     start = time.perf_counter()
-    for lockstep in zip(*runs, strict=True):
-        items = evidence.get(lockstep[0].index + 1, frozenset())
-        hits += sum(covered_in(items, s.context.messages) for s in lockstep)
+    for _ in lockstep:
         now = time.perf_counter()
         times.append(now - start)
         start = now
-    out = {"ms_per_step": ms(times[-LAST:]), "strategies": len(REPLAY_DEFAULT), "whole_run": whole}
-    if whole:
-        out["total_s"] = round(time.perf_counter() - started, 2)
+    out: dict[str, Any] = {
+        "ms_per_step": ms(times[-LAST:]),
+        "ms_first_100": ms(times[:LAST]),
+        "total_s": round(time.perf_counter() - started, 2),
+    }
+    for name, total in lockstep.totals.items():
+        cost = total.meter.cost()
+        recall = round(total.hits / total.items, 4) if total.items else None
+        out[name] = [recall, round(total.tokens / total.steps), round(cost.cache_share, 3)]
     return out
 
 
@@ -193,7 +195,7 @@ def main() -> None:
     )
     parser.add_argument("--lengths", default="100,1000,10000")
     parser.add_argument("--sections", default=",".join(SECTIONS))
-    parser.add_argument("--full-replay", type=int, default=1000, help="longest run replayed whole")
+    parser.add_argument("--strategies", default=",".join(REPLAY_DEFAULT), help="replay: comma-separated")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -204,7 +206,7 @@ def main() -> None:
     print(f"{'section':<10}{'steps':>8}{'ms/step':>12}{'peak RSS MB':>13}  other")
     for section in args.sections.split(","):
         for n in (int(x) for x in args.lengths.split(",")):
-            options: dict[str, Any] = {"full_replay": args.full_replay}
+            options: dict[str, Any] = {"strategies": args.strategies.split(",")}
             if section == "reopen":
                 options["store"] = str(Path(tempfile.mkdtemp(prefix="cw-reopen-")) / "s.db")
                 child(section, n, {**options, "setup": True})

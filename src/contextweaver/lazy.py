@@ -72,7 +72,7 @@ class LazyContext:
         if crossed:
             self._weave_down(compact, status_tokens, len(nodes) - 1)
         return WovenContext(
-            messages=[*(dict(m) for m in self.messages), *status],
+            messages=[*self.messages, *status],  # shared with later contexts: copy to change
             decisions=list(self.decisions),
             tokens=self.tokens + status_tokens,
             full_history_tokens=self.full_history_tokens,

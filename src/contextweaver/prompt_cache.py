@@ -12,8 +12,10 @@ routing is assumed to hit. Token counts are o200k_base, the same as every other 
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from typing import Any
 
 from contextweaver.tokens import count_message
@@ -84,48 +86,140 @@ class CacheUse:
 class PrefixCache:
     """The prompt cache of one run: remembers every prefix (whole messages) of the requests it saw.
 
-    Each request costs O(its messages): prefixes are chained hashes of message keys, token counts are
-    memoized per distinct message, so a context that repeats the last one is not re-counted. The
-    leading messages a request shares with the previous one (equal dicts, usually the same strings)
-    reuse that request's chained hashes and running totals, so an appended step costs O(new messages);
-    a request's messages must not be changed in place after it was simulated.
+    Prefixes are chained hashes of message keys, token counts are memoized per distinct message. The
+    seen prefixes form a tree, kept as branches of 8-byte hashes (`_Seen`): a request whose early
+    messages changed adds a branch as long as its context, a replay of thousands of steps adds millions.
+    The leading messages a request shares with the previous request are not read again (their
+    prefixes are all seen), so a request costs O(the messages after them) plus one comparison in C: a
+    replay that appends to its last context pays per new message. A message must not change once sent.
     """
 
     def __init__(self, prices: Sequence[CachePrices] = tuple(PRICES.values())) -> None:
         self.prices = tuple(prices)
-        self._seen: set[int] = set()
+        self._seen = _Seen()
         self._tokens: dict[tuple[Any, ...], int] = {}
-        self._last: list[tuple[Message, int, int]] = []
-        """The previous request: each message with the chained hash and the token total through it."""
+        self._last: list[Message] = []
+        self._keys: list[tuple[Any, ...]] = []
+        self._hashes = array("q")
+        """Per message of the last request: the chained hash of the prefix it ends."""
+        self._totals = array("q")
+        """Per message of the last request: the tokens up to and including it."""
+        self._places: list[tuple[int, int]] = []
+        """Per message of the last request: where its prefix is stored in `_seen`."""
 
     def request(self, messages: Sequence[Message]) -> CacheUse:
-        reused = 0
-        for (before, _, _), message in zip(self._last, messages, strict=False):
-            if before != message:
-                break
-            reused += 1
-        # every prefix of the previous request is in _seen: the reused ones all match
-        prefix, total = self._last[reused - 1][1:] if reused else (0, 0)
-        shared = total
-        matching = True
-        last = self._last[:reused]
-        for message in messages[reused:]:
-            key = message_key(message)
-            tokens = self._tokens.get(key)
-            if tokens is None:
-                tokens = self._tokens[key] = count_message(message)
+        messages = messages if isinstance(messages, list) else list(messages)
+        keys, hashes, totals, places = self._keys, self._hashes, self._totals, self._places
+        if len(keys) != len(self._last):  # the last request was forgotten (`_last = []`): a full pass
+            self._last = []
+            for kept in (keys, hashes, totals, places):
+                del kept[:]
+        same = common_prefix(self._last, messages)
+        known = dict(zip(map(id, self._last[same:]), keys[same:], strict=True))
+        for kept in (keys, hashes, totals, places):  # the shared prefix stays in place, the rest goes
+            del kept[same:]
+        prefix = hashes[-1] if same else 0
+        total = shared = totals[-1] if same else 0
+        place = places[-1] if same else (-1, -1)
+        position = same
+        while position < len(messages):  # along seen prefixes, message by message
+            message = messages[position]
+            key = known.get(id(message)) or message_key(message)
             prefix = hash((prefix, key))
-            total += tokens
-            if matching and prefix in self._seen:
-                shared = total
-            else:
-                matching = False
-                self._seen.add(prefix)
-            last.append((message, prefix, total))
-        self._last = last
+            total += self._count(message, key)
+            keys.append(key)
+            hashes.append(prefix)
+            totals.append(total)
+            position += 1
+            found = self._seen.find(place, prefix)
+            if found is None:  # unseen, and so is every later prefix of this request (they chain)
+                place = self._seen.add(place, prefix)
+                places.append(place)
+                break
+            place, shared = found, total
+            places.append(place)
+        rest = messages[position:]
+        if rest:  # all unseen: stored in one go, at the end of the branch just grown
+            rest_keys = [
+                k or message_key(m) for k, m in zip(map(known.get, map(id, rest)), rest, strict=True)
+            ]
+            rest_hashes = array("q")
+            for key in rest_keys:
+                prefix = hash((prefix, key))
+                rest_hashes.append(prefix)
+            branch, offset = place
+            self._seen.extend(branch, rest_hashes)
+            keys += rest_keys
+            hashes += rest_hashes
+            totals += array("q", accumulate(map(self._count, rest, rest_keys), initial=total))[1:]
+            total = totals[-1]
+            places += zip(repeat(branch), range(offset + 1, offset + 1 + len(rest)))
+        self._last = messages
         cached = {p.provider: p.cached(shared) for p in self.prices}
         billed = {p.provider: p.billed(total, cached[p.provider]) for p in self.prices}
         return CacheUse(total, shared, cached, billed)
+
+    def tokens(self, message: Message) -> int:
+        """Tokens of a message, counted once per distinct message (a replay's other metrics share it)."""
+        return self._count(message, message_key(message))
+
+    def _count(self, message: Message, key: tuple[Any, ...]) -> int:
+        tokens = self._tokens.get(key)
+        if tokens is None:
+            tokens = self._tokens[key] = count_message(message)
+        return tokens
+
+
+class _Seen:
+    """Every prefix hash seen, as a tree: branches of hashes (8 bytes each), each hanging off a prefix of
+    an earlier branch; a branch's first hash is indexed. A prefix's child is the next hash of its branch
+    or the first of another branch (a prefix was seen iff its parent was: the hashes are chained)."""
+
+    def __init__(self) -> None:
+        self._branches: list[array[int]] = []
+        self._starts: dict[int, int] = {}
+
+    def find(self, parent: tuple[int, int], prefix: int) -> tuple[int, int] | None:
+        """Where `prefix`, a child of the prefix stored at `parent` ((-1, -1): the empty one), is stored."""
+        branch, offset = parent
+        if branch >= 0:
+            chain = self._branches[branch]
+            if offset + 1 < len(chain) and chain[offset + 1] == prefix:
+                return branch, offset + 1
+        start = self._starts.get(prefix)
+        return None if start is None else (start, 0)
+
+    def extend(self, branch: int, prefixes: array[int]) -> None:
+        """Store unseen prefixes, each the child of the one before, after the end of `branch`."""
+        self._branches[branch].extend(prefixes)
+
+    def add(self, parent: tuple[int, int], prefix: int) -> tuple[int, int]:
+        """Store unseen `prefix` after `parent`: on its branch when `parent` ends it, else a new branch."""
+        branch, offset = parent
+        if branch >= 0 and offset + 1 == len(self._branches[branch]):
+            self._branches[branch].append(prefix)
+            return branch, offset + 1
+        self._branches.append(array("q", [prefix]))
+        self._starts[prefix] = len(self._branches) - 1
+        return len(self._branches) - 1, 0
+
+
+def common_prefix(before: Sequence[Any], now: Sequence[Any]) -> int:
+    """How many leading items `now` shares with `before` (equal values), compared in C: a context that
+    extends the last one costs one pass that mostly compares pointers (the same message objects)."""
+    before = before if isinstance(before, list) else list(before)
+    now = now if isinstance(now, list) else list(now)
+    n = min(len(before), len(now))
+    if (before if n == len(before) else before[:n]) == (now if n == len(now) else now[:n]):
+        return n
+    low, high = 0, n  # before[:low] == now[:low], before[:high] != now[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if before[low:middle] == now[low:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def message_key(message: Message) -> tuple[Any, ...]:

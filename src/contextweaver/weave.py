@@ -54,21 +54,10 @@ def _unbounded(
     decisions = []
     tokens = root.full_tokens + sum(count_message(m) for m in status)
     for node in steps:
-        excerpt = plan.excerpts.get(node.index)
-        if excerpt is not None and node.index in wanted:
-            messages += excerpt.messages
-            why = f"{wanted[node.index]}; {excerpt.why}"
-            decisions.append(Decision(node.index, "trimmed", why, excerpt.tokens))
-            tokens += excerpt.tokens
-        elif node.step.kind == "user" or node.index in wanted:
-            reason = wanted.get(node.index, "written by a person: always kept")
-            messages += full_messages(node)
-            decisions.append(_full(node, reason))
-            tokens += node.full_tokens
-        else:
-            messages += compressed_messages(node)
-            decisions.append(_compressed(node, plan.why_compressed(node.index)))
-            tokens += node.compressed_tokens
+        step_messages, decision = unbounded_step(node, wanted, plan)
+        messages += step_messages
+        decisions.append(decision)
+        tokens += decision.tokens
     return WovenContext(
         messages=messages,
         decisions=decisions,
@@ -78,6 +67,18 @@ def _unbounded(
         test_status=status[0]["content"] if status else None,
         notes=list(plan.notes),
     )
+
+
+def unbounded_step(node: Node, wanted: dict[int, str], plan: Plan) -> tuple[list[Message], Decision]:
+    """One step without a budget: its excerpt when planned with one, else in full when planned or
+    written by a person, else compressed. `wanted` is `dict(plan.full)`."""
+    excerpt = plan.excerpts.get(node.index)
+    if excerpt is not None and node.index in wanted:
+        why = f"{wanted[node.index]}; {excerpt.why}"
+        return excerpt.messages, Decision(node.index, "trimmed", why, excerpt.tokens)
+    if node.step.kind == "user" or node.index in wanted:
+        return full_messages(node), _full(node, wanted.get(node.index, "written by a person: always kept"))
+    return compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
 
 
 class _Room:

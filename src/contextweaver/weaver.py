@@ -19,6 +19,7 @@ from contextweaver.graph import DependencyGraph, LabelRecord
 from contextweaver.lazy import LazyContext, upgraded_plan
 from contextweaver.protocols import Annotator, Model
 from contextweaver.repeats import drop_repeated_outputs
+from contextweaver.reweave import Reweave, detached
 from contextweaver.selectors import build_selector
 from contextweaver.selectors.plan import Plan
 from contextweaver.summaries import build_summarizer
@@ -43,6 +44,8 @@ class ContextWeaver:
         self.task = ""
         self._lazy: dict[int | None, LazyContext] = {}
         """Lazy mode: one growing context per budget asked for (replays may ask for several)."""
+        self._reweave = Reweave()
+        """Per-step mode without a budget: the last context, updated for the steps the plan changes."""
 
     def _memory_model(self) -> Model:
         """One client for all memory work, so retries, the circuit breaker and usage are shared."""
@@ -106,10 +109,18 @@ class ContextWeaver:
         In lazy mode (the default) the history passes through unchanged until it would exceed the
         budget's high-water mark; then it is woven once, down to the low-water mark, and frozen.
         """
+        return detached(self.shared_context(max_tokens))
+
+    def shared_context(self, max_tokens: int | None = None) -> WovenContext:
+        """`context`, its messages shared with the later contexts (`reweave`): for readers only."""
         if not len(self.graph):
             raise RuntimeError("call begin(messages) before context()")
         budget = max_tokens if max_tokens is not None else self.config.budget
         status_line = self.tracker.status_line(self.config.status_line_chars)
+        if self.config.mode == "per_step" and budget is None:
+            return self._reweave.weave(
+                self.graph.node(0), self.graph.nodes[1:], self._plan(), self.name, status_line
+            )
         if self.config.mode == "per_step":
             return self._weave_plan(self._plan(), budget, status_line, self.config.token_safety_factor)
         return self.lazy(max_tokens).context(self.graph.nodes, self._cut, status_line, self.name)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from contextweaver.extract import make_node, root_node
+from contextweaver.reweave import Reweave, detached
 from contextweaver.selectors.plan import Plan
 from contextweaver.types import Message, Node, Step, WovenContext
 from contextweaver.weave import weave
@@ -19,6 +20,8 @@ class HistoryStrategy:
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
+        self.reweave = Reweave()
+        """Without a budget, the last context updated per step rather than woven anew."""
 
     def begin(self, messages: Sequence[Message]) -> None:
         if self.nodes:
@@ -39,6 +42,12 @@ class HistoryStrategy:
         raise NotImplementedError
 
     def context(self, max_tokens: int | None = None) -> WovenContext:
+        return detached(self.shared_context(max_tokens))
+
+    def shared_context(self, max_tokens: int | None = None) -> WovenContext:
+        """The context, its messages shared with the later contexts (`reweave`): for readers only."""
         if not self.nodes:
             raise RuntimeError("call begin(messages) before context()")
+        if max_tokens is None:
+            return self.reweave.weave(self.nodes[0], self.nodes[1:], self.plan(), self.name)
         return weave(self.nodes[0], self.nodes[1:], self.plan(), strategy=self.name, budget=max_tokens)

@@ -33,9 +33,9 @@ class LazySummary(LLMSummary):
 
     def _cut(self, target: float, hold_calls: bool = True) -> WovenContext:
         self.fold_leaving()
-        return super().context(max_tokens=int(target))
+        return super().shared_context(max_tokens=int(target))
 
-    def context(self, max_tokens: int | None = None) -> WovenContext:
+    def shared_context(self, max_tokens: int | None = None) -> WovenContext:
         if not self.nodes:
             raise RuntimeError("call begin(messages) before context()")
         lazy = self._lazy.get(max_tokens)

@@ -124,7 +124,7 @@ class LLMSummary(HistoryStrategy):
             compressed_reason="left the window; the summary call for it failed, so it stays as a placeholder",
         )
 
-    def context(self, max_tokens: int | None = None) -> WovenContext:
+    def shared_context(self, max_tokens: int | None = None) -> WovenContext:
         if not self.nodes:
             raise RuntimeError("call begin(messages) before context()")
         folded = self.nodes[1 : self.summarized + 1]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +16,15 @@ from rich.console import Console
 from rich.table import Table
 
 from contextweaver.config import load_config
-from contextweaver.eval.evidence import covered_in, next_step_evidence
+from contextweaver.eval.lockstep import Lockstep, Totals
 from contextweaver.eval.metrics import index_runs
-from contextweaver.eval.replay import ReplayStep, replay
+from contextweaver.eval.replay import ReplayStep
 from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
-from contextweaver.prompt_cache import PRICES_TAKEN, CostMeter
+from contextweaver.prompt_cache import PRICES_TAKEN
 from contextweaver.protocols import Strategy
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
-from contextweaver.types import Node, WovenContext
+from contextweaver.types import Node
 from contextweaver.weave import BudgetError
 
 STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "↷ superseded", "unknown": "·"}
@@ -34,24 +33,6 @@ STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "�
 def _ranges(indices: list[int]) -> str:
     """[1,2,3,7] -> "1-3,7": compact lists of steps for a terminal column."""
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in index_runs(indices))
-
-
-@dataclass
-class _Totals:
-    """One strategy's running sums for the summary table."""
-
-    tokens: int = 0
-    steps: int = 0
-    max_tokens: int = 0
-    hits: int = 0
-    items: int = 0
-    meter: CostMeter = field(default_factory=CostMeter)
-
-    def add(self, context: WovenContext, hits: int, items: int) -> None:
-        self.tokens, self.steps = self.tokens + context.tokens, self.steps + 1
-        self.max_tokens = max(self.max_tokens, context.tokens)
-        self.hits, self.items = self.hits + hits, self.items + items
-        self.meter.add(context.messages, context.full_history_tokens)
 
 
 def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
@@ -86,31 +67,25 @@ def command(
         recorded = load_trajectory(path)
         names = [n.strip() for n in strategies.split(",") if n.strip()]
         settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
-        replays = [replay(recorded, _factory(name, settings), budget) for name in names]
+        lockstep = Lockstep(recorded, names, lambda name: _factory(name, settings)(), budget)
     except (TrajectoryError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    evidence = {e.index: e.items for e in next_step_evidence(recorded)}
-    totals = {name: _Totals() for name in names}
     rows: list[tuple[Node, list[str]]] = []
     last: ReplayStep | None = None
     try:
-        for steps in zip(*replays, strict=True):  # lockstep: one step's contexts alive at a time
-            last = steps[0]
-            items = evidence.get(last.index + 1, frozenset())
-            hits = [covered_in(items, s.context.messages) for s in steps]
-            for name, replayed, hit in zip(names, steps, hits, strict=True):
-                totals[name].add(replayed.context, hit, len(items))
+        for step in lockstep:  # one step's contexts alive at a time
+            last, hits = step.steps[0], step.hits
             if as_json:
-                row = {"step": last.index, "kept": last.context.kept, "items": len(items)}
-                row.update({f"tokens.{n}": s.context.tokens for n, s in zip(names, steps, strict=True)})
+                row = {"step": last.index, "kept": last.context.kept, "items": len(step.items)}
+                row.update({f"tokens.{n}": s.context.tokens for n, s in zip(names, step.steps, strict=True)})
                 row.update({f"covered.{n}": hit for n, hit in zip(names, hits, strict=True)})
                 click.echo(json.dumps(row))
             else:
-                rows.append(
-                    _row(recorded.steps[last.index - 1].action, last, [s.context.tokens for s in steps])
-                )
+                tokens = [s.context.tokens for s in step.steps]
+                rows.append(_row(recorded.steps[last.index - 1].action, last, tokens))
     except (BudgetError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    totals = lockstep.totals
     if not as_json:
         _print(path, recorded.format, len(recorded.steps), names, rows, totals, last if explain else None)
 
@@ -128,7 +103,7 @@ def _print(
     length: int,
     names: list[str],
     rows: list[tuple[Node, list[str]]],
-    totals: dict[str, _Totals],
+    totals: dict[str, Totals],
     explained: ReplayStep | None,
 ) -> None:
     console = Console(highlight=False, width=max(Console().width, 132))

@@ -65,7 +65,7 @@ class EarlierText:
 
     def __init__(self, trajectory: Trajectory, items: Iterable[str]) -> None:
         words = {i for i in items if i}
-        find = _finder(words)
+        find = finder(words)
         self.always = f"{trajectory.system}\n{trajectory.task}"
         said = "\n".join(f"{s.thought}\n{s.action}" for s in trajectory.steps)
         self._said_ends = list(
@@ -104,7 +104,7 @@ class EarlierText:
         return found[: bisect.bisect_left(found, nxt)]
 
 
-def _finder(words: set[str]) -> Callable[[str], Iterable[tuple[int, str]]]:
+def finder(words: set[str]) -> Callable[[str], Iterable[tuple[int, str]]]:
     """(end index, word) of occurrences of `words` in a text, at least each word's first one.
 
     One Aho-Corasick pass when `pyahocorasick` is installed (the `eval` extra), else one search per word.

@@ -63,17 +63,20 @@ def replay_steps(
     Each step is added once, then woven at every budget: adding is the expensive part (facts, analyzer,
     memory-model calls) and does not depend on the budget. `model_timer.seconds` (the memory model's
     cumulated time) is subtracted from add_step's time. Steps before `first` are only added (to measure
-    a deep step without weaving every earlier one).
+    a deep step without weaving every earlier one). A strategy's `shared_context`, when it has one, is
+    taken instead of `context`: its messages are shared with the next step's context, so a step costs
+    what changed, not a copy of the whole context (callers only read them).
     """
     strategy.begin(trajectory.root)
     for step in trajectory.steps[: max(0, first - 1)]:
         strategy.add_step(step)
+    woven = getattr(strategy, "shared_context", strategy.context)
     for index, step in enumerate(trajectory.steps[max(0, first - 1) :], start=max(1, first)):
         added = _add(strategy, step, model_timer)
         replayed = ReplayStep(index, added[0], added[1], {})
         for budget in budgets:
             start = time.perf_counter()
-            replayed.contexts[budget] = strategy.context(max_tokens=budget)
+            replayed.contexts[budget] = woven(max_tokens=budget)
             replayed.weave_seconds[budget] = time.perf_counter() - start
         yield replayed
 

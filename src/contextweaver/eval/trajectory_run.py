@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from contextweaver.config import ModelConfig
+from contextweaver.eval.context_track import ContextTrack
 from contextweaver.eval.edits import edit_evidence
-from contextweaver.eval.evidence import covered_in, found_in, history_evidence, next_step_evidence
+from contextweaver.eval.evidence import history_evidence, next_step_evidence
 from contextweaver.eval.frontier import bucket, latest_sources, window_record
-from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens, index_runs
+from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import Budget, replay_steps
 from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import PrefixCache
@@ -87,9 +88,9 @@ def evaluate(
     history = history_evidence(trajectory)
     settings = cw_settings(overrides) if spec(strategy_name).baseline is None else {}
     built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
-    tokens = MessageTokens()
-    previous: dict[Budget, list[Any]] = {}
+    asked = set().union(*items.values(), *edits.values(), *history.values(), *sources.values())
     caches = {budget: PrefixCache() for budget in budgets}
+    tracks = {budget: ContextTrack(asked, caches[budget].tokens) for budget in budgets}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}
     last = len(trajectory.steps)
     for replayed in replay_steps(trajectory, built.strategy, budgets, built.model):
@@ -98,18 +99,20 @@ def evaluate(
         needed = items.get(replayed.index + 1, frozenset())
         edit_needed = edits.get(replayed.index + 1)
         for budget, context in replayed.contexts.items():
+            track = tracks[budget]
+            track.update(context.messages)
             record: dict[str, Any] = {
                 "step": replayed.index,
                 "tokens": context.tokens,
                 "full_tokens": context.full_history_tokens,
                 "items": len(needed),
-                "covered": covered_in(needed, context.messages),
+                "covered": track.covered(needed),
                 "kept": index_runs(context.kept),
                 "seconds": replayed.add_seconds + replayed.weave_seconds[budget],
             }
             distance: dict[str, list[int]] = {}
             step_sources = sources.get(replayed.index + 1, {})
-            present = found_in(frozenset(step_sources), context.messages)
+            present = track.found(frozenset(step_sources))
             for item, source in step_sources.items():
                 counts = distance.setdefault(bucket(replayed.index - source), [0, 0])
                 counts[0] += item in present
@@ -117,14 +120,13 @@ def evaluate(
             record["by_distance"] = distance
             history_needed = history.get(replayed.index + 1, frozenset())
             record["history_items"] = len(history_needed)
-            record["history_covered"] = covered_in(history_needed, context.messages)
+            record["history_covered"] = track.covered(history_needed)
             if edit_needed is not None:
                 record["edit_items"] = len(edit_needed)
-                record["edit_covered"] = covered_in(edit_needed, context.messages)
-            if budget in previous:
-                shared = common_prefix_tokens(previous[budget], context.messages, tokens)
+                record["edit_covered"] = track.covered(edit_needed)
+            if track.shared_tokens is not None:
+                shared = track.shared_tokens
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0
-            previous[budget] = context.messages
             record.update(cache_record(caches[budget], context))
             steps[budget_key(budget)].append(record)
     usage = getattr(built.model, "usage", None)
