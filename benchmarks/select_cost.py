@@ -32,7 +32,9 @@ ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix
 
 def per_step_ms(make: type[Strategy] | None, n: int) -> tuple[float, float]:
     """(add_step + context, the selector's plan alone) in ms per step over the last 100 steps."""
-    strategy: Strategy = ContextWeaver(WeaverConfig(selector="select")) if make is None else make()
+    strategy: Strategy = (
+        ContextWeaver(WeaverConfig(selector="select", mode="per_step")) if make is None else make()
+    )
     strategy.begin(ROOT)
     rng = random.Random(7)
     times, plans = [], []

@@ -74,6 +74,7 @@ class SelectSelector:
         self._viewed: dict[int, str] = {}
         self._views: dict[str, list[int]] = {}
         self._outline: dict[int, tuple[int, ...]] = {}
+        self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
@@ -214,6 +215,11 @@ class SelectSelector:
     def _offer(
         self, index: int, words: list[str], weight: dict[str, float], cap: int, bonus: float, linked: bool
     ) -> Offer | None:
+        key = (index, cap, bonus, linked, tuple((w, weight[w]) for w in sorted(words)))
+        if key in self._offer_cache:  # the same output and words recur from step to step
+            return self._offer_cache[key]
+        if len(self._offer_cache) >= self.excerpt_cache:
+            self._offer_cache.clear()
         lines = self._lines[index]
         score: dict[int, float] = {}
         hits = []
@@ -230,9 +236,11 @@ class SelectSelector:
                 if n not in score:
                     alone.add(n)
                 score[n] = score.get(n, 0.0) + self.outline_weight
-        return cut_offer(
+        offer = cut_offer(
             index, lines, score, alone, self._passing[index], self.context_lines, cap, bonus, hits
         )
+        self._offer_cache[key] = offer
+        return offer
 
     def _excerpt(self, graph: DependencyGraph, index: int, kept: set[int], why: str) -> Excerpt:
         """Built once per distinct (output, kept lines): the same excerpts recur from step to step."""
