@@ -74,6 +74,8 @@ class SelectSelector:
         self._viewed: dict[int, str] = {}
         self._views: dict[str, list[int]] = {}
         self._outline: dict[int, tuple[int, ...]] = {}
+        self._keys: dict[int, tuple[str | None, ...]] = {}
+        """Per output, each line's repeat-detection key (computed once, read at every step)."""
         self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
 
     def _index(self, graph: DependencyGraph) -> None:
@@ -93,6 +95,7 @@ class SelectSelector:
                 self._views.setdefault(file_key(path), []).append(index)
                 self._outline[index] = outline(lines.lines)
             self._lines[index] = lines
+            self._keys[index] = tuple(lines.key(n) for n in range(len(lines.lines)))
             self._passing[index] = passing_rows(lines.lines)
             for word in lines.words:
                 self._postings.setdefault(word, []).append(index)
@@ -265,14 +268,15 @@ class SelectSelector:
             lines = self._lines[index]
             wanted = keep[index]
             numbers = range(len(lines.lines)) if wanted is None else sorted(wanted)
-            repeats = {n for n in numbers if index != k and lines.key(n) in later}
+            keys = self._keys[index]
+            repeats = {n for n in numbers if index != k and keys[n] in later}
             kept = set(numbers) - repeats
             for first, last in runs_of(repeats):  # a short run is not worth its marker
                 if sum(lines.tokens[first : last + 1]) < self.min_elided_tokens:
                     kept.update(range(first, last + 1))
-            seen_in = {later[key] for n in set(numbers) - kept if (key := lines.key(n)) is not None}
+            seen_in = {later[key] for n in set(numbers) - kept if (key := keys[n]) is not None}
             for n in numbers:
-                key = lines.key(n)
+                key = keys[n]
                 if key is not None and key not in later:
                     later[key] = index
             if seen_in and not any(lines.lines[n].strip() for n in kept):
