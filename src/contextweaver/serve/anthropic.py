@@ -8,16 +8,21 @@ breakpoint is not a new history) and put back, as sent, on the same blocks of th
 A breakpoint on a tool result that weaving compressed stays on that result's placeholder; one on
 a block that weaving left out is dropped (the API allows at most four). Headers (`x-api-key`,
 `anthropic-version`, `anthropic-beta`) go upstream as for any request and are never stored.
+Messages resent unchanged are converted once (converted.py). A history that weaving passes through
+goes upstream as sent when rendering it would give back the same messages (no assistant text as a
+bare string, no two turns of one role in a row, every breakpoint on the last block of its key).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import JSONResponse
 
 from contextweaver.formats import anthropic
+from contextweaver.serve.converted import Conversions
 from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wire, as_chat
 from contextweaver.types import Message
 
@@ -58,32 +63,83 @@ def _unmarked(content: Any, marks: dict[str, Any]) -> Any:
     return out
 
 
-def _check(messages: Any) -> list[dict[str, Any]]:
+@dataclass
+class Note:
+    """One wire message as converted: its breakpoints, its block keys, and whether the history up to
+    it renders back to exactly what was sent (`fine`)."""
+
+    marks: dict[str, Any]
+    keys: frozenset[str]
+    fine: bool
+    role: str
+
+
+@dataclass
+class Read:
+    marks: dict[str, Any]
+    """Every breakpoint of the request, by block key (for `write`)."""
+    as_sent: bool
+    """Rendering the request's own chat messages gives back its messages: the body may go as it came."""
+
+
+def _checked(message: Any, position: int) -> dict[str, Any]:
+    where = f"messages[{position}]"
+    if not isinstance(message, dict) or message.get("role") not in ROLES:
+        raise BadConversation(f"{where} must be an object with role 'user' or 'assistant'", f"{where}.role")
+    content = message.get("content")
+    if not isinstance(content, (str, list)) or (
+        isinstance(content, list) and not all(isinstance(b, dict) and "type" in b for b in content)
+    ):
+        raise BadConversation(f"{where}.content must be a string or a list of content blocks with 'type'",
+                              f"{where}.content")  # fmt: skip
+    return message
+
+
+def _convert(
+    messages: list[Any], start: int, before: Note | None
+) -> tuple[list[Message], list[int], list[Note]]:
+    chat: list[Message] = []
+    firsts: list[int] = []
+    notes: list[Note] = []
+    for position in range(start, len(messages)):
+        message = _checked(messages[position], position)
+        marks: dict[str, Any] = {}
+        converted = anthropic.to_chat([{**message, "content": _unmarked(message.get("content"), marks)}])
+        content = message["content"]
+        keys = frozenset(block_key(b) for b in content) if isinstance(content, list) else frozenset()
+        fine = (before is None or (before.fine and before.role != message["role"])) and _render(
+            converted, marks
+        ) == [message]
+        before = Note(marks, keys, fine, message["role"])
+        chat += converted
+        firsts += [position] * len(converted)
+        notes.append(before)
+    return chat, firsts, notes
+
+
+CONVERSIONS = Conversions(_convert)
+
+
+def read(payload: Payload, fmt: str) -> tuple[Conversation, Read]:
+    """The request's conversation, and the breakpoints taken off its blocks (for `write`)."""
+    messages = payload["messages"]
     if not isinstance(messages, list) or not messages:
         raise BadConversation("'messages' must be a non-empty list of messages")
-    for position, message in enumerate(messages):
-        where = f"messages[{position}]"
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
-            raise BadConversation(
-                f"{where} must be an object with role 'user' or 'assistant'", f"{where}.role"
-            )
-        content = message.get("content")
-        if not isinstance(content, (str, list)) or (
-            isinstance(content, list) and not all(isinstance(b, dict) and "type" in b for b in content)
-        ):
-            raise BadConversation(f"{where}.content must be a string or a list of content blocks with 'type'",
-                                  f"{where}.content")  # fmt: skip
-    return messages
-
-
-def read(payload: Payload, fmt: str) -> tuple[Conversation, dict[str, Any]]:
-    """The request's conversation, and the breakpoints taken off its blocks (for `write`)."""
+    converted = CONVERSIONS(messages)
+    system = anthropic.to_chat([], _unmarked(payload.get("system"), {}))
     marks: dict[str, Any] = {}
-    messages = [{**m, "content": _unmarked(m.get("content"), marks)} for m in _check(payload["messages"])]
-    return as_chat(anthropic.to_chat(messages, _unmarked(payload.get("system"), {}))), marks
+    marked = [i for i, note in enumerate(converted.notes) if note.marks]
+    for i in marked:
+        marks.update(converted.notes[i].marks)
+    # a breakpoint goes back on the latest block of its key: one whose key recurs later moves
+    as_sent = converted.notes[-1].fine and not any(
+        converted.notes[i].marks.keys() & note.keys for i in marked for note in converted.notes[i + 1 :]
+    )
+    conversation = as_chat([*system, *converted.chat], range(len(system), len(system) + converted.reused))
+    return conversation, Read(marks, as_sent)
 
 
-def write(payload: Payload, messages: list[Message], marks: dict[str, Any]) -> None:
+def _render(messages: list[Message], marks: dict[str, Any]) -> list[dict[str, Any]]:
     marks = dict(marks)
     out = anthropic.from_chat(messages)
     for message in reversed(out):  # a breakpoint goes on the latest block it fits
@@ -94,7 +150,15 @@ def write(payload: Payload, messages: list[Message], marks: dict[str, Any]) -> N
             key = block_key(content[position])
             if key in marks:
                 content[position] = {**content[position], MARK: marks.pop(key)}
-    payload["messages"] = out
+    return out
 
 
-MESSAGES = Wire("anthropic", "/messages", "messages", read, write, error)
+def write(payload: Payload, messages: list[Message], state: Read) -> None:
+    payload["messages"] = _render(messages, state.marks)
+
+
+def as_sent(state: Read) -> bool:
+    return state.as_sent
+
+
+MESSAGES = Wire("anthropic", "/messages", "messages", read, write, error, as_sent=as_sent)

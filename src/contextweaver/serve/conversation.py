@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -139,11 +140,14 @@ def _shifted(step: Step, shift: int) -> Step:
     return replace(step, meta={**step.meta, "message_index": position + shift})
 
 
-def validate_messages(messages: Any) -> list[Message]:
-    """The `messages` field as a list of chat messages, or BadConversation naming the bad one."""
+def validate_messages(messages: Any, checked: range = range(0)) -> list[Message]:
+    """The `messages` field as a list of chat messages, or BadConversation naming the bad one
+    (the positions in `checked` were checked before)."""
     if not isinstance(messages, list) or not messages:
         raise BadConversation("'messages' must be a non-empty list of chat messages")
-    for position, message in enumerate(messages):
+    count = len(messages)
+    for position in chain(range(min(checked.start, count)), range(max(checked.stop, checked.start), count)):
+        message = messages[position]
         if not isinstance(message, dict):
             raise BadConversation(f"messages[{position}] must be an object, not {type(message).__name__}")
         role = message.get("role")
@@ -200,9 +204,10 @@ def detect_format(messages: list[Message]) -> str:
     return MINI_SWE_AGENT.name if MINI_SWE_AGENT.detect(_source(messages)) else OPENAI.name
 
 
-def read_conversation(messages: Any, fmt: str = "auto") -> Conversation:
-    """A request's messages as a conversation in format `fmt`: the root now, the steps when asked for."""
-    checked = validate_messages(messages)
+def read_conversation(messages: Any, fmt: str = "auto", known: range = range(0)) -> Conversation:
+    """A request's messages as a conversation in format `fmt`: the root now, the steps when asked for
+    (`known`: positions of messages checked before)."""
+    checked = validate_messages(messages, known)
     name = detect_format(checked) if fmt == "auto" else fmt
     if name not in READERS:
         raise ValueError(f"unknown conversation format {fmt!r}; valid: {', '.join(FORMATS)}")

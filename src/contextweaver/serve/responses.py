@@ -3,7 +3,9 @@
 The `input` items become the internal conversation through formats/responses.py (function_call
 and function_call_output paired by call_id); `instructions` is the system prompt of the root and
 goes upstream as sent, like `tools`, `prompt_cache_key`, `store`, `reasoning` and every other field.
-Items that weaving leaves alone go upstream verbatim (reasoning with its encrypted content too).
+Items that weaving leaves alone go upstream verbatim (reasoning with its encrypted content too);
+items resent unchanged are converted once (converted.py), and a history that weaving passes through
+goes upstream as sent (unless `input` was a bare string).
 
 `previous_response_id`: the earlier turns then live on OpenAI's servers, out of the proxy's
 sight, and `input` holds only the new items. Weaving those alone would store a fragment and change
@@ -17,30 +19,61 @@ from __future__ import annotations
 from typing import Any
 
 from contextweaver.formats import responses
+from contextweaver.serve.converted import Conversions
 from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wire, as_chat
 from contextweaver.types import Message
 
 
-def _items(value: Any) -> list[dict[str, Any]]:
+def _item(item: Any, position: int) -> dict[str, Any]:
+    if not isinstance(item, dict) or not responses.kind_of(item):
+        raise BadConversation(f"input[{position}] must be an item object with a 'type'", f"input[{position}]")
+    if item.get("type") in responses.OUTPUTS and not isinstance(item.get("call_id"), str):
+        raise BadConversation(f"input[{position}].call_id must be a string", f"input[{position}].call_id")
+    return item
+
+
+def _model_item(item: dict[str, Any]) -> bool:
+    """An item `to_chat` groups with its neighbours into one assistant turn."""
+    kind = responses.kind_of(item)
+    return kind not in responses.OUTPUTS and not (
+        kind == "message" and item.get("role") in responses.INPUT_ROLES
+    )
+
+
+def _convert(
+    items: list[Any], start: int, before: bool | None
+) -> tuple[list[Message], list[int], list[bool]]:
+    """Items from `start` (the first of a chat message) as chat messages, and where each begins."""
+    firsts: list[int] = []
+    notes: list[bool] = []
+    for position in range(start, len(items)):
+        model = _model_item(_item(items[position], position))
+        if not (model and notes and notes[-1]):
+            firsts.append(position)
+        notes.append(model)
+    chat = responses.to_chat(items[start:])
+    assert len(chat) == len(firsts), "a chat message begins at each turn's first item"
+    return chat, firsts, notes
+
+
+CONVERSIONS = Conversions(_convert)
+
+
+def read(payload: Payload, fmt: str) -> tuple[Conversation, bool]:
+    """The request's conversation, and whether its items render back as sent (a list, not a string)."""
+    value = payload["input"]
     if isinstance(value, str):
-        return [{"type": "message", "role": "user", "content": value}]
+        return as_chat(responses.to_chat([{"type": "message", "role": "user", "content": value}],
+                                         payload.get("instructions"))), False  # fmt: skip
     if not isinstance(value, list) or not value:
         raise BadConversation("'input' must be a string or a non-empty list of items", "input")
-    for position, item in enumerate(value):
-        if not isinstance(item, dict) or not responses.kind_of(item):
-            raise BadConversation(
-                f"input[{position}] must be an item object with a 'type'", f"input[{position}]"
-            )
-        if item.get("type") in responses.OUTPUTS and not isinstance(item.get("call_id"), str):
-            raise BadConversation(f"input[{position}].call_id must be a string", f"input[{position}].call_id")
-    return value
+    converted = CONVERSIONS(value)
+    system = responses.to_chat([], payload.get("instructions"))
+    known = range(len(system), len(system) + converted.reused)
+    return as_chat([*system, *converted.chat], known), True
 
 
-def read(payload: Payload, fmt: str) -> tuple[Conversation, None]:
-    return as_chat(responses.to_chat(_items(payload["input"]), payload.get("instructions"))), None
-
-
-def write(payload: Payload, messages: list[Message], state: None) -> None:
+def write(payload: Payload, messages: list[Message], state: bool) -> None:
     payload["input"] = responses.from_chat(messages)
 
 
@@ -48,4 +81,4 @@ def passthrough(payload: Payload) -> str | None:
     return "previous_response_id" if payload.get("previous_response_id") else None
 
 
-RESPONSES = Wire("responses", "/responses", "input", read, write, passthrough=passthrough)
+RESPONSES = Wire("responses", "/responses", "input", read, write, passthrough=passthrough, as_sent=bool)

@@ -106,13 +106,14 @@ class Routes:
             log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
             woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
         sent = None
-        verbatim = wire.verbatim and woven.unchanged and not is_escaped_unsafe(body)
+        as_sent = woven.unchanged and wire.passes_as_sent(state)
+        verbatim = as_sent and not is_escaped_unsafe(body)
         if woven.context is not None:
             # passed through (unchanged), the request's own messages are the woven ones
             sent = (
                 conversation.messages if woven.unchanged else [*woven.context.messages, *conversation.pending]
             )
-            if not (woven.unchanged and wire.verbatim):
+            if not as_sent:
                 wire.write(payload, sent or [], state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip

@@ -39,6 +39,12 @@ class Wire:
     verbatim: bool = False
     """The conversation's messages are the field's own, unconverted: a history woven to exactly them
     lets the body go out as it came."""
+    as_sent: Callable[[Any], bool] = lambda state: False
+    """Given `read`'s state: writing the request's own messages back gives the field as sent, so a
+    history woven to exactly them may go out as it came too."""
+
+    def passes_as_sent(self, state: Any) -> bool:
+        return self.verbatim or self.as_sent(state)
 
 
 def _read_chat(payload: Payload, fmt: str) -> tuple[Conversation, None]:
@@ -52,9 +58,10 @@ def _write_chat(payload: Payload, messages: list[Message], state: None) -> None:
 CHAT = Wire("chat", "/chat/completions", "messages", _read_chat, _write_chat, verbatim=True)
 
 
-def as_chat(messages: list[Message]) -> Conversation:
-    """A conversation already converted to chat messages with tool calls, read as OpenAI chat."""
-    return read_conversation(messages, "openai")
+def as_chat(messages: list[Message], checked: range = range(0)) -> Conversation:
+    """A conversation already converted to chat messages with tool calls, read as OpenAI chat
+    (`checked`: positions of messages checked by an earlier request)."""
+    return read_conversation(messages, "openai", checked)
 
 
 __all__ = ["CHAT", "BadConversation", "Payload", "Wire", "as_chat"]
