@@ -1,10 +1,10 @@
 """The proxy's cost of one request on the Anthropic and Responses wires (not a test).
 
-    python benchmarks/wire_cost.py --lengths 1000,10000 --wires messages,responses
+    python benchmarks/wire_cost.py --lengths 1000,10000 --wires messages,responses,chat/completions
 
 A real `contextweaver serve` (SQLite, weaving processes) before a trivial upstream that reads the
 body and answers `{}`. A session of N turns is sent once (cold), then REQUESTS requests each adding
-one turn; reported: the mean time of those through the proxy, the same body sent to the upstream
+one turn; reported: the median time of those through the proxy, the same body sent to the upstream
 directly, and a plain json.loads + json.dumps of it (the least any proxy that reads the body pays).
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,7 @@ from typing import Any
 import httpx
 from proxy_load import free_port, wait_healthy
 
-REQUESTS = 5
+REQUESTS = 10
 JSON = {"content-type": "application/json"}
 UPSTREAM = """
 import sys
@@ -77,7 +78,18 @@ def responses_body(turns: int) -> dict[str, Any]:
     return {"model": "fake", "instructions": "agent", "store": False, "input": items}
 
 
-WIRES = {"messages": anthropic_body, "responses": responses_body}
+def chat_body(turns: int) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "agent"},
+                                      {"role": "user", "content": "fix the helper calls, session-long"}]  # fmt: skip
+    for i in range(turns):
+        call = {"id": f"call_{i}", "type": "function",
+                "function": {"name": "bash", "arguments": json.dumps({"command": f"grep -n value src/module_{i}.py"})}}  # fmt: skip
+        messages += [{"role": "assistant", "content": f"look at module {i}", "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": f"call_{i}", "content": output(i)}]  # fmt: skip
+    return {"model": "fake", "messages": messages}
+
+
+WIRES = {"messages": anthropic_body, "responses": responses_body, "chat/completions": chat_body}
 
 
 def measure(wire: str, turns: int) -> dict[str, Any]:
@@ -111,11 +123,11 @@ def measure(wire: str, turns: int) -> dict[str, Any]:
         server.wait(30)
         upstream.terminate()
 
-    def mean_ms(values: list[float]) -> float:
-        return round(sum(values[1:]) / (len(values) - 1) * 1000, 2)
+    def median_ms(values: list[float]) -> float:
+        return round(statistics.median(values[1:]) * 1000, 2)
 
-    proxy, up = mean_ms(times), mean_ms(direct)
-    return {"proxy_ms": proxy, "upstream_ms": up, "added_ms": round(proxy - up, 2), "json_ms": mean_ms(codec),
+    proxy, up = median_ms(times), median_ms(direct)
+    return {"proxy_ms": proxy, "upstream_ms": up, "added_ms": round(proxy - up, 2), "json_ms": median_ms(codec),
             "body_mb": round(len(body) / 1e6, 1), "cold_s": round(times[0], 2)}  # fmt: skip
 
 
