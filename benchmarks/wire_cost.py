@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from proxy_load import free_port, wait_healthy
+from proxy_load import start_replicas
 
 REQUESTS = 10
 JSON = {"content-type": "application/json"}
@@ -97,18 +97,14 @@ def measure(wire: str, turns: int) -> dict[str, Any]:
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM], stdout=subprocess.PIPE)
     assert upstream.stdout is not None
     upstream_url = f"http://127.0.0.1:{int(upstream.stdout.readline())}/v1"
-    port = free_port()
-    cli = Path(sys.executable).with_name("contextweaver")
-    server = subprocess.Popen([str(cli), "serve", "--upstream", upstream_url, "--store", str(workdir / "s.db"),
-                               "--port", str(port), "--log-level", "warning"])  # fmt: skip
+    [(server, proxy_url)] = start_replicas(1, str(workdir / "s.db"), upstream_url)
     try:
-        wait_healthy(f"http://127.0.0.1:{port}/contextweaver/health", server)
         times, direct, codec = [], [], []
         with httpx.Client(timeout=3600) as client:
             for k in range(turns - REQUESTS, turns + 1):
                 body = json.dumps(WIRES[wire](k)).encode()
                 start = time.perf_counter()
-                answer = client.post(f"http://127.0.0.1:{port}/v1/{wire}", content=body,
+                answer = client.post(f"{proxy_url}/v1/{wire}", content=body,
                                      headers={**JSON, "x-contextweaver-session": "long"})  # fmt: skip
                 answer.raise_for_status()
                 times.append(time.perf_counter() - start)
