@@ -72,6 +72,8 @@ class Note:
     keys: frozenset[str]
     fine: bool
     role: str
+    marked: tuple[int, ...]
+    """Positions of the messages with breakpoints, up to this one."""
 
 
 @dataclass
@@ -110,7 +112,8 @@ def _convert(
         fine = (before is None or (before.fine and before.role != message["role"])) and _render(
             converted, marks
         ) == [message]
-        before = Note(marks, keys, fine, message["role"])
+        marked = before.marked if before is not None else ()
+        before = Note(marks, keys, fine, message["role"], (*marked, position) if marks else marked)
         chat += converted
         firsts += [position] * len(converted)
         notes.append(before)
@@ -128,7 +131,7 @@ def read(payload: Payload, fmt: str) -> tuple[Conversation, Read]:
     converted = CONVERSIONS(messages)
     system = anthropic.to_chat([], _unmarked(payload.get("system"), {}))
     marks: dict[str, Any] = {}
-    marked = [i for i, note in enumerate(converted.notes) if note.marks]
+    marked = converted.notes[-1].marked
     for i in marked:
         marks.update(converted.notes[i].marks)
     # a breakpoint goes back on the latest block of its key: one whose key recurs later moves

@@ -42,9 +42,9 @@ the wire position of each one's first message (absolute), and a note per message
 
 def shared_prefix(before: list[Any], now: list[Any]) -> int:
     """How many leading messages two lists share (equal by value). An agent's breakpoints and its
-    pending turn change only the last few messages: the rest is compared at once."""
+    pending turn change only the last few messages: the rest is compared at once, then those."""
     count = min(len(before), len(now))
-    for tail in (0, 4, 64):
+    for tail in (4, 64):
         if count - tail > 0 and now[: count - tail] == before[: count - tail]:
             count -= tail
             break
