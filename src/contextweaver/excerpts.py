@@ -63,10 +63,11 @@ class OutputLines:
         tokens = tuple(int((len(line) + 1) * per_char) + 1 for line in lines)
         return cls(tuple(lines), tokens, words, call_tokens, spans)
 
-    def key(self, number: int) -> str | None:
-        """The line as a repeat-detection key, or None when it is too short to count."""
-        stripped = self.lines[number].strip()
-        return stripped if len(stripped) >= MIN_DEDUPE_CHARS else None
+    def keys(self) -> tuple[str | None, ...]:
+        """Each line as a repeat-detection key, or None when it is too short to count (computed once
+        per node by the caller)."""
+        stripped = [line.strip() for line in self.lines]
+        return tuple(line if len(line) >= MIN_DEDUPE_CHARS else None for line in stripped)
 
 
 @dataclass(frozen=True)
