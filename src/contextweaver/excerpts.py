@@ -35,8 +35,8 @@ class OutputLines:
     lines: tuple[str, ...]
     tokens: tuple[int, ...]
     """Estimated tokens per line (for ranking and caps; an excerpt's own count is exact)."""
-    words: dict[str, list[int]]
-    """Word -> the lines it occurs on."""
+    words: dict[str, tuple[int, ...]]
+    """Word -> the lines it occurs on (tuples: the garbage collector stops scanning them)."""
     call_tokens: int
     """Tokens of the step's other messages (the call), which an excerpt keeps whole."""
     spans: dict[int, tuple[int, int]]
@@ -59,9 +59,10 @@ class OutputLines:
         for number, line in enumerate(lines):
             for word in set(WORD.findall(line)):
                 words.setdefault(word, []).append(number)
+        index = {word: tuple(numbers) for word, numbers in words.items()}
         per_char = max(0, node.full_tokens - call_tokens) / max(1, sum(len(line) + 1 for line in lines))
         tokens = tuple(int((len(line) + 1) * per_char) + 1 for line in lines)
-        return cls(tuple(lines), tokens, words, call_tokens, spans)
+        return cls(tuple(lines), tokens, index, call_tokens, spans)
 
     def keys(self) -> tuple[str | None, ...]:
         """Each line as a repeat-detection key, or None when it is too short to count (computed once
