@@ -92,8 +92,11 @@ EVAL_DEFAULT = (
     "cw-llm",
     "cw-hybrid",
     "cw-adaptive",
+    "cw-select",
 )
-"""What `contextweaver eval` runs without `-s`; `-s all` runs the whole table."""
+"""What `contextweaver eval` runs without `-s`: the baselines, the paper's modes, the lazy default (as
+`cw-adaptive`, its selector named) and the per-step selection the frontier section is about; `-s all`
+runs the whole table."""
 
 
 def cw_settings(overrides: Sequence[str]) -> dict[str, Any]:

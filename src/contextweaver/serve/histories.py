@@ -13,11 +13,12 @@ import itertools
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.serve.conversation import Conversation
 from contextweaver.types import Message
 
 
-class StaleHistory(Exception):
+class StaleHistory(ContextWeaverError, LookupError):
     """The weaving process does not hold the history a delta extends: send the whole one."""
 
 
