@@ -191,7 +191,7 @@ class SelectSelector:
     def _offers(self, floor_start: int, recent: Recent, cap: int) -> list[Offer]:
         hot, parents = recent.words, recent.parents
         candidates: dict[int, list[str]] = {}
-        for word in hot:
+        for word in sorted(hot):  # a fixed order: float sums, and so ties, must not follow the hash seed
             for index in self._postings.get(word, ())[-self.postings :]:
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
