@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import MINI_SWE_AGENT
 
 RUN = MINI_SWE_AGENT / "sympy__sympy-11618.traj.json"
