@@ -35,8 +35,8 @@ class OutputLines:
     lines: tuple[str, ...]
     tokens: tuple[int, ...]
     """Estimated tokens per line (for ranking and caps; an excerpt's own count is exact)."""
-    words: dict[str, list[int]]
-    """Word -> the lines it occurs on."""
+    words: dict[str, tuple[int, ...]]
+    """Word -> the lines it occurs on (tuples: the garbage collector stops scanning them)."""
     call_tokens: int
     """Tokens of the step's other messages (the call), which an excerpt keeps whole."""
     spans: dict[int, tuple[int, int]]
@@ -59,14 +59,16 @@ class OutputLines:
         for number, line in enumerate(lines):
             for word in set(WORD.findall(line)):
                 words.setdefault(word, []).append(number)
+        index = {word: tuple(numbers) for word, numbers in words.items()}
         per_char = max(0, node.full_tokens - call_tokens) / max(1, sum(len(line) + 1 for line in lines))
         tokens = tuple(int((len(line) + 1) * per_char) + 1 for line in lines)
-        return cls(tuple(lines), tokens, words, call_tokens, spans)
+        return cls(tuple(lines), tokens, index, call_tokens, spans)
 
-    def key(self, number: int) -> str | None:
-        """The line as a repeat-detection key, or None when it is too short to count."""
-        stripped = self.lines[number].strip()
-        return stripped if len(stripped) >= MIN_DEDUPE_CHARS else None
+    def keys(self) -> tuple[str | None, ...]:
+        """Each line as a repeat-detection key, or None when it is too short to count (computed once
+        per node by the caller)."""
+        stripped = [line.strip() for line in self.lines]
+        return tuple(line if len(line) >= MIN_DEDUPE_CHARS else None for line in stripped)
 
 
 @dataclass(frozen=True)

@@ -44,16 +44,22 @@ def cut_offer(
     """The best-scored lines (and their neighbours) of one output within `cap` tokens, or None."""
     keep: set[int] = set()
     spent, value = 0, 0.0
-    total = len(lines.lines)
-    for n in sorted(score, key=lambda n: (-score[n], n)):
-        around = [n] if n in alone else range(max(0, n - context), min(total, n + context + 1))
-        add = [i for i in around if i not in keep and (i == n or i not in passing)]
-        cost = sum(lines.tokens[i] for i in add)
+    total, tokens = len(lines.lines), lines.tokens
+    for n, points in sorted(score.items(), key=lambda item: (-item[1], item[0])):
+        if n in alone:
+            add = [] if n in keep else [n]
+        else:
+            add = [
+                i
+                for i in range(max(0, n - context), min(total, n + context + 1))
+                if i not in keep and (i == n or i not in passing)
+            ]
+        cost = sum([tokens[i] for i in add])
         if spent + cost > cap:
             continue
         keep.update(add)
         spent += cost
-        value += score[n]
+        value += points
     if not keep:
         return None
     return Offer(index, frozenset(keep), spent, value * bonus, tuple(hits))

@@ -19,6 +19,7 @@ posting list links to their words (the newest `postings` per word), so its cost 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from contextweaver.config import WeaverConfig
 from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, runs_of
@@ -76,6 +77,7 @@ class SelectSelector:
         self._outline: dict[int, tuple[int, ...]] = {}
         self._keys: dict[int, tuple[str | None, ...]] = {}
         """Per output, each line's repeat-detection key (computed once, read at every step)."""
+        self._key_set: dict[int, frozenset[str | None]] = {}
         self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
 
     def _index(self, graph: DependencyGraph) -> None:
@@ -95,7 +97,8 @@ class SelectSelector:
                 self._views.setdefault(file_key(path), []).append(index)
                 self._outline[index] = outline(lines.lines)
             self._lines[index] = lines
-            self._keys[index] = tuple(lines.key(n) for n in range(len(lines.lines)))
+            keys = self._keys[index] = lines.keys()
+            self._key_set[index] = frozenset(keys)
             self._passing[index] = passing_rows(lines.lines)
             for word in lines.words:
                 self._postings.setdefault(word, []).append(index)
@@ -188,7 +191,7 @@ class SelectSelector:
     def _offers(self, floor_start: int, recent: Recent, cap: int) -> list[Offer]:
         hot, parents = recent.words, recent.parents
         candidates: dict[int, list[str]] = {}
-        for word in hot:
+        for word in sorted(hot):  # a fixed order: float sums, and so ties, must not follow the hash seed
             for index in self._postings.get(word, ())[-self.postings :]:
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
@@ -267,18 +270,23 @@ class SelectSelector:
                 continue
             lines = self._lines[index]
             wanted = keep[index]
-            numbers = range(len(lines.lines)) if wanted is None else sorted(wanted)
             keys = self._keys[index]
-            repeats = {n for n in numbers if index != k and keys[n] in later}
+            if wanted is None:
+                numbers: Sequence[int] = range(len(lines.lines))
+                present = self._key_set[index]
+            else:
+                numbers = sorted(wanted)
+                present = frozenset([keys[n] for n in numbers])
+            if index == k or later.keys().isdisjoint(present):  # the usual case: nothing recurs
+                repeats: set[int] = set()
+            else:
+                repeats = {n for n in numbers if keys[n] in later}
             kept = set(numbers) - repeats
             for first, last in runs_of(repeats):  # a short run is not worth its marker
                 if sum(lines.tokens[first : last + 1]) < self.min_elided_tokens:
                     kept.update(range(first, last + 1))
-            seen_in = {later[key] for n in set(numbers) - kept if (key := keys[n]) is not None}
-            for n in numbers:
-                key = keys[n]
-                if key is not None and key not in later:
-                    later[key] = index
+            seen_in = {later[key] for n in repeats - kept if (key := keys[n]) is not None}
+            later.update({key: index for key in present if key is not None and key not in later})
             if seen_in and not any(lines.lines[n].strip() for n in kept):
                 repeated[index] = min(seen_in)
                 continue
