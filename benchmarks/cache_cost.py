@@ -93,8 +93,10 @@ def _one(job: tuple[Trajectory, str, list[int | None], list[str]]) -> dict[str, 
 
 def floor_billed(steps: Sequence[dict[str, Any]], root: int, budget: int | None) -> float:
     """Anthropic-billed input of the cheapest requests ANY policy could send that keeps the root verbatim
-    and the newest step (trimmed to the room above the root at most): the root served from the cache
-    after the first request, the new step written once, nothing else read. A lower bound, not a policy."""
+    and the newest step (trimmed to the room above the root at most): the root read at the cache price
+    after the first request (even a root shorter than the provider's minimum prefix, which a longer
+    context could get cached), the new step written once (at the plain price while root and step are
+    too short to cache), nothing else read. A lower bound, not a policy."""
     price = PRICES["anthropic"]
     room = None if budget is None else max(budget - root, 0)
     billed = 0.0
@@ -103,7 +105,10 @@ def floor_billed(steps: Sequence[dict[str, Any]], root: int, budget: int | None)
         new = step["full_tokens"] - previous
         previous = step["full_tokens"]
         new = new if room is None else min(new, room)
-        billed += price.billed(root + new, 0 if i == 0 else price.cached(root))
+        if i == 0:
+            billed += price.billed(root + new, 0)
+        else:
+            billed += root * price.read + new * (price.write if root + new >= price.min_prefix else 1.0)
     return billed
 
 
