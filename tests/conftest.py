@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from contextweaver.prompt_cache import message_key
+from contextweaver.tokens import count_message
+from contextweaver.types import Message
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MINI_SWE_AGENT = SHARED_DATA / "trajectories" / "mini-swe-agent"
@@ -16,3 +21,19 @@ def mini_swe_agent_files() -> list[Path]:
     if not files:
         pytest.skip("../shared/data is absent: no mini-swe-agent trajectories to replay")
     return files
+
+
+def reference_cache(requests: list[list[Message]]) -> list[tuple[int, int]]:
+    """(tokens, shared) per request: the longest prefix, in whole messages, of any earlier request."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for messages in requests:
+        keys = tuple(message_key(m) for m in messages)
+        total = shared = 0
+        for end, message in enumerate(messages, start=1):
+            total += count_message(message)
+            if keys[:end] in seen and shared == total - count_message(message):
+                shared = total
+        seen.update(keys[:end] for end in range(1, len(keys) + 1))
+        out.append((total, shared))
+    return out

@@ -31,6 +31,9 @@ AMORTIZE_STEPS = 2.0
 LOW_FLOOR = 0.7
 """The lowest share of the room a cut weaves down to for that gap."""
 
+STATE_FIELDS = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
+"""What `state` saves besides the decisions: everything a cut leaves that the next context builds on."""
+
 APPENDED = "appended unchanged since the last weave: the context is under the budget's high-water mark"
 
 
@@ -86,15 +89,14 @@ class LazyContext:
     def state(self) -> dict[str, Any]:
         """What the context holds as plain data (messages, decisions, counters), to rebuild it after a
         restart with `restore`: taken right after a cut, it is the frozen prefix."""
-        fields = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
         return {
-            **{name: getattr(self, name) for name in fields},
+            **{name: getattr(self, name) for name in STATE_FIELDS},
             "decisions": [list(astuple(d)) for d in self.decisions],
         }
 
     def restore(self, state: dict[str, Any]) -> None:
         """Continue from `state()`; only the steps after its `upto` are appended by the next context."""
-        for name in ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes"):
+        for name in STATE_FIELDS:
             setattr(self, name, state[name])
         self.decisions = [Decision(*d) for d in state["decisions"]]
 

@@ -110,10 +110,6 @@ class PrefixCache:
     def request(self, messages: Sequence[Message]) -> CacheUse:
         messages = messages if isinstance(messages, list) else list(messages)
         keys, hashes, totals, places = self._keys, self._hashes, self._totals, self._places
-        if len(keys) != len(self._last):  # the last request was forgotten (`_last = []`): a full pass
-            self._last = []
-            for kept in (keys, hashes, totals, places):
-                del kept[:]
         same = common_prefix(self._last, messages)
         known = dict(zip(map(id, self._last[same:]), keys[same:], strict=True))
         for kept in (keys, hashes, totals, places):  # the shared prefix stays in place, the rest goes

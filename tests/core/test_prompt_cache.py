@@ -6,6 +6,7 @@ import pytest
 
 from contextweaver.prompt_cache import PRICES, PrefixCache, run_cost
 from contextweaver.tokens import count_message
+from tests.conftest import reference_cache
 
 BIG = [
     {"role": "system", "content": "rules " * 700},
@@ -76,7 +77,8 @@ def test_reusing_the_previous_request_gives_what_a_full_pass_gives() -> None:
     edited = [*history[:5], {"role": "assistant", "content": "edited"}, *history[6:]]
     sequence = [[*BIG, *history[:k]] for k in range(0, 14, 2)]
     sequence += [[*BIG, *edited], [*BIG, *history[:3]], [*BIG, *history], [*BIG, *history, *turn(9)]]
-    incremental, full = PrefixCache(), PrefixCache()
-    for messages in sequence:
-        full._last = []  # forget the previous request: every message is hashed
-        assert incremental.request([dict(m) for m in messages]) == full.request(messages)
+    incremental = PrefixCache()
+    for messages, (total, shared) in zip(sequence, reference_cache(sequence), strict=True):
+        use = incremental.request([dict(m) for m in messages])
+        assert (use.tokens, use.shared) == (total, shared)
+        assert use.billed == {p: PRICES[p].billed(total, PRICES[p].cached(shared)) for p in PRICES}

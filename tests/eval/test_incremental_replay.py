@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import pytest
+from tests.conftest import reference_cache
 
 from contextweaver.eval.context_track import ContextTrack
 from contextweaver.eval.evidence import covered_in, found_in, next_step_evidence
@@ -16,9 +17,8 @@ from contextweaver.eval.lockstep import Lockstep
 from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
 from contextweaver.eval.replay import replay_steps
 from contextweaver.formats.base import Trajectory
-from contextweaver.prompt_cache import PRICES, CostMeter, PrefixCache, message_key
+from contextweaver.prompt_cache import PRICES, CostMeter, PrefixCache
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy
-from contextweaver.tokens import count_message
 from contextweaver.types import Message, Step
 from contextweaver.weave import weave
 
@@ -84,22 +84,6 @@ def test_a_callers_context_is_its_own_copy() -> None:
     strategy.context().messages[-1]["content"] = "changed by a caller"
     strategy.add_step(Step("look again", "ls -a", "b.py"))
     assert "changed by a caller" not in [m["content"] for m in strategy.context().messages]
-
-
-def reference_cache(requests: list[list[Message]]) -> list[tuple[int, int]]:
-    """(tokens, shared) per request: the longest prefix, in whole messages, of any earlier request."""
-    seen: set[tuple[Any, ...]] = set()
-    out = []
-    for messages in requests:
-        keys = tuple(message_key(m) for m in messages)
-        total = shared = 0
-        for end, message in enumerate(messages, start=1):
-            total += count_message(message)
-            if keys[:end] in seen and shared == total - count_message(message):
-                shared = total
-        seen.update(keys[:end] for end in range(1, len(keys) + 1))
-        out.append((total, shared))
-    return out
 
 
 def edited_contexts(seed: int) -> list[list[Message]]:
