@@ -48,9 +48,9 @@ class SelectSelector:
     file_weight = 3.0
     """What naming a viewed file adds to that view's promise as a candidate."""
     outline_weight = 1.0
+    """A line of such a view that opens a definition (its outline) scores this much, kept alone."""
     file_lookback = 8
     """Steps whose named files count as the files the work is on (a file outlives the words said about it)."""
-    """A line of such a view that opens a definition (its outline) scores this much, kept alone."""
     candidates = 16
     """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
     min_elided_tokens = 40
