@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 
 class ModelConfig(BaseModel):
@@ -61,11 +61,17 @@ class WeaverConfig(BaseModel):
     min_trim_tokens: int = Field(
         128, ge=16, description="smallest head/tail-trimmed observation worth keeping"
     )
-    select_extra_tokens: int = Field(
-        2400, ge=0, description="select: tokens per context spent on excerpts of outputs older than W"
+    select_weights: str | None = None
+    """select: a weights JSON written by `contextweaver fit` (calibrated on your runs); None: the shipped one."""
+    select_extra_tokens: int | None = Field(
+        None,
+        ge=0,
+        description="select: tokens per context spent on excerpts of outputs older than W (None: the weights')",
     )
-    select_excerpt_tokens: int = Field(
-        900, ge=16, description="select: the most tokens one older output's excerpt may take"
+    select_excerpt_tokens: int | None = Field(
+        None,
+        ge=16,
+        description="select: the most tokens one older output's excerpt may take (None: the weights')",
     )
     status_line_chars: int = Field(600, ge=80, description="cap of the prepended TEST STATUS line")
     mode: Literal["lazy", "per_step"] = "lazy"
@@ -92,6 +98,16 @@ class WeaverConfig(BaseModel):
         le=1.0,
         description="lazy mode: share of a cut's room held for older steps' calls before planned outputs",
     )
+
+    @field_validator("select_weights")
+    @classmethod
+    def _weights_readable(cls, path: str | None) -> str | None:
+        """A bad weights file fails when the settings are read, not in the middle of a run."""
+        if path is not None:
+            from contextweaver.selectors.select_settings import load_settings
+
+            load_settings(path)
+        return path
 
     @model_validator(mode="after")
     def _marks_in_order(self) -> WeaverConfig:

@@ -15,6 +15,7 @@ COMMANDS = {
     "serve": "contextweaver.cli.serve",
     "sessions": "contextweaver.cli.sessions",
     "contexts": "contextweaver.cli.contexts",
+    "fit": "contextweaver.cli.fit",
 }
 
 

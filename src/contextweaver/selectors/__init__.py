@@ -37,5 +37,8 @@ def warmup_plan(graph: DependencyGraph, window: int) -> Plan | None:
 
 
 def build_selector(config: WeaverConfig) -> Selector:
-    selector: Selector = SELECTORS.get(config.selector)()
+    """A selector with settings of its own (`select`) reads them from the config (`from_config`)."""
+    cls = SELECTORS.get(config.selector)
+    from_config = getattr(cls, "from_config", None)
+    selector: Selector = from_config(config) if from_config is not None else cls()
     return selector

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import asdict, replace
 
 from contextweaver.config import WeaverConfig
 from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, runs_of
@@ -29,42 +30,47 @@ from contextweaver.passing_rows import passing_rows
 from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
+from contextweaver.selectors.select_settings import SelectSettings, load_settings
 from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
 
 
 class SelectSelector:
     name = "select"
-    lookback = 5
-    """Steps whose thoughts and actions say what the work is about now."""
-    context_lines = 2
-    """Lines kept on each side of a hit."""
-    crowded = 20
-    """A word on more lines than this in one output marks nothing in it."""
+    lookback: int
+    context_lines: int
+    crowded: int
+    parent_bonus: float
+    file_bonus: float
+    file_weight: float
+    outline_weight: float
+    file_lookback: int
+    candidates: int
+    long_output: int
+    head_lines: int
+    tail_lines: int
+    trim_passing: bool
+    extra_tokens: int
+    excerpt_tokens: int
+    """The fitted settings (`select_settings.SelectSettings`, where each says why), one attribute each."""
     postings = 64
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
-    parent_bonus = 1.0
-    file_bonus = 2.0
-    """An old view of a file recent steps name is worth this much more per hit (the work returns to it)."""
-    file_weight = 3.0
-    """What naming a viewed file adds to that view's promise as a candidate."""
-    outline_weight = 1.0
-    """A line of such a view that opens a definition (its outline) scores this much, kept alone."""
-    file_lookback = 8
-    """Steps whose named files count as the files the work is on (a file outlives the words said about it)."""
-    candidates = 16
-    """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
     min_elided_tokens = 40
     """A run of repeated lines is elided only when it saves more than its marker costs."""
     excerpt_cache = 1024
-    long_output = 1500
-    """A recent output (not the current one) longer than this many tokens keeps its head, its tail and
-    the lines around what recent steps mention; the current output always stays whole."""
-    head_lines = 60
-    tail_lines = 30
-    trim_passing = True
-    """A recent test run (not the current step) drops its rows of passing tests whatever its length."""
 
-    def __init__(self) -> None:
+    @classmethod
+    def from_config(cls, config: WeaverConfig) -> SelectSelector:
+        """The settings of `select_weights` (else the shipped file); `select_*_tokens` override theirs."""
+        settings = load_settings(config.select_weights)
+        if config.select_extra_tokens is not None:
+            settings = replace(settings, extra_tokens=config.select_extra_tokens)
+        if config.select_excerpt_tokens is not None:
+            settings = replace(settings, excerpt_tokens=config.select_excerpt_tokens)
+        return cls(settings)
+
+    def __init__(self, settings: SelectSettings | None = None) -> None:
+        self.settings = settings or load_settings()
+        self.__dict__.update(asdict(self.settings))
         self._lines: dict[int, OutputLines] = {}
         self._passing: dict[int, frozenset[int]] = {}
         self._said: dict[int, frozenset[str]] = {}
@@ -115,8 +121,8 @@ class SelectSelector:
         full = [(k, "current step")] + [(i, f"one of the last {window} outputs") for i in floor[1:]]
         recent = self._recent(graph, k)
         hot = recent.words
-        offers = self._offers(k - window + 1, recent, config.select_excerpt_tokens)
-        left = config.select_extra_tokens
+        offers = self._offers(k - window + 1, recent, self.excerpt_tokens)
+        left = self.extra_tokens
         chosen: list[Offer] = []
         for offer in sorted(offers, key=lambda o: (-o.value / (o.tokens + 10), -o.index)):
             if offer.tokens <= left:

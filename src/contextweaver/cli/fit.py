@@ -1,0 +1,229 @@
+"""`contextweaver fit`: calibrate the per-step selection (`cw-select`) on recorded runs; write its weights.
+
+contextweaver fit runs/ other-agent.tar.gz --holdout 0.25 -o weights.json
+contextweaver replay run.traj.json -s cw-select -c select_weights=weights.json
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from contextweaver.eval.fit import FitResult, Run
+
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".traj.json", ".json", ".jsonl", ".traj")
+
+
+def dataset_name(path: str) -> str:
+    """`train/swe-agent__llama__150.tar.gz` -> `swe-agent__llama__150`: one RUNS argument, one dataset."""
+    name = Path(path).resolve().name
+    for suffix in ARCHIVE_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def load_runs(inputs: tuple[str, ...], split: str, limit: int) -> list[Run]:
+    """Each input (file, directory or archive) is one dataset; its runs of `split`, the first `limit`."""
+    from contextweaver.eval.fit import Run
+    from contextweaver.eval.runner import TRAJECTORY_SUFFIXES
+    from contextweaver.eval.splits import split_of
+    from contextweaver.eval.trajectory_run import trajectory_id
+    from contextweaver.formats import load_trajectories
+
+    runs: list[Run] = []
+    for item in inputs:
+        path, name = Path(item), dataset_name(item)
+        files = (
+            sorted(p for p in path.iterdir() if p.suffix in TRAJECTORY_SUFFIXES) if path.is_dir() else [path]
+        )
+        found = [Run(name, trajectory_id(t, str(f)), t) for f in files for t in load_trajectories(f)]
+        found = [r for r in found if split == "all" or split_of(r.id) == split]
+        ids = [r.id for r in found]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise click.UsageError(f"{item}: run ids occur twice: {', '.join(twice[:5])}; pass each run once")
+        if not found:
+            raise click.UsageError(f"{item}: no runs of split {split!r}")
+        runs += found[:limit] if limit else found
+    return runs
+
+
+@click.command("fit")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--out", "-o", "out", required=True, type=click.Path(dir_okay=False), help="Weights JSON to write."
+)
+@click.option(
+    "--split",
+    default="all",
+    show_default=True,
+    type=click.Choice(["train", "validation", "all"]),
+    help="Only the runs of this fixed split (contextweaver.eval.splits).",
+)
+@click.option(
+    "--holdout",
+    default=0.25,
+    show_default=True,
+    type=click.FloatRange(0.0, 0.9),
+    help="Share of runs never searched on; their margins before/after show whether the fit generalises.",
+)
+@click.option(
+    "--rounds", default=2, show_default=True, type=click.IntRange(1, 5), help="Coordinate-search rounds."
+)
+@click.option("--limit", default=0, type=click.IntRange(0), help="Only the first N runs of each input.")
+@click.option(
+    "--start",
+    "start",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Weights file to start from (default: the shipped weights).",
+)
+@click.option(
+    "--workers",
+    "-j",
+    "--jobs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Worker processes.",
+)
+@click.option("--no-progress", is_flag=True, help="No progress bar (for logs).")
+def command(
+    inputs: tuple[str, ...],
+    out: str,
+    split: str,
+    holdout: float,
+    rounds: int,
+    limit: int,
+    start: str | None,
+    workers: int,
+    no_progress: bool,
+) -> None:
+    """Fit the per-step selection's settings to recorded runs (files, directories or .tar.gz archives;
+    each argument is one dataset): maximise the smallest margin over the recency frontier, minus its
+    target, across datasets, keeping recent evidence; write the weights for `-c select_weights=FILE`."""
+    from rich.console import Console
+
+    from contextweaver.eval.fit import fit
+    from contextweaver.selectors.select_settings import load_settings
+
+    console = Console(stderr=True, soft_wrap=True)
+    runs = load_runs(inputs, split, limit)
+    begin = load_settings(start)
+    console.print(f"{len(runs)} runs from {len(inputs)} dataset(s), holdout {holdout}, {workers} worker(s)")
+    started = time.perf_counter()
+    with _progress(console, no_progress) as (on_phase, on_done):
+        result = fit(
+            runs, begin, holdout=holdout, rounds=rounds, jobs=workers, on_phase=on_phase, on_done=on_done
+        )
+    line = ["contextweaver fit", *map(shlex.quote, inputs), "--split", split, "--holdout", str(holdout)]
+    line += ["--rounds", str(rounds)] + (["--limit", str(limit)] if limit else [])
+    line += (["--start", shlex.quote(start)] if start else []) + ["-o", shlex.quote(out)]
+    Path(out).write_text(json.dumps(document(result, " ".join(line)), indent=2) + "\n", encoding="utf-8")
+    _table(result, Console(width=160))
+    console.print(
+        f"{result.evaluations} settings evaluated in {time.perf_counter() - started:.0f}s; wrote {out} "
+        f"(use it with -c select_weights={out})",
+        highlight=False,
+    )
+
+
+def document(result: FitResult, command_line: str) -> dict[str, Any]:
+    """The weights file: its settings plus what they were fitted on and how they scored (no timings, so
+    the same command writes the same file)."""
+    from dataclasses import asdict
+
+    from contextweaver.eval.fit import ids_hash
+    from contextweaver.selectors.select_settings import weights_document
+
+    def part(runs: list[Run]) -> dict[str, Any]:
+        return {"runs": len(runs), "ids_sha256": ids_hash(runs)}
+
+    scores: dict[str, Any] = {
+        "fit": {"before": result.fit_before.as_dict(), "after": result.fit_after.as_dict()}
+    }
+    if result.hold_before is not None and result.hold_after is not None:
+        scores["holdout"] = {"before": result.hold_before.as_dict(), "after": result.hold_after.as_dict()}
+    return weights_document(
+        result.settings,
+        fitted_on=part(result.fit_runs),
+        held_out=part(result.hold_runs),
+        started_from=asdict(result.start),
+        moves=result.moves,
+        scores=scores,
+        command=command_line,
+    )
+
+
+def _table(result: FitResult, console: Console) -> None:
+    from rich.table import Table
+
+    table = Table("part", "dataset", "runs", "margin before", "margin after", "target", "recent after")
+    parts = [
+        ("fit", result.fit_before, result.fit_after),
+        ("hold-out", result.hold_before, result.hold_after),
+    ]
+    for label, before, after in parts:
+        if before is None or after is None:
+            continue
+        for b, a in zip(before.datasets, after.datasets, strict=True):
+            table.add_row(
+                label,
+                a.name,
+                str(a.runs),
+                f"{b.margin:+.4f}",
+                f"{a.margin:+.4f}",
+                f"{a.target:+.4f}",
+                f"{a.recent:.4f}",
+            )
+        table.add_row(
+            label,
+            "objective (min margin - target)",
+            "",
+            f"{before.objective:+.4f}",
+            f"{after.objective:+.4f}",
+            "",
+            "",
+        )
+    console.print(table)
+    for move in result.moves or ["no move raised the objective: the start settings are kept"]:
+        console.print(move, highlight=False)
+
+
+class _progress:
+    """A rich progress bar per phase of the fit (or nothing with --no-progress)."""
+
+    def __init__(self, console: Console, off: bool) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        self.bar = None if off else Progress(*columns, console=console, transient=False)
+        self.task: Any = None
+
+    def __enter__(self) -> tuple[Any, Any]:
+        if self.bar is not None:
+            self.bar.__enter__()
+        return self.phase, self.done
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+    def phase(self, label: str, total: int) -> None:
+        if self.bar is not None:
+            if self.task is not None:
+                self.bar.remove_task(self.task)
+            self.task = self.bar.add_task(label, total=total)
+
+    def done(self) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.advance(self.task)

@@ -1,0 +1,190 @@
+"""The fit: a deterministic coordinate search over each setting's declared grid (`select_settings`),
+starting from the current settings, that maximises the smallest margin-minus-target over datasets
+(`fit_score.Score.objective`; at an equal smallest, the mean over datasets) and rejects a setting that
+loses recent evidence.
+
+Runs are replayed in worker processes; each worker keeps its runs' settings-independent part
+(`fit_score.Prepared`), so a candidate costs one replay of the selection per run. A `holdout` share of
+the runs (by a hash of the run id) is never searched on: its objective before and after tells whether
+the fit generalises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from contextweaver.eval.fit_score import Prepared, Score, dataset_score, prepare, run_point
+from contextweaver.eval.frontier import RunPoint
+from contextweaver.formats.base import Trajectory
+from contextweaver.selectors.select_settings import SelectSettings, grid
+
+MIN_GAIN = 0.001
+"""A move must raise the objective by this much: smaller gains are noise a user's runs would not repeat."""
+
+_RUNS: list[Trajectory] = []
+_PREPARED: dict[int, Prepared] = {}
+
+
+@dataclass(frozen=True)
+class Run:
+    dataset: str
+    id: str
+    trajectory: Trajectory
+
+
+def holdout_of(run_id: str, share: float) -> bool:
+    """Whether a run is held out: a stable hash of its id, so the same runs are held out every time."""
+    digest = hashlib.sha1(f"fit-holdout:{run_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32 < share
+
+
+def ids_hash(runs: Sequence[Run]) -> str:
+    text = "\n".join(sorted(f"{r.dataset}/{r.id}" for r in runs))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _init(runs: list[Trajectory]) -> None:
+    global _RUNS
+    _RUNS = runs
+    _PREPARED.clear()
+
+
+def _score(job: tuple[int, SelectSettings]) -> tuple[RunPoint, dict[str, list[float]]]:
+    index, settings = job
+    prepared = _PREPARED.get(index)
+    if prepared is None:
+        prepared = _PREPARED[index] = prepare(_RUNS[index])
+    return run_point(_RUNS[index], prepared, settings), prepared.windows
+
+
+class _Inline(Executor):
+    """One process: what `-j 1` and the tests use."""
+
+    def map(self, fn: Callable[..., Any], *iterables: Any, **_: Any) -> Iterator[Any]:
+        return (fn(*args) for args in zip(*iterables, strict=True))
+
+
+@dataclass
+class Evaluator:
+    """Scores settings on subsets of `runs` (indices), one pool for the whole fit."""
+
+    runs: Sequence[Run]
+    pool: Executor
+    on_done: Callable[[], None] = lambda: None
+    windows: dict[int, dict[str, list[float]]] = field(default_factory=dict)
+    evaluations: int = 0
+
+    def scores(self, candidates: Sequence[SelectSettings], subset: Sequence[int]) -> list[Score]:
+        """Every candidate on `subset`, all replays in one batch (the pool stays busy across candidates)."""
+        jobs = [(i, c) for c in candidates for i in subset]
+        points: list[RunPoint] = []
+        for i, (point, windows) in zip(
+            [i for i, _ in jobs], self.pool.map(_score, jobs, chunksize=2), strict=True
+        ):
+            self.windows[i] = windows
+            points.append(point)
+            self.on_done()
+        self.evaluations += len(candidates)
+        n = len(subset)
+        return [self._score(points[c * n : (c + 1) * n], subset) for c in range(len(candidates))]
+
+    def _score(self, points: Sequence[RunPoint], subset: Sequence[int]) -> Score:
+        names = sorted({self.runs[i].dataset for i in subset})
+        return Score(
+            tuple(
+                dataset_score(
+                    name,
+                    [p for p, i in zip(points, subset, strict=True) if self.runs[i].dataset == name],
+                    [self.windows[i] for i in subset if self.runs[i].dataset == name],
+                )
+                for name in names
+            )
+        )
+
+
+@dataclass
+class FitResult:
+    start: SelectSettings
+    settings: SelectSettings
+    fit_before: Score
+    fit_after: Score
+    hold_before: Score | None
+    hold_after: Score | None
+    fit_runs: list[Run]
+    hold_runs: list[Run]
+    moves: list[str]
+    evaluations: int
+
+
+@contextmanager
+def _pool(runs: Sequence[Run], jobs: int) -> Iterator[Executor]:
+    if jobs <= 1:
+        _init([r.trajectory for r in runs])
+        yield _Inline()
+        return
+    with ProcessPoolExecutor(jobs, initializer=_init, initargs=([r.trajectory for r in runs],)) as pool:
+        yield pool
+
+
+def fit(
+    runs: Sequence[Run],
+    start: SelectSettings,
+    *,
+    holdout: float = 0.0,
+    rounds: int = 2,
+    jobs: int = 1,
+    knobs: Sequence[str] | None = None,
+    on_phase: Callable[[str, int], None] = lambda label, total: None,
+    on_done: Callable[[], None] = lambda: None,
+) -> FitResult:
+    """Coordinate search from `start`; `on_phase(label, replays)` and `on_done()` report progress."""
+    held = [i for i, r in enumerate(runs) if holdout_of(r.id, holdout)]
+    part = sorted(set(range(len(runs))) - set(held))
+    if not part:
+        raise ValueError(f"no runs left to fit on with --holdout {holdout}: lower it")
+    names = [f.name for f in fields(SelectSettings) if grid(f.name) and (knobs is None or f.name in knobs)]
+    with _pool(runs, jobs) as pool:
+        evaluator = Evaluator(runs, pool, on_done)
+        on_phase("start", len(part))
+        base = evaluator.scores([start], part)[0]
+        best, best_score, moves = start, base, []
+        for round_ in range(1, rounds + 1):
+            moved = False
+            for name in names:
+                tried = [replace(best, **{name: v}) for v in grid(name) if v != getattr(best, name)]
+                if not tried:
+                    continue
+                on_phase(f"round {round_}: {name}", len(tried) * len(part))
+                scored = zip(tried, evaluator.scores(tried, part), strict=True)
+                ok = [(c, s) for c, s in scored if s.keeps_recent(base)]
+                top = max(ok, key=lambda t: (t[1].objective, t[1].mean_gap), default=None)
+                if top is not None and top[1].beats(best_score, MIN_GAIN):
+                    moves.append(
+                        f"round {round_}: {name} {getattr(best, name)} -> {getattr(top[0], name)}: objective "
+                        f"{best_score.objective:+.4f} -> {top[1].objective:+.4f}, mean over datasets "
+                        f"{best_score.mean_gap:+.4f} -> {top[1].mean_gap:+.4f}"
+                    )
+                    best, best_score, moved = top[0], top[1], True
+            if not moved:
+                break
+        hold_before = hold_after = None
+        if held:
+            on_phase("hold-out", 2 * len(held))
+            hold_before, hold_after = evaluator.scores([start, best], held)
+    return FitResult(
+        start,
+        best,
+        base,
+        best_score,
+        hold_before,
+        hold_after,
+        [runs[i] for i in part],
+        [runs[i] for i in held],
+        moves,
+        evaluator.evaluations,
+    )
