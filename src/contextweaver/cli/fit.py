@@ -208,6 +208,7 @@ class _progress:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         self.bar = None if off else Progress(*columns, console=console, transient=False)
         self.task: Any = None
+        self.console, self.started = console, time.perf_counter()
 
     def __enter__(self) -> tuple[Any, Any]:
         if self.bar is not None:
@@ -219,7 +220,11 @@ class _progress:
             self.bar.__exit__(None, None, None)
 
     def phase(self, label: str, total: int) -> None:
-        if self.bar is not None:
+        if self.bar is None:  # a log line per phase instead
+            self.console.print(
+                f"{time.perf_counter() - self.started:6.0f}s {label}: {total} replays", highlight=False
+            )
+        else:
             if self.task is not None:
                 self.bar.remove_task(self.task)
             self.task = self.bar.add_task(label, total=total)
