@@ -21,9 +21,14 @@ from contextweaver.types import Message, Node
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 """Identifier-like words of 4+ characters: what recent steps mention and old outputs are searched for."""
-MARKER = "[... lines {start}-{end} of {total} cut ...]"
-"""Short on purpose: it says which lines were cut (the agent can print them again); why is in the decision."""
+MARKER = "[lines {start}-{end} cut]"
+"""Short on purpose: it says which lines were cut (the agent can print them again); why is in the decision.
+In a numbered view (`nl -ba`, `cat -n`, `grep -n`) the numbers are the ones its lines carry: those are
+the lines the agent would print again (`sed -n '115,120p' a.py`), not the output's own rows."""
 MARKER_TOKENS = 14
+"""A gap this cheap stays: a line or two is worth more shown than pointed at."""
+NUMBERED = re.compile(r"\s{0,8}(\d{1,7})(?:\t|:| \|)")
+"""A line of a numbered view: its number first (`  115\t...`, `115:...`, an editor's `115 |`)."""
 MIN_DEDUPE_CHARS = 8
 """Shorter lines (blank, `}`, `else:`) are never elided as repeats: they carry nothing."""
 
@@ -115,7 +120,7 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
                 if sum(lines.tokens[cursor:n]) <= MARKER_TOKENS:  # a gap cheaper than its marker stays
                     parts += lines.lines[cursor:n]
                 else:
-                    parts.append(MARKER.format(start=cursor + 1, end=n, total=total))
+                    parts.append(marker(lines.lines, cursor, n - 1))
             if n < end:
                 parts.append(lines.lines[n])
             cursor = n + 1
@@ -123,6 +128,15 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
         tokens += MESSAGE_OVERHEAD + _count(text)
         messages.append({**message, "content": text})
     return Excerpt(messages, tokens, len(keep), total, why)
+
+
+def marker(lines: tuple[str, ...], first: int, last: int) -> str:
+    """The marker for cut lines `first`..`last` (0-based): their own numbers in a numbered view,
+    else their 1-based rows in the output."""
+    start, end = NUMBERED.match(lines[first]), NUMBERED.match(lines[last])
+    if start and end and int(start.group(1)) <= int(end.group(1)):
+        return MARKER.format(start=start.group(1), end=end.group(1))
+    return MARKER.format(start=first + 1, end=last + 1)
 
 
 @lru_cache(maxsize=512)

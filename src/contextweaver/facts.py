@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import Facts, Step
+from contextweaver.views import viewed_paths
 
 _WORD = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_]")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
@@ -23,9 +24,6 @@ _ERROR_LINE = re.compile(
 )
 _EDIT = re.compile(
     r"sed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+(\S+)|cat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>\s*(\S+)|>\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert)\b\s+(\S+)"
-)
-_VIEW = re.compile(
-    r"\b(?:cat|head|tail|nl|less|view|sed\s+-n\s+\S+|grep\s+(?:-\S+\s+)*(?:'[^']*'|\"[^\"]*\"|\S+))\s+([\w./-]+\.\w{1,5})\b"
 )
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _MAX_ITEMS = 4000  # a giant observation contributes at most this many items
@@ -74,7 +72,6 @@ def extract_facts(step: Step) -> Facts:
     said = f"{step.thought}\n{step.action}"
     commands = shell_lines(step.action)
     edited = {next(g for g in m if g) for m in _EDIT.findall(commands)}
-    viewed = set(_VIEW.findall(commands))
     errors = {line.strip()[:200] for line in _ERROR_LINE.findall(step.observation[:200_000])}
     return Facts(
         files=frozenset(_PATH.findall(said)),
@@ -84,5 +81,5 @@ def extract_facts(step: Step) -> Facts:
         errors=frozenset(list(errors)[:50]),
         tests=frozenset(_TEST_ID.findall(said)),
         edited_files=frozenset(f.strip("'\"") for f in edited if any(c.isalpha() for c in f)),
-        viewed_files=frozenset(viewed),
+        viewed_files=frozenset(viewed_paths(commands)),
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextweaver.facts import extract_facts
+from contextweaver.types import Step
 from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
 
 
@@ -41,3 +43,10 @@ def test_views_are_read_with_their_options() -> None:
     assert viewed_paths("sed -n '1,50p' pkg/mod.py") == {"pkg/mod.py"}
     assert viewed_paths("open src/App.java 120") == {"src/App.java"}
     assert viewed_paths("ls -la && python run.py") == set()
+
+
+def test_the_analyzer_sees_the_same_views_as_the_selection() -> None:
+    """One reader of "which file a command prints": a numbered view is a view to the graph too."""
+    step = Step("read it", "nl -ba src/shop/cart.py | sed -n '10,40p'\ncat -n b.py\ngrep -n total c.py", "x")
+    assert extract_facts(step).viewed_files == {"src/shop/cart.py", "b.py", "c.py"}
+    assert extract_facts(step).viewed_files == viewed_paths(step.action)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 
 from contextweaver.config import WeaverConfig
-from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, runs_of
+from contextweaver.excerpts import MARKER_TOKENS, WORD, Excerpt, OutputLines, build_excerpt, runs_of
 from contextweaver.facts import shell_lines
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
@@ -54,8 +54,6 @@ class SelectSelector:
     """The fitted settings (`select_settings.SelectSettings`, where each says why), one attribute each."""
     postings = 64
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
-    min_elided_tokens = 40
-    """A run of repeated lines is elided only when it saves more than its marker costs."""
     excerpt_cache = 1024
 
     @classmethod
@@ -288,8 +286,8 @@ class SelectSelector:
             else:
                 repeats = {n for n in numbers if keys[n] in later}
             kept = set(numbers) - repeats
-            for first, last in runs_of(repeats):  # a short run is not worth its marker
-                if sum(lines.tokens[first : last + 1]) < self.min_elided_tokens:
+            for first, last in runs_of(repeats):  # a run cheaper than its marker stays
+                if sum(lines.tokens[first : last + 1]) <= MARKER_TOKENS:
                     kept.update(range(first, last + 1))
             seen_in = {later[key] for n in repeats - kept if (key := keys[n]) is not None}
             later.update({key: index for key in present if key is not None and key not in later})
