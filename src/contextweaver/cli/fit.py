@@ -117,8 +117,13 @@ def command(
     from contextweaver.selectors.select_settings import load_settings
 
     console = Console(stderr=True, soft_wrap=True)
-    runs = load_runs(inputs, split, limit)
-    begin = load_settings(start)
+    from contextweaver.errors import ContextWeaverError
+
+    try:
+        runs = load_runs(inputs, split, limit)
+        begin = load_settings(start)
+    except ContextWeaverError as exc:  # an unreadable run or weights file: say which, no traceback
+        raise click.UsageError(str(exc)) from None
     console.print(f"{len(runs)} runs from {len(inputs)} dataset(s), holdout {holdout}, {workers} worker(s)")
     started = time.perf_counter()
     with _progress(console, no_progress) as (on_phase, on_done):
