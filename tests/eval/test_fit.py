@@ -68,6 +68,12 @@ def test_the_search_moves_a_setting_that_loses_long_range_evidence() -> None:
     assert result.fit_after.datasets[0].recall > result.fit_before.datasets[0].recall
     assert any("extra_tokens 0 ->" in move for move in result.moves)
     assert result.hold_before is None  # nothing held out
+    tried = {(t["setting"], t["value"]): t["objective"] for t in result.trials}
+    assert set(tried) == {("extra_tokens", v) for v in (1200, 2400, 3600, 4800)} | {
+        ("lookback", 3),
+        ("lookback", 8),
+    }
+    assert max(tried.values()) == round(result.fit_after.objective, 5)
 
 
 def test_holdout_is_a_stable_share() -> None:

@@ -164,6 +164,7 @@ def document(result: FitResult, command_line: str) -> dict[str, Any]:
         held_out=part(result.hold_runs),
         started_from=asdict(result.start),
         moves=result.moves,
+        trials=result.trials,
         scores=scores,
         command=command_line,
     )

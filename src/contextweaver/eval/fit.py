@@ -118,6 +118,8 @@ class FitResult:
     fit_runs: list[Run]
     hold_runs: list[Run]
     moves: list[str]
+    trials: list[dict[str, Any]]
+    """Every candidate tried: its round, setting, value and scores (what a user reads to see what matters)."""
     evaluations: int
 
 
@@ -153,6 +155,7 @@ def fit(
         on_phase("start", len(part))
         base = evaluator.scores([start], part)[0]
         best, best_score, moves = start, base, []
+        trials: list[dict[str, Any]] = []
         for round_ in range(1, rounds + 1):
             moved = False
             for name in names:
@@ -160,7 +163,8 @@ def fit(
                 if not tried:
                     continue
                 on_phase(f"round {round_}: {name}", len(tried) * len(part))
-                scored = zip(tried, evaluator.scores(tried, part), strict=True)
+                scored = list(zip(tried, evaluator.scores(tried, part), strict=True))
+                trials += [trial(round_, name, c, s, s.keeps_recent(base)) for c, s in scored]
                 ok = [(c, s) for c, s in scored if s.keeps_recent(base)]
                 top = max(ok, key=lambda t: (t[1].objective, t[1].mean_gap), default=None)
                 if top is not None and top[1].beats(best_score, MIN_GAIN):
@@ -186,5 +190,19 @@ def fit(
         [runs[i] for i in part],
         [runs[i] for i in held],
         moves,
+        trials,
         evaluator.evaluations,
     )
+
+
+def trial(
+    round_: int, name: str, candidate: SelectSettings, score: Score, keeps_recent: bool
+) -> dict[str, Any]:
+    return {
+        "round": round_,
+        "setting": name,
+        "value": getattr(candidate, name),
+        "objective": round(score.objective, 5),
+        "mean_gap": round(score.mean_gap, 5),
+        "keeps_recent": keeps_recent,
+    }
