@@ -83,7 +83,27 @@ def test_lines_repeated_in_a_later_kept_output_are_elided() -> None:
     assert older.mode == "trimmed"
     assert "first" in context.text()
     assert context.text().count("collected item test_case_3 PASSED") == 1
-    assert "repeated in step 8's output" in older.reason
+    assert "repeated in step 8 (output" in older.reason
+
+
+def test_lines_a_kept_step_wrote_in_its_action_are_elided_from_an_older_output() -> None:
+    """The agent prints a file, then rewrites it with a heredoc: the old printout's lines that the
+    heredoc repeats are in the context once (in the action); the changed line stays in the output."""
+    body = [f"    total_{i} = compute_line_{i}(order, discount_{i})" for i in range(30)]
+    old = "\n".join(body)
+    new = "\n".join([*body[:15], "    total_15 = compute_fixed(order)", *body[16:]])
+    steps = [
+        *filler(5),
+        Step("look at it", "cat shop/lines.py", old),
+        Step("rewrite it", f"cat <<'EOF' > shop/lines.py\n{new}\nEOF", ""),
+        Step("check", "python -m pytest -q", "1 passed"),
+    ]
+    context = weaver_with(steps).context()
+    printed = next(d for d in context.decisions if d.index == 6)
+    assert printed.mode == "trimmed" and "repeated in step 7" in printed.reason
+    text = context.text()
+    assert text.count(body[3].strip()) == 1  # once, in the heredoc
+    assert body[15].strip() in text  # the line the rewrite changed stays where it was printed
 
 
 def test_excerpt_keeps_whole_lines_and_says_what_was_cut() -> None:

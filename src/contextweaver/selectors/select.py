@@ -9,8 +9,9 @@
    worth three times as much per hit, and also offers its outline: its definition lines, each alone.
    The best offers are taken until `extra_tokens` are spent. A word on many lines of one output marks
    nothing there.
-3. Every kept output's lines that recur verbatim in a later kept output are elided (the later one
-   holds them), so an older view of a region that a newer view repeats costs only its changed lines.
+3. Every kept output's lines that recur verbatim in a later kept output, or in the thought or action of
+   a kept step (a script written with a heredoc, code the agent quoted), are elided: the context holds
+   them there, so an older view of a region that a newer view repeats costs only its changed lines.
 
 All of it is deterministic, calls no LLM, and per step reads only the recent steps plus the outputs a
 posting list links to their words (the newest `postings` per word), so its cost stays flat as runs grow.
@@ -22,7 +23,15 @@ import math
 from collections.abc import Sequence
 
 from contextweaver.config import WeaverConfig
-from contextweaver.excerpts import MARKER_TOKENS, WORD, Excerpt, OutputLines, build_excerpt, runs_of
+from contextweaver.excerpts import (
+    MARKER_TOKENS,
+    MIN_DEDUPE_CHARS,
+    WORD,
+    Excerpt,
+    OutputLines,
+    build_excerpt,
+    runs_of,
+)
 from contextweaver.facts import shell_lines
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
@@ -77,6 +86,8 @@ class SelectSelector:
         """Per output, each line's repeat-detection key (computed once, read at every step)."""
         self._key_set: dict[int, frozenset[str | None]] = {}
         self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
+        self._said_lines: dict[int, frozenset[str]] = {}
+        """Per step, the lines of its thought and action (a heredoc's body, a quoted snippet)."""
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
@@ -84,6 +95,9 @@ class SelectSelector:
             node = graph.node(index)
             said = f"{node.step.thought}\n{node.step.action}"
             self._said[index] = frozenset(WORD.findall(said))
+            self._said_lines[index] = frozenset(
+                key for line in said.split("\n") if len(key := line.strip()) >= MIN_DEDUPE_CHARS
+            )
             facts = node.facts
             self._files[index] = facts.files | facts.edited_files | facts.viewed_files
             if node.step.kind != "agent":
@@ -132,7 +146,8 @@ class SelectSelector:
             compressed_reason=f"older than the last {window} outputs and not about what recent steps mention",
             notes=[f"select: {window} recent outputs + {len(chosen)} excerpt(s) of older ones"],
             compressed_reasons={
-                i: f"every line of its output recurs in step {j}'s" for i, j in repeated.items()
+                i: f"every line of its output recurs in step {j} (its output, thought or action)"
+                for i, j in repeated.items()
             },
             excerpts=excerpts,
         )
@@ -259,11 +274,13 @@ class SelectSelector:
     def _dedupe(
         self, graph: DependencyGraph, k: int, floor_start: int, keep: dict[int, set[int] | None]
     ) -> tuple[dict[int, Excerpt], dict[int, int]]:
-        """Newest first: lines that recur in a later kept output are elided (the current step never)."""
+        """Newest first: lines that recur in a later kept output, or in a kept step's own thought or action
+        (a heredoc's body, a quoted snippet), are elided; the current step's output never is."""
         later: dict[str, int] = {}
         excerpts: dict[int, Excerpt] = {}
         repeated: dict[int, int] = {}
         for index in sorted(keep, reverse=True):
+            later.update({key: index for key in self._said_lines.get(index, ()) if key not in later})
             if index not in self._lines:
                 continue
             lines = self._lines[index]
@@ -290,7 +307,7 @@ class SelectSelector:
                 continue
             if wanted is None and len(kept) == len(lines.lines):
                 continue
-            note = f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])}'s output"
+            note = f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])} (output, thought or action)"
             if wanted is None:
                 marker = f"lines {note} cut"
             else:
