@@ -106,6 +106,21 @@ def test_lines_a_kept_step_wrote_in_its_action_are_elided_from_an_older_output()
     assert body[15].strip() in text  # the line the rewrite changed stays where it was printed
 
 
+def test_a_block_an_output_prints_again_is_cut_after_its_first_copy() -> None:
+    warning = [f"  warnings.warn('deprecated option number {i}', DeprecationWarning)" for i in range(8)]
+    output = "\n".join(["test_a PASSED", *warning, "test_b PASSED", *warning, "2 passed, 16 warnings"])
+    steps = [*filler(6), Step("run", "python -m pytest -q", output), Step("next", "ls", "a.py")]
+    context = weaver_with(steps).context()
+    run = next(d for d in context.decisions if d.index == 7)
+    assert run.mode == "trimmed" and "repeated earlier in this output" in run.reason
+    text = context.text()
+    assert text.count(warning[2].strip()) == 1
+    assert "test_b PASSED" in text and "2 passed, 16 warnings" in text
+
+    current = weaver_with(steps[:7]).context().text()  # the current output stays whole
+    assert current.count(warning[2].strip()) == 2
+
+
 def test_excerpt_keeps_whole_lines_and_says_what_was_cut() -> None:
     text = "\n".join(f"line {n}: " + " ".join(f"word_{n}_{i}" for i in range(12)) for n in range(1, 6))
     node = make_node(1, Step("t", "cat f.py", text))

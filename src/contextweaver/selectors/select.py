@@ -30,6 +30,7 @@ from contextweaver.excerpts import (
     Excerpt,
     OutputLines,
     build_excerpt,
+    echoes,
     runs_of,
 )
 from contextweaver.facts import shell_lines
@@ -86,6 +87,8 @@ class SelectSelector:
         """Per output, each line's repeat-detection key (computed once, read at every step)."""
         self._key_set: dict[int, frozenset[str | None]] = {}
         self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
+        self._echoes: dict[int, dict[int, int]] = {}
+        """Per output, each line that repeats an earlier line of the same output -> that earlier line."""
         self._said_lines: dict[int, frozenset[str]] = {}
         """Per step, the lines of its thought and action (a heredoc's body, a quoted snippet)."""
 
@@ -111,6 +114,7 @@ class SelectSelector:
             self._lines[index] = lines
             keys = self._keys[index] = lines.keys()
             self._key_set[index] = frozenset(keys)
+            self._echoes[index] = echoes(keys)
             self._passing[index] = passing_rows(lines.lines)
             for word in lines.words:
                 self._postings.setdefault(word, []).append(index)
@@ -296,27 +300,31 @@ class SelectSelector:
                 repeats: set[int] = set()
             else:
                 repeats = {n for n in numbers if keys[n] in later}
+            echo = self._echoes[index] if index != k else {}
+            inside = {n for n, first in echo.items() if wanted is None or (n in wanted and first in wanted)}
+            repeats |= inside
             kept = set(numbers) - repeats
             for first, last in runs_of(repeats):  # a run cheaper than its marker stays
                 if sum(lines.tokens[first : last + 1]) <= MARKER_TOKENS:
                     kept.update(range(first, last + 1))
-            seen_in = {later[key] for n in repeats - kept if (key := keys[n]) is not None}
+            seen_in = {later[key] for n in repeats - kept - inside if (key := keys[n]) is not None}
+            inside -= kept
             later.update({key: index for key in present if key is not None and key not in later})
             if seen_in and not any(lines.lines[n].strip() for n in kept):
                 repeated[index] = min(seen_in)
                 continue
             if wanted is None and len(kept) == len(lines.lines):
                 continue
-            note = f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])} (output, thought or action)"
+            note = _repeat_note(seen_in, bool(inside))
             if wanted is None:
                 marker = f"lines {note} cut"
             else:
                 marker = "lines not near what recent steps mention cut" + (
-                    f", and lines {note}" if seen_in else ""
+                    f", and lines {note}" if note else ""
                 )
                 if floor_start <= index:
                     marker = "a long output: head, tail and the lines near what recent steps mention kept" + (
-                        f"; lines {note} cut" if seen_in else ""
+                        f"; lines {note} cut" if note else ""
                     )
                     if self.trim_passing and self._passing[index]:
                         marker = "a test run: its rows of passing tests cut" + (
@@ -326,3 +334,15 @@ class SelectSelector:
                         )
             excerpts[index] = self._excerpt(graph, index, kept, marker)
         return excerpts, repeated
+
+
+def _repeat_note(seen_in: set[int], inside: bool) -> str:
+    """Where the cut repeated lines can still be read."""
+    where = []
+    if seen_in:
+        where.append(
+            f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])} (output, thought or action)"
+        )
+    if inside:
+        where.append("repeated earlier in this output")
+    return " or ".join(where)
