@@ -17,9 +17,9 @@ FILE_VIEW = "\n".join(f"{n:>4}\tline {n} of the module" for n in range(1, 201))
 FILE_VIEW = FILE_VIEW.replace("line 150 of the module", "def compute_total_price(order):")
 
 
-def weaver_with(steps: list[Step], **settings: object) -> ContextWeaver:
+def weaver_with(steps: list[Step], task: str = "fix the bug", **settings: object) -> ContextWeaver:
     weaver = ContextWeaver(WeaverConfig(selector="select", mode="per_step", **settings))  # type: ignore[arg-type]
-    weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": "fix the bug"}])
+    weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": task}])
     for step in steps:
         weaver.add_step(step)
     return weaver
@@ -119,6 +119,19 @@ def test_a_block_an_output_prints_again_is_cut_after_its_first_copy() -> None:
 
     current = weaver_with(steps[:7]).context().text()  # the current output stays whole
     assert current.count(warning[2].strip()) == 2
+
+
+def test_lines_an_output_repeats_from_the_task_are_cut() -> None:
+    """The task is in every context: an output that prints its example again costs only what is new."""
+    example = [f"    result_{i} = convert(value_{i}, unit='metre_{i}')" for i in range(10)]
+    task = "Fix convert. To reproduce:\n" + "\n".join(example)
+    steps = [*filler(5), Step("run it", "cat repro.py", "\n".join([*example, "print(result_0)"]))]
+    steps.append(Step("next", "ls", "a.py"))
+    context = weaver_with(steps, task=task).context()
+    printed = next(d for d in context.decisions if d.index == 6)
+    assert printed.mode == "trimmed" and "repeated in the task" in printed.reason
+    assert context.text().count(example[4].strip()) == 1
+    assert "print(result_0)" in context.text()
 
 
 def test_excerpt_keeps_whole_lines_and_says_what_was_cut() -> None:

@@ -39,6 +39,7 @@ from contextweaver.passing_rows import passing_rows
 from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
+from contextweaver.tokens import content_text
 from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
 
 
@@ -94,13 +95,14 @@ class SelectSelector:
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
+        if self._indexed == 0 and len(graph):  # the root (system prompt, task) is in every context
+            root = "\n".join(content_text(m.get("content")) for m in graph.node(0).step.chat_messages())
+            self._said_lines[0] = line_keys(root)
         for index in range(self._indexed + 1, len(graph)):
             node = graph.node(index)
             said = f"{node.step.thought}\n{node.step.action}"
             self._said[index] = frozenset(WORD.findall(said))
-            self._said_lines[index] = frozenset(
-                key for line in said.split("\n") if len(key := line.strip()) >= MIN_DEDUPE_CHARS
-            )
+            self._said_lines[index] = line_keys(said)
             facts = node.facts
             self._files[index] = facts.files | facts.edited_files | facts.viewed_files
             if node.step.kind != "agent":
@@ -280,7 +282,7 @@ class SelectSelector:
     ) -> tuple[dict[int, Excerpt], dict[int, int]]:
         """Newest first: lines that recur in a later kept output, or in a kept step's own thought or action
         (a heredoc's body, a quoted snippet), are elided; the current step's output never is."""
-        later: dict[str, int] = {}
+        later = dict.fromkeys(self._said_lines.get(0, ()), 0)
         excerpts: dict[int, Excerpt] = {}
         repeated: dict[int, int] = {}
         for index in sorted(keep, reverse=True):
@@ -334,6 +336,11 @@ class SelectSelector:
                         )
             excerpts[index] = self._excerpt(graph, index, kept, marker)
         return excerpts, repeated
+
+
+def line_keys(text: str) -> frozenset[str]:
+    """The lines of a text long enough to count as repeats, stripped."""
+    return frozenset(key for line in text.split("\n") if len(key := line.strip()) >= MIN_DEDUPE_CHARS)
 
 
 def _repeat_note(seen_in: set[int], inside: bool) -> str:
