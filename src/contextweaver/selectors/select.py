@@ -346,10 +346,11 @@ def line_keys(text: str) -> frozenset[str]:
 def _repeat_note(seen_in: set[int], inside: bool) -> str:
     """Where the cut repeated lines can still be read."""
     where = []
-    if seen_in:
-        where.append(
-            f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])} (output, thought or action)"
-        )
+    if 0 in seen_in:
+        where.append("repeated in the task")
+    if seen_in - {0}:
+        steps = ", ".join(str(s) for s in sorted(seen_in - {0})[:3])
+        where.append(f"repeated in step {steps} (output, thought or action)")
     if inside:
         where.append("repeated earlier in this output")
     return " or ".join(where)
