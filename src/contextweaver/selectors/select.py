@@ -152,8 +152,7 @@ class SelectSelector:
             compressed_reason=f"older than the last {window} outputs and not about what recent steps mention",
             notes=[f"select: {window} recent outputs + {len(chosen)} excerpt(s) of older ones"],
             compressed_reasons={
-                i: f"every line of its output recurs in step {j} (its output, thought or action)"
-                for i, j in repeated.items()
+                i: f"every line of its output is {_repeat_note({j}, False)}" for i, j in repeated.items()
             },
             excerpts=excerpts,
         )
