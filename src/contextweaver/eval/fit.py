@@ -27,7 +27,8 @@ MIN_GAIN = 0.001
 """A move must raise the objective by this much: smaller gains are noise a user's runs would not repeat."""
 
 _RUNS: list[Trajectory] = []
-_PREPARED: dict[int, Prepared] = {}
+_PREPARED: list[Prepared] = []
+"""A worker's runs and their settings-independent part, set once when the scoring pool starts."""
 
 
 @dataclass(frozen=True)
@@ -48,18 +49,14 @@ def ids_hash(runs: Sequence[Run]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _init(runs: list[Trajectory]) -> None:
-    global _RUNS
-    _RUNS = runs
-    _PREPARED.clear()
+def _init(runs: list[Trajectory], prepared: list[Prepared]) -> None:
+    global _RUNS, _PREPARED
+    _RUNS, _PREPARED = runs, prepared
 
 
 def _score(job: tuple[int, SelectSettings]) -> tuple[RunPoint, dict[str, list[float]]]:
     index, settings = job
-    prepared = _PREPARED.get(index)
-    if prepared is None:
-        prepared = _PREPARED[index] = prepare(_RUNS[index])
-    return run_point(_RUNS[index], prepared, settings), prepared.windows
+    return run_point(_RUNS[index], _PREPARED[index], settings), _PREPARED[index].windows
 
 
 class _Inline(Executor):
@@ -124,13 +121,22 @@ class FitResult:
 
 
 @contextmanager
-def _pool(runs: Sequence[Run], jobs: int) -> Iterator[Executor]:
+def _pool(runs: Sequence[Run], jobs: int, on_done: Callable[[], None]) -> Iterator[Executor]:
+    """Each run is prepared once (in parallel), then every scoring worker starts with all of them."""
+    trajectories = [r.trajectory for r in runs]
     if jobs <= 1:
-        _init([r.trajectory for r in runs])
+        _init(trajectories, [_done(prepare(t), on_done) for t in trajectories])
         yield _Inline()
         return
-    with ProcessPoolExecutor(jobs, initializer=_init, initargs=([r.trajectory for r in runs],)) as pool:
+    with ProcessPoolExecutor(jobs) as pool:
+        prepared = [_done(p, on_done) for p in pool.map(prepare, trajectories, chunksize=2)]
+    with ProcessPoolExecutor(jobs, initializer=_init, initargs=(trajectories, prepared)) as pool:
         yield pool
+
+
+def _done(prepared: Prepared, on_done: Callable[[], None]) -> Prepared:
+    on_done()
+    return prepared
 
 
 def fit(
@@ -150,7 +156,8 @@ def fit(
     if not part:
         raise ValueError(f"no runs left to fit on with --holdout {holdout}: lower it")
     names = [f.name for f in fields(SelectSettings) if grid(f.name) and (knobs is None or f.name in knobs)]
-    with _pool(runs, jobs) as pool:
+    on_phase("evidence of each run", len(runs))
+    with _pool(runs, jobs, on_done) as pool:
         evaluator = Evaluator(runs, pool, on_done)
         on_phase("start", len(part))
         base = evaluator.scores([start], part)[0]
