@@ -201,15 +201,15 @@ class SelectSelector:
         offers = []
         weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
 
+        parent_bonus, file_bonus, file_weight = self.parent_bonus, self.file_bonus, self.file_weight
+
         def bonus(index: int) -> float:
             return (
-                1.0
-                + (self.parent_bonus if index in parents else 0.0)
-                + (self.file_bonus if index in linked else 0.0)
+                1.0 + (parent_bonus if index in parents else 0.0) + (file_bonus if index in linked else 0.0)
             )
 
-        def promise(index: int) -> tuple[float, int]:
-            words = sum(weight[w] for w in candidates[index]) + (self.file_weight if index in linked else 0.0)
+        def promise(index: int) -> tuple[float, int]:  # called for every candidate: kept lean
+            words = sum([weight[w] for w in candidates[index]]) + (file_weight if index in linked else 0.0)
             return -words * bonus(index), -index
 
         for index in sorted(candidates, key=promise)[: self.candidates]:
