@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
+from contextweaver.postings import Posting, post
 from contextweaver.protocols import Model
 from contextweaver.types import Node, Parent
 
@@ -48,8 +49,8 @@ class HeuristicAnalyzer:
     def __init__(self, config: WeaverConfig | None = None, model: Model | None = None) -> None:
         self.stats: dict[str, int] = {"calls": 0}
         self._indexed = 0
-        self._observed: dict[str, list[int]] = defaultdict(list)
-        self._said: dict[str, list[int]] = defaultdict(list)
+        self._observed: dict[str, Posting] = {}
+        self._said: dict[str, Posting] = {}
         self._viewed: dict[str, list[int]] = defaultdict(list)
         self._edited: dict[str, list[int]] = defaultdict(list)
         self._commands: dict[str, int] = {}
@@ -154,9 +155,9 @@ class HeuristicAnalyzer:
         for i in range(self._indexed, stop):
             facts = graph.node(i).facts
             for item in facts.observed:
-                self._observed[item].append(i)
+                post(self._observed, item, i)
             for item in facts.symbols:
-                self._said[item].append(i)
+                post(self._said, item, i)
             for path in facts.viewed_files:
                 self._viewed[path].append(i)
             for path in sorted(facts.edited_files):

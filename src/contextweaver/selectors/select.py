@@ -18,6 +18,7 @@ posting list links to their words (the newest `postings` per word), so its cost 
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 
@@ -26,6 +27,7 @@ from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, ru
 from contextweaver.facts import shell_lines
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
+from contextweaver.postings import Posting, post
 from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
@@ -68,7 +70,7 @@ class SelectSelector:
         self._lines: dict[int, OutputLines] = {}
         self._passing: dict[int, frozenset[int]] = {}
         self._said: dict[int, frozenset[str]] = {}
-        self._postings: dict[str, list[int]] = {}
+        self._postings: dict[str, Posting] = {}
         self._indexed = 0
         self._excerpts: dict[tuple[int, str, tuple[int, ...]], Excerpt] = {}
         self._files: dict[int, frozenset[str]] = {}
@@ -101,7 +103,7 @@ class SelectSelector:
             self._key_set[index] = frozenset(keys)
             self._passing[index] = passing_rows(lines.lines)
             for word in lines.words:
-                self._postings.setdefault(word, []).append(index)
+                post(self._postings, word, index)
         self._indexed = len(graph) - 1
 
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
@@ -202,18 +204,22 @@ class SelectSelector:
         weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
 
         parent_bonus, file_bonus, file_weight = self.parent_bonus, self.file_bonus, self.file_weight
-
-        def bonus(index: int) -> float:
-            return (
-                1.0 + (parent_bonus if index in parents else 0.0) + (file_bonus if index in linked else 0.0)
+        bonus = {
+            index: 1.0
+            + (parent_bonus if index in parents else 0.0)
+            + (file_bonus if index in linked else 0.0)
+            for index in candidates
+        }
+        promise = [  # (-weighted words * bonus, -index) per candidate, in one pass: no call per candidate
+            (
+                -(sum([weight[w] for w in words]) + (file_weight if index in linked else 0.0)) * bonus[index],
+                -index,
             )
-
-        def promise(index: int) -> tuple[float, int]:  # called for every candidate: kept lean
-            words = sum([weight[w] for w in candidates[index]]) + (file_weight if index in linked else 0.0)
-            return -words * bonus(index), -index
-
-        for index in sorted(candidates, key=promise)[: self.candidates]:
-            offer = self._offer(index, candidates[index], weight, cap, bonus(index), index in linked)
+            for index, words in candidates.items()
+        ]
+        for _, negative in heapq.nsmallest(self.candidates, promise):
+            index = -negative
+            offer = self._offer(index, candidates[index], weight, cap, bonus[index], index in linked)
             if offer is not None:
                 offers.append(offer)
         return offers
