@@ -76,6 +76,19 @@ class OutputLines:
         return tuple(line if len(line) >= MIN_DEDUPE_CHARS else None for line in stripped)
 
 
+def echoes(keys: tuple[str | None, ...]) -> dict[int, int]:
+    """Each line that repeats an earlier line of the same output (a warning printed per test, a traceback
+    printed twice) -> the first line it repeats; computed once per node."""
+    first: dict[str, int] = {}
+    out: dict[int, int] = {}
+    for number, key in enumerate(keys):
+        if key is not None:
+            out_of = first.setdefault(key, number)
+            if out_of != number:
+                out[number] = out_of
+    return out
+
+
 @dataclass(frozen=True)
 class Excerpt:
     """A step's messages with each observation cut to the kept lines, and their token count."""

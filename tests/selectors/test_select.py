@@ -17,9 +17,9 @@ FILE_VIEW = "\n".join(f"{n:>4}\tline {n} of the module" for n in range(1, 201))
 FILE_VIEW = FILE_VIEW.replace("line 150 of the module", "def compute_total_price(order):")
 
 
-def weaver_with(steps: list[Step], **settings: object) -> ContextWeaver:
+def weaver_with(steps: list[Step], task: str = "fix the bug", **settings: object) -> ContextWeaver:
     weaver = ContextWeaver(WeaverConfig(selector="select", mode="per_step", **settings))  # type: ignore[arg-type]
-    weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": "fix the bug"}])
+    weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": task}])
     for step in steps:
         weaver.add_step(step)
     return weaver
@@ -83,7 +83,55 @@ def test_lines_repeated_in_a_later_kept_output_are_elided() -> None:
     assert older.mode == "trimmed"
     assert "first" in context.text()
     assert context.text().count("collected item test_case_3 PASSED") == 1
-    assert "repeated in step 8's output" in older.reason
+    assert "repeated in step 8 (output" in older.reason
+
+
+def test_lines_a_kept_step_wrote_in_its_action_are_elided_from_an_older_output() -> None:
+    """The agent prints a file, then rewrites it with a heredoc: the old printout's lines that the
+    heredoc repeats are in the context once (in the action); the changed line stays in the output."""
+    body = [f"    total_{i} = compute_line_{i}(order, discount_{i})" for i in range(30)]
+    old = "\n".join(body)
+    new = "\n".join([*body[:15], "    total_15 = compute_fixed(order)", *body[16:]])
+    steps = [
+        *filler(5),
+        Step("look at it", "cat shop/lines.py", old),
+        Step("rewrite it", f"cat <<'EOF' > shop/lines.py\n{new}\nEOF", ""),
+        Step("check", "python -m pytest -q", "1 passed"),
+    ]
+    context = weaver_with(steps).context()
+    printed = next(d for d in context.decisions if d.index == 6)
+    assert printed.mode == "trimmed" and "repeated in step 7" in printed.reason
+    text = context.text()
+    assert text.count(body[3].strip()) == 1  # once, in the heredoc
+    assert body[15].strip() in text  # the line the rewrite changed stays where it was printed
+
+
+def test_a_block_an_output_prints_again_is_cut_after_its_first_copy() -> None:
+    warning = [f"  warnings.warn('deprecated option number {i}', DeprecationWarning)" for i in range(8)]
+    output = "\n".join(["test_a PASSED", *warning, "test_b PASSED", *warning, "2 passed, 16 warnings"])
+    steps = [*filler(6), Step("run", "python -m pytest -q", output), Step("next", "ls", "a.py")]
+    context = weaver_with(steps).context()
+    run = next(d for d in context.decisions if d.index == 7)
+    assert run.mode == "trimmed" and "repeated earlier in this output" in run.reason
+    text = context.text()
+    assert text.count(warning[2].strip()) == 1
+    assert "test_b PASSED" in text and "2 passed, 16 warnings" in text
+
+    current = weaver_with(steps[:7]).context().text()  # the current output stays whole
+    assert current.count(warning[2].strip()) == 2
+
+
+def test_lines_an_output_repeats_from_the_task_are_cut() -> None:
+    """The task is in every context: an output that prints its example again costs only what is new."""
+    example = [f"    result_{i} = convert(value_{i}, unit='metre_{i}')" for i in range(10)]
+    task = "Fix convert. To reproduce:\n" + "\n".join(example)
+    steps = [*filler(5), Step("run it", "cat repro.py", "\n".join([*example, "print(result_0)"]))]
+    steps.append(Step("next", "ls", "a.py"))
+    context = weaver_with(steps, task=task).context()
+    printed = next(d for d in context.decisions if d.index == 6)
+    assert printed.mode == "trimmed" and "repeated in the task" in printed.reason
+    assert context.text().count(example[4].strip()) == 1
+    assert "print(result_0)" in context.text()
 
 
 def test_excerpt_keeps_whole_lines_and_says_what_was_cut() -> None:

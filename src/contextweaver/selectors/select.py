@@ -9,8 +9,9 @@
    worth three times as much per hit, and also offers its outline: its definition lines, each alone.
    The best offers are taken until `extra_tokens` are spent. A word on many lines of one output marks
    nothing there.
-3. Every kept output's lines that recur verbatim in a later kept output are elided (the later one
-   holds them), so an older view of a region that a newer view repeats costs only its changed lines.
+3. Every kept output's lines that recur verbatim in a later kept output, or in the thought or action of
+   a kept step (a script written with a heredoc, code the agent quoted), are elided: the context holds
+   them there, so an older view of a region that a newer view repeats costs only its changed lines.
 
 All of it is deterministic, calls no LLM, and per step reads only the recent steps plus the outputs a
 posting list links to their words (the newest `postings` per word), so its cost stays flat as runs grow.
@@ -23,7 +24,16 @@ import math
 from collections.abc import Sequence
 
 from contextweaver.config import WeaverConfig
-from contextweaver.excerpts import WORD, Excerpt, OutputLines, build_excerpt, runs_of
+from contextweaver.excerpts import (
+    MARKER_TOKENS,
+    MIN_DEDUPE_CHARS,
+    WORD,
+    Excerpt,
+    OutputLines,
+    build_excerpt,
+    echoes,
+    runs_of,
+)
 from contextweaver.facts import shell_lines
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
@@ -31,6 +41,7 @@ from contextweaver.postings import Posting, post
 from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
+from contextweaver.tokens import content_text
 from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
 
 
@@ -55,8 +66,6 @@ class SelectSelector:
     """Steps whose named files count as the files the work is on (a file outlives the words said about it)."""
     candidates = 16
     """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
-    min_elided_tokens = 40
-    """A run of repeated lines is elided only when it saves more than its marker costs."""
     excerpt_cache = 1024
     long_output = 1500
     """A recent output (not the current one) longer than this many tokens keeps its head, its tail and
@@ -81,13 +90,21 @@ class SelectSelector:
         """Per output, each line's repeat-detection key (computed once, read at every step)."""
         self._key_set: dict[int, frozenset[str | None]] = {}
         self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
+        self._echoes: dict[int, dict[int, int]] = {}
+        """Per output, each line that repeats an earlier line of the same output -> that earlier line."""
+        self._said_lines: dict[int, frozenset[str]] = {}
+        """Per step, the lines of its thought and action (a heredoc's body, a quoted snippet)."""
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
+        if self._indexed == 0 and len(graph):  # the root (system prompt, task) is in every context
+            root = "\n".join(content_text(m.get("content")) for m in graph.node(0).step.chat_messages())
+            self._said_lines[0] = line_keys(root)
         for index in range(self._indexed + 1, len(graph)):
             node = graph.node(index)
             said = f"{node.step.thought}\n{node.step.action}"
             self._said[index] = frozenset(WORD.findall(said))
+            self._said_lines[index] = line_keys(said)
             facts = node.facts
             self._files[index] = facts.files | facts.edited_files | facts.viewed_files
             if node.step.kind != "agent":
@@ -101,6 +118,7 @@ class SelectSelector:
             self._lines[index] = lines
             keys = self._keys[index] = lines.keys()
             self._key_set[index] = frozenset(keys)
+            self._echoes[index] = echoes(keys)
             self._passing[index] = passing_rows(lines.lines)
             for word in lines.words:
                 post(self._postings, word, index)
@@ -136,7 +154,7 @@ class SelectSelector:
             compressed_reason=f"older than the last {window} outputs and not about what recent steps mention",
             notes=[f"select: {window} recent outputs + {len(chosen)} excerpt(s) of older ones"],
             compressed_reasons={
-                i: f"every line of its output recurs in step {j}'s" for i, j in repeated.items()
+                i: f"every line of its output is {_repeat_note({j}, False)}" for i, j in repeated.items()
             },
             excerpts=excerpts,
         )
@@ -267,11 +285,13 @@ class SelectSelector:
     def _dedupe(
         self, graph: DependencyGraph, k: int, floor_start: int, keep: dict[int, set[int] | None]
     ) -> tuple[dict[int, Excerpt], dict[int, int]]:
-        """Newest first: lines that recur in a later kept output are elided (the current step never)."""
-        later: dict[str, int] = {}
+        """Newest first: lines that recur in a later kept output, or in a kept step's own thought or action
+        (a heredoc's body, a quoted snippet), are elided; the current step's output never is."""
+        later = dict.fromkeys(self._said_lines.get(0, ()), 0)
         excerpts: dict[int, Excerpt] = {}
         repeated: dict[int, int] = {}
         for index in sorted(keep, reverse=True):
+            later.update({key: index for key in self._said_lines.get(index, ()) if key not in later})
             if index not in self._lines:
                 continue
             lines = self._lines[index]
@@ -287,27 +307,31 @@ class SelectSelector:
                 repeats: set[int] = set()
             else:
                 repeats = {n for n in numbers if keys[n] in later}
+            echo = self._echoes[index] if index != k else {}
+            inside = {n for n, first in echo.items() if wanted is None or (n in wanted and first in wanted)}
+            repeats |= inside
             kept = set(numbers) - repeats
-            for first, last in runs_of(repeats):  # a short run is not worth its marker
-                if sum(lines.tokens[first : last + 1]) < self.min_elided_tokens:
+            for first, last in runs_of(repeats):  # a run cheaper than its marker stays
+                if sum(lines.tokens[first : last + 1]) <= MARKER_TOKENS:
                     kept.update(range(first, last + 1))
-            seen_in = {later[key] for n in repeats - kept if (key := keys[n]) is not None}
+            seen_in = {later[key] for n in repeats - kept - inside if (key := keys[n]) is not None}
+            inside -= kept
             later.update({key: index for key in present if key is not None and key not in later})
             if seen_in and not any(lines.lines[n].strip() for n in kept):
                 repeated[index] = min(seen_in)
                 continue
             if wanted is None and len(kept) == len(lines.lines):
                 continue
-            note = f"repeated in step {', '.join(str(s) for s in sorted(seen_in)[:3])}'s output"
+            note = _repeat_note(seen_in, bool(inside))
             if wanted is None:
                 marker = f"lines {note} cut"
             else:
                 marker = "lines not near what recent steps mention cut" + (
-                    f", and lines {note}" if seen_in else ""
+                    f", and lines {note}" if note else ""
                 )
                 if floor_start <= index:
                     marker = "a long output: head, tail and the lines near what recent steps mention kept" + (
-                        f"; lines {note} cut" if seen_in else ""
+                        f"; lines {note} cut" if note else ""
                     )
                     if self.trim_passing and self._passing[index]:
                         marker = "a test run: its rows of passing tests cut" + (
@@ -317,3 +341,21 @@ class SelectSelector:
                         )
             excerpts[index] = self._excerpt(graph, index, kept, marker)
         return excerpts, repeated
+
+
+def line_keys(text: str) -> frozenset[str]:
+    """The lines of a text long enough to count as repeats, stripped."""
+    return frozenset(key for line in text.split("\n") if len(key := line.strip()) >= MIN_DEDUPE_CHARS)
+
+
+def _repeat_note(seen_in: set[int], inside: bool) -> str:
+    """Where the cut repeated lines can still be read."""
+    where = []
+    if 0 in seen_in:
+        where.append("repeated in the task")
+    if seen_in - {0}:
+        steps = ", ".join(str(s) for s in sorted(seen_in - {0})[:3])
+        where.append(f"repeated in step {steps} (output, thought or action)")
+    if inside:
+        where.append("repeated earlier in this output")
+    return " or ".join(where)
