@@ -7,15 +7,18 @@ tracked objects per step rather than one per new item, so the collector's full p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 Posting = tuple[int, ...] | list[int]
 
 
-def post(postings: dict[str, Posting], key: str, index: int) -> None:
-    """Append `index` to `key`'s posting."""
-    hits = postings.get(key)
-    if hits is None:
-        postings[key] = (index,)
-    elif isinstance(hits, tuple):
-        postings[key] = [*hits, index]
-    else:
-        hits.append(index)
+def post(postings: dict[str, Posting], keys: Iterable[str], index: int) -> None:
+    """Append `index` to each key's posting (one call per node: this runs for every item of every step)."""
+    for key in keys:
+        hits = postings.get(key)
+        if hits is None:
+            postings[key] = (index,)
+        elif isinstance(hits, tuple):
+            postings[key] = [*hits, index]
+        else:
+            hits.append(index)

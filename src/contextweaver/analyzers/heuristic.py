@@ -154,10 +154,8 @@ class HeuristicAnalyzer:
         """Add postings for nodes not yet indexed (each node exactly once)."""
         for i in range(self._indexed, stop):
             facts = graph.node(i).facts
-            for item in facts.observed:
-                post(self._observed, item, i)
-            for item in facts.symbols:
-                post(self._said, item, i)
+            post(self._observed, facts.observed, i)
+            post(self._said, facts.symbols, i)
             for path in facts.viewed_files:
                 self._viewed[path].append(i)
             for path in sorted(facts.edited_files):

@@ -120,8 +120,7 @@ class SelectSelector:
             self._key_set[index] = frozenset(keys)
             self._echoes[index] = echoes(keys)
             self._passing[index] = passing_rows(lines.lines)
-            for word in lines.words:
-                post(self._postings, word, index)
+            post(self._postings, lines.words, index)
         self._indexed = len(graph) - 1
 
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
