@@ -215,8 +215,14 @@ class SelectSelector:
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
         linked = self._linked(floor_start, recent.files)
-        for index in linked:
-            candidates.setdefault(index, [])
+        # A linked view that holds none of the words is ranked by its parent bonus and its age alone: of
+        # those with and without the bonus, only the newest `candidates` each can rank, so the rest are
+        # left out here (the ranking is the same; a run's many views of a file stay a bounded cost).
+        unnamed = sorted((i for i in linked if i not in candidates), reverse=True)
+        for index in [i for i in unnamed if i in parents][: self.candidates] + [
+            i for i in unnamed if i not in parents
+        ][: self.candidates]:
+            candidates[index] = []
         offers = []
         weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
 
