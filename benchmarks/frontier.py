@@ -2,7 +2,7 @@
 window-N frontier (N = 2..20) at its own tokens with a bootstrap 95% interval over runs, recall by
 evidence distance (0-4, 5-9, 10+), and history evidence under budgets. Writes a recall-vs-tokens PNG.
 
-    python benchmarks/frontier.py                         # dev runs + each training set's validation split
+    python benchmarks/frontier.py                         # dev runs, each training set's validation split, OpenHands
     python benchmarks/frontier.py --split train -s cw-select,sliding_window
     python benchmarks/frontier.py --data dev --budgets none,8000 --plot docs/frontier_dev.png
 
@@ -30,12 +30,15 @@ DATASETS = {
     "gemini": DATA / "train" / "mini-swe-agent__gemini-3-pro__303.tar.gz",
     "nebius": DATA / "train" / "swe-agent__nebius-llama__150.tar.gz",
     "java": DATA / "train" / "swe-agent__gpt-4o__multi-swe-bench-java__89.tar.gz",
+    "openhands": DATA / "trajectories" / "openhands-sdk" / "output.critic_attempt_1.jsonl",
 }
+UNSPLIT = ("dev", "openhands")
+"""Never tuned on: every run is reported."""
 STRATEGIES = "sliding_window,masking,cw,cw-ancestry,cw-select"
 
 
 def runs_of(name: str, split: str, limit: int = 0) -> list[Any]:
-    """The dataset's runs of `split` (the dev set is all one split), the first `limit` when given."""
+    """The dataset's runs of `split` (dev and OpenHands are never split), the first `limit` when given."""
     path = DATASETS[name]
     if not path.exists():
         return []
@@ -97,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", default="dev,gemini,nebius,java")
+    parser.add_argument("--data", default="dev,gemini,nebius,java,openhands")
     parser.add_argument("--split", default="validation", choices=["train", "validation", "all"])
     parser.add_argument("-s", "--strategies", default=STRATEGIES)
     parser.add_argument(
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if "none" not in keys:
         parser.error("--budgets must include none: the margin is measured unbounded")
     for name in [d.strip() for d in args.data.split(",")]:
-        runs = runs_of(name, "dev" if name == "dev" else args.split, args.limit)
+        runs = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
         if not runs:
             print(f"## {name}: no runs (data absent)")
             continue

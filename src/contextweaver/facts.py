@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import Facts, Step
-from contextweaver.views import viewed_paths
+from contextweaver.views import tool_paths, viewed_paths
 
 _WORD = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_]")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
@@ -80,6 +80,7 @@ def extract_facts(step: Step) -> Facts:
         commands=tuple(line.strip() for line in step.action.splitlines() if line.strip())[:20],
         errors=frozenset(list(errors)[:50]),
         tests=frozenset(_TEST_ID.findall(said)),
-        edited_files=frozenset(f.strip("'\"") for f in edited if any(c.isalpha() for c in f)),
+        edited_files=frozenset(f.strip("'\"") for f in edited if any(c.isalpha() for c in f))
+        | tool_paths(commands)[1],
         viewed_files=frozenset(viewed_paths(commands)),
     )

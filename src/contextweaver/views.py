@@ -11,6 +11,7 @@ node; paths match by their tail (`./a/b.py`, `/testbed/a/b.py` and `a/b.py` are 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 
@@ -28,14 +29,54 @@ def same_file(a: str, b: str) -> bool:
 
 VIEW = re.compile(
     r"\b(?:cat|head|tail|nl|less|more|bat|open|view|sed\s+-n\s+(?:'[^']*'|\"[^\"]*\"|\S+)"
-    r"|grep\s+(?:-\S+\s+)*(?:'[^']*'|\"[^\"]*\"|\S+))\s+(?:-\S+\s+(?:\d+\s+)?)*([\w./-]+\.\w{1,5})\b"
+    r"|grep\s+(?:-\S+\s+)*(?:'[^']*'|\"[^\"]*\"|\S+))\s+(?:-\S+\s+(?:\d+\s+)?)*['\"]?([\w./-]+\.\w{1,5})\b"
 )
-"""A command that prints a file, its options allowed (`nl -ba a.py`, `cat -n a.py`, `head -n 50 a.py`)."""
+"""A command that prints a file, its options allowed (`nl -ba a.py`, `cat -n a.py`, `head -n 50 a.py`), its
+path quoted or not (SWE-agent's function-calling `open "a.py" 120`)."""
+
+
+TOOL_CALL = re.compile(r"^\s*([\w.-]+)\s+(\{.*\})\s*$", re.MULTILINE)
+"""A structured tool call as the readers render it: `name {json arguments}` on one line."""
+VIEW_TOOLS = frozenset({"read", "read_file", "view_file", "open_file"})
+EDIT_TOOLS = frozenset(
+    {"edit", "multiedit", "write", "write_file", "edit_file", "create_file", "notebookedit"}
+)
+VIEW_COMMANDS = frozenset({"view"})
+EDIT_COMMANDS = frozenset({"create", "str_replace", "insert", "undo_edit", "write", "append"})
+"""An editor tool's `command` argument (`str_replace_editor`, OpenHands' `file_editor`)."""
+PATH_KEYS = ("path", "file_path", "filename", "notebook_path", "target_file")
+FILE_NAME = re.compile(r"[^/]\.\w{1,5}$")
 
 
 def viewed_paths(commands: str) -> set[str]:
-    """The files the command lines print (heredoc bodies already removed)."""
-    return {path for path in VIEW.findall(commands) if any(c.isalpha() for c in path)}
+    """The files the command lines print (heredoc bodies already removed), shell or editor tool."""
+    shell = {path for path in VIEW.findall(commands) if any(c.isalpha() for c in path)}
+    return shell | tool_paths(commands)[0]
+
+
+def tool_paths(commands: str) -> tuple[set[str], set[str]]:
+    """(viewed, edited) files of structured tool calls: an editor's `view` / `str_replace` / `create`
+    on a path (SWE-agent, OpenHands), `Read` / `Edit` / `Write` on a file path (Claude Code)."""
+    viewed: set[str] = set()
+    edited: set[str] = set()
+    if "{" not in commands:
+        return viewed, edited
+    for name, arguments in TOOL_CALL.findall(commands):
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            continue
+        if not isinstance(parsed, dict):
+            continue
+        path = next((p for key in PATH_KEYS if isinstance(p := parsed.get(key), str) and p), None)
+        if path is None or not FILE_NAME.search(path):
+            continue
+        tool, command = name.lower(), str(parsed.get("command", "")).lower()
+        if command in VIEW_COMMANDS or tool in VIEW_TOOLS:
+            viewed.add(path)
+        elif command in EDIT_COMMANDS or tool in EDIT_TOOLS:
+            edited.add(path)
+    return viewed, edited
 
 
 def viewed_file(viewed: Iterable[str], edited: Iterable[str]) -> str | None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from contextweaver.facts import extract_facts
+from contextweaver.formats.toolcalls import action_text
 from contextweaver.types import Step
 from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
 
@@ -47,6 +50,28 @@ def test_views_are_read_with_their_options() -> None:
 
 def test_the_analyzer_sees_the_same_views_as_the_selection() -> None:
     """One reader of "which file a command prints": a numbered view is a view to the graph too."""
-    step = Step("read it", "nl -ba src/shop/cart.py | sed -n '10,40p'\ncat -n b.py\ngrep -n total c.py", "x")
-    assert extract_facts(step).viewed_files == {"src/shop/cart.py", "b.py", "c.py"}
+    step = Step(
+        "read it",
+        "nl -ba src/shop/cart.py | sed -n '10,40p'\ncat -n b.py\ngrep -n total c.py\nopen \"d.py\" 12",
+        "x",
+    )
+    assert extract_facts(step).viewed_files == {"src/shop/cart.py", "b.py", "c.py", "d.py"}
     assert extract_facts(step).viewed_files == viewed_paths(step.action)
+
+
+def test_editor_tool_calls_are_views_and_edits_as_the_readers_render_them() -> None:
+    """Tool-call agents (SWE-agent's and OpenHands' editor, Claude Code's Read/Edit) view and edit files
+    through JSON arguments, not shell commands: the graph and the selection must see those too."""
+    calls = [
+        action_text("str_replace_editor", {"command": "view", "path": "/testbed/shop/cart.py"}),
+        action_text("file_editor", json.dumps({"command": "str_replace", "path": "/w/a.py", "old_str": "x"})),
+        action_text("Read", {"file_path": "/repo/src/b.ts"}),
+        action_text("Edit", {"file_path": "/repo/src/c.ts", "old_string": "a", "new_string": "b"}),
+        action_text("str_replace_editor", {"command": "view", "path": "/testbed"}),  # a directory: no file
+        action_text("str_replace_editor", {"command": "create", "path": "/w/new.py", "file_text": "x = 1"}),
+    ]
+    facts = extract_facts(Step("work", "\n".join(calls), "done"))
+    assert facts.viewed_files == {"/testbed/shop/cart.py", "/repo/src/b.ts"}
+    assert facts.edited_files == {"/w/a.py", "/repo/src/c.ts", "/w/new.py"}
+    viewed = extract_facts(Step("look", calls[0], "     1\tclass Cart:")).viewed_files
+    assert viewed_file(viewed, set()) == "/testbed/shop/cart.py"

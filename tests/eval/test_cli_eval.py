@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import json
+import tarfile
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from contextweaver.cli import main
+from contextweaver.eval.splits import split_of
 
 
 def test_eval_writes_the_report_and_a_rerun_reuses_results(trajectory_dir: Path, tmp_path: Path) -> None:
@@ -38,3 +42,46 @@ def test_eval_rejects_unknown_strategies_and_bad_settings(trajectory_dir: Path, 
     assert wrong.exit_code != 0 and "window" in wrong.output
     budget = CliRunner().invoke(main, ["eval", str(trajectory_dir), "-b", "lots"])
     assert budget.exit_code != 0 and "token count" in budget.output
+
+
+def _nebius_run(instance: str) -> dict[str, object]:
+    return {
+        "instance_id": instance,
+        "model_name": "m",
+        "target": True,
+        "trajectory": [
+            {"role": "system", "system_prompt": "You are a programmer.", "text": "None"},
+            {"role": "user", "text": "ISSUE: widgets break on empty input"},
+            {"role": "ai", "text": "Open it.\n```\nopen widgets/core.py\n```\n"},
+            {
+                "role": "user",
+                "text": "[File: /repo/widgets/core.py (2 lines total)]\n1:class Widget:\n2:    pass",
+            },
+            {"role": "ai", "text": "Done.\n\n```\nsubmit\n```"},
+        ],
+    }
+
+
+def test_eval_reads_an_archive_of_runs_and_keeps_one_split(tmp_path: Path) -> None:
+    """The training archives are evaluated in place, and `--split` reports the held-out runs alone."""
+    ids = [f"octo__widgets-{n}" for n in range(40)]
+    held_out = [i for i in ids if split_of(i) == "validation"][:2]
+    chosen = held_out + [i for i in ids if split_of(i) == "train"][:3]
+    archive = tmp_path / "runs.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for instance in chosen:
+            data = json.dumps(_nebius_run(instance)).encode()
+            info = tarfile.TarInfo(f"runs/{instance}.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    base = ["eval", str(archive), "-s", "sliding_window", "-b", "none", "-j", "1", "--no-progress"]
+    everything = CliRunner().invoke(main, [*base, "-o", str(tmp_path / "all")])
+    assert everything.exit_code == 0, everything.output
+    assert "5 trajectories" in everything.output
+    validation = CliRunner().invoke(main, [*base, "--split", "validation", "-o", str(tmp_path / "val")])
+    assert validation.exit_code == 0, validation.output
+    assert "2 trajectories" in validation.output
+    stored = sorted(
+        p.stem for p in (tmp_path / "val" / "results" / "sliding_window" / "seed0").glob("*.json")
+    )
+    assert stored == sorted(held_out)

@@ -69,6 +69,13 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--memory", "memory", multiple=True, help="Memory-model setting, key=value (default backend: fake)."
 )
+@click.option(
+    "--split",
+    type=click.Choice(["all", "train", "validation"]),
+    default="all",
+    show_default=True,
+    help="Only the runs of the fixed train/validation split (contextweaver.eval.splits): tune on train, report validation.",
+)
 @click.option("--no-progress", is_flag=True, help="No progress bar (for logs).")
 def command(
     inputs: tuple[str, ...],
@@ -79,6 +86,7 @@ def command(
     seeds: str,
     overrides: tuple[str, ...],
     memory: tuple[str, ...],
+    split: str,
     no_progress: bool,
 ) -> None:
     """Evaluate context strategies on recorded trajectories (files or directories) and write a report."""
@@ -87,7 +95,8 @@ def command(
     from contextweaver.config import ModelConfig, apply_overrides
     from contextweaver.eval import report
     from contextweaver.eval.runner import RunSettings, discover
-    from contextweaver.eval.trajectory_run import parse_budgets
+    from contextweaver.eval.splits import split_of
+    from contextweaver.eval.trajectory_run import parse_budgets, trajectory_id
     from contextweaver.strategies import cw_settings, weaver_config
 
     console = Console(stderr=True, soft_wrap=True)
@@ -115,8 +124,12 @@ def command(
         raise click.UsageError(str(exc)) from None
     unreadable: dict[str, str] = {}
     trajectories = discover(inputs, unreadable)
+    if split != "all":
+        trajectories = [(p, t) for p, t in trajectories if split_of(trajectory_id(t, p)) == split]
     if not trajectories and not unreadable:
-        raise click.UsageError("no readable trajectories in the given paths")
+        raise click.UsageError(
+            f"no readable trajectories{'' if split == 'all' else f' of split {split}'} in the given paths"
+        )
     total = (len(trajectories) + len(unreadable)) * len(names) * len(seed_list)
     workers = workers or os.cpu_count() or 1
     console.print(

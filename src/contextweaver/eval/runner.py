@@ -24,7 +24,8 @@ from typing import Any
 
 from contextweaver.config import ModelConfig
 from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, file_id, trajectory_id
-from contextweaver.formats import detect_format, load_trajectory
+from contextweaver.formats import detect_format, load_trajectories
+from contextweaver.formats.archive import is_archive
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
 from contextweaver.strategies import needs_model, spec
@@ -64,7 +65,8 @@ class RunSettings:
 def discover(
     inputs: Sequence[str | Path], unreadable: dict[str, str] | None = None
 ) -> list[tuple[str, Trajectory]]:
-    """Trajectories in the given files and directories (a directory's own files, sorted).
+    """Trajectories in the given files and directories (a directory's own files, sorted). A file that
+    holds several runs (a `.tar.gz` of runs, an OpenHands output.jsonl) gives every run in it.
 
     Files that are not trajectories (no reader recognizes them) are skipped in a directory and an
     error when named. A trajectory file that fails to read (broken JSON, or a reader's error) is put in
@@ -80,11 +82,15 @@ def discover(
         children = (
             [path]
             if named
-            else sorted(p for p in path.iterdir() if p.is_file() and p.suffix in TRAJECTORY_SUFFIXES)
+            else sorted(
+                p
+                for p in path.iterdir()
+                if p.is_file() and (p.suffix in TRAJECTORY_SUFFIXES or is_archive(p))
+            )
         )
         for child in children:
             try:
-                found.append((str(child), load_trajectory(child)))
+                found.extend((str(child), run) for run in load_trajectories(child))
             except TrajectoryError as exc:
                 if unreadable is not None and is_broken_trajectory(child):
                     unreadable[str(child)] = str(exc)

@@ -34,7 +34,6 @@ from contextweaver.excerpts import (
     echoes,
     runs_of,
 )
-from contextweaver.facts import shell_lines
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
 from contextweaver.postings import Posting, post
@@ -42,7 +41,7 @@ from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import content_text
-from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
+from contextweaver.views import file_key, outline, same_file, viewed_file
 
 
 class SelectSelector:
@@ -110,7 +109,7 @@ class SelectSelector:
             if node.step.kind != "agent":
                 continue
             lines = OutputLines.of(node)
-            path = viewed_file(viewed_paths(shell_lines(node.step.action)), facts.edited_files)
+            path = viewed_file(facts.viewed_files, facts.edited_files)
             if path is not None:
                 self._viewed[index] = path
                 self._views.setdefault(file_key(path), []).append(index)
