@@ -14,11 +14,12 @@ Posting = tuple[int, ...] | list[int]
 
 def post(postings: dict[str, Posting], keys: Iterable[str], index: int) -> None:
     """Append `index` to each key's posting (one call per node: this runs for every item of every step)."""
+    get = postings.get
     for key in keys:
-        hits = postings.get(key)
+        hits = get(key)
         if hits is None:
             postings[key] = (index,)
-        elif isinstance(hits, tuple):
-            postings[key] = [*hits, index]
-        else:
+        elif isinstance(hits, list):
             hits.append(index)
+        else:
+            postings[key] = [*hits, index]
