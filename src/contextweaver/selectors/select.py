@@ -9,9 +9,9 @@
    worth three times as much per hit, and also offers its outline: its definition lines, each alone.
    The best offers are taken until `extra_tokens` are spent. A word on many lines of one output marks
    nothing there.
-3. Every kept output's lines that recur verbatim in a later kept output, or in the thought or action of
-   a kept step (a script written with a heredoc, code the agent quoted), are elided: the context holds
-   them there, so an older view of a region that a newer view repeats costs only its changed lines.
+3. Every kept output loses the lines the context holds elsewhere: in a later kept output, a kept step's
+   thought or action, the task, or earlier in the same output (`repeat_cut.py`). An older view of a
+   region a newer view repeats costs only its changed lines.
 
 All of it is deterministic, calls no LLM, and per step reads only the recent steps plus the outputs a
 posting list links to their words (the newest `postings` per word), so its cost stays flat as runs grow.
@@ -21,18 +21,13 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
 
 from contextweaver.config import WeaverConfig
 from contextweaver.excerpts import (
-    MARKER_TOKENS,
-    MIN_DEDUPE_CHARS,
     WORD,
     Excerpt,
     OutputLines,
     build_excerpt,
-    echoes,
-    runs_of,
 )
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
@@ -40,6 +35,7 @@ from contextweaver.postings import Posting, post
 from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
+from contextweaver.selectors.repeat_cut import TASK, Cut, RepeatIndex
 from contextweaver.tokens import content_text
 from contextweaver.views import file_key, outline, same_file, viewed_file
 
@@ -85,25 +81,19 @@ class SelectSelector:
         self._viewed: dict[int, str] = {}
         self._views: dict[str, list[int]] = {}
         self._outline: dict[int, tuple[int, ...]] = {}
-        self._keys: dict[int, tuple[str | None, ...]] = {}
-        """Per output, each line's repeat-detection key (computed once, read at every step)."""
-        self._key_set: dict[int, frozenset[str | None]] = {}
         self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
-        self._echoes: dict[int, dict[int, int]] = {}
-        """Per output, each line that repeats an earlier line of the same output -> that earlier line."""
-        self._said_lines: dict[int, frozenset[str]] = {}
-        """Per step, the lines of its thought and action (a heredoc's body, a quoted snippet)."""
+        self._repeats = RepeatIndex()
 
     def _index(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last plan: once per node."""
         if self._indexed == 0 and len(graph):  # the root (system prompt, task) is in every context
             root = "\n".join(content_text(m.get("content")) for m in graph.node(0).step.chat_messages())
-            self._said_lines[0] = line_keys(root)
+            self._repeats.add_said(TASK, root)
         for index in range(self._indexed + 1, len(graph)):
             node = graph.node(index)
             said = f"{node.step.thought}\n{node.step.action}"
             self._said[index] = frozenset(WORD.findall(said))
-            self._said_lines[index] = line_keys(said)
+            self._repeats.add_said(index, said)
             facts = node.facts
             self._files[index] = facts.files | facts.edited_files | facts.viewed_files
             if node.step.kind != "agent":
@@ -115,9 +105,7 @@ class SelectSelector:
                 self._views.setdefault(file_key(path), []).append(index)
                 self._outline[index] = outline(lines.lines)
             self._lines[index] = lines
-            keys = self._keys[index] = lines.keys()
-            self._key_set[index] = frozenset(keys)
-            self._echoes[index] = echoes(keys)
+            self._repeats.add_output(index, lines)
             self._passing[index] = passing_rows(lines.lines)
             post(self._postings, lines.words, index)
         self._indexed = len(graph) - 1
@@ -152,7 +140,7 @@ class SelectSelector:
             compressed_reason=f"older than the last {window} outputs and not about what recent steps mention",
             notes=[f"select: {window} recent outputs + {len(chosen)} excerpt(s) of older ones"],
             compressed_reasons={
-                i: f"every line of its output is {_repeat_note({j}, False)}" for i, j in repeated.items()
+                i: f"every line of its output is {Cut(set(), {j}, False).note}" for i, j in repeated.items()
             },
             excerpts=excerpts,
         )
@@ -289,44 +277,18 @@ class SelectSelector:
     def _dedupe(
         self, graph: DependencyGraph, k: int, floor_start: int, keep: dict[int, set[int] | None]
     ) -> tuple[dict[int, Excerpt], dict[int, int]]:
-        """Newest first: lines that recur in a later kept output, or in a kept step's own thought or action
-        (a heredoc's body, a quoted snippet), are elided; the current step's output never is."""
-        later = dict.fromkeys(self._said_lines.get(0, ()), 0)
+        """Each kept output without the lines the context holds elsewhere (`repeat_cut`), as an excerpt
+        that says why its lines were cut; an output all of whose lines recur is compressed instead."""
         excerpts: dict[int, Excerpt] = {}
         repeated: dict[int, int] = {}
-        for index in sorted(keep, reverse=True):
-            later.update({key: index for key in self._said_lines.get(index, ()) if key not in later})
-            if index not in self._lines:
-                continue
-            lines = self._lines[index]
-            wanted = keep[index]
-            keys = self._keys[index]
-            if wanted is None:
-                numbers: Sequence[int] = range(len(lines.lines))
-                present = self._key_set[index]
-            else:
-                numbers = sorted(wanted)
-                present = frozenset([keys[n] for n in numbers])
-            if index == k or later.keys().isdisjoint(present):  # the usual case: nothing recurs
-                repeats: set[int] = set()
-            else:
-                repeats = {n for n in numbers if keys[n] in later}
-            echo = self._echoes[index] if index != k else {}
-            inside = {n for n, first in echo.items() if wanted is None or (n in wanted and first in wanted)}
-            repeats |= inside
-            kept = set(numbers) - repeats
-            for first, last in runs_of(repeats):  # a run cheaper than its marker stays
-                if sum(lines.tokens[first : last + 1]) <= MARKER_TOKENS:
-                    kept.update(range(first, last + 1))
-            seen_in = {later[key] for n in repeats - kept - inside if (key := keys[n]) is not None}
-            inside -= kept
-            later.update({key: index for key in present if key is not None and key not in later})
-            if seen_in and not any(lines.lines[n].strip() for n in kept):
-                repeated[index] = min(seen_in)
+        for index, cut in self._repeats.cuts(keep, k, self._lines):
+            lines, wanted, kept = self._lines[index], keep[index], cut.kept
+            if cut.seen_in and not any(lines.lines[n].strip() for n in kept):
+                repeated[index] = min(cut.seen_in)
                 continue
             if wanted is None and len(kept) == len(lines.lines):
                 continue
-            note = _repeat_note(seen_in, bool(inside))
+            note = cut.note
             if wanted is None:
                 marker = f"lines {note} cut"
             else:
@@ -345,21 +307,3 @@ class SelectSelector:
                         )
             excerpts[index] = self._excerpt(graph, index, kept, marker)
         return excerpts, repeated
-
-
-def line_keys(text: str) -> frozenset[str]:
-    """The lines of a text long enough to count as repeats, stripped."""
-    return frozenset(key for line in text.split("\n") if len(key := line.strip()) >= MIN_DEDUPE_CHARS)
-
-
-def _repeat_note(seen_in: set[int], inside: bool) -> str:
-    """Where the cut repeated lines can still be read."""
-    where = []
-    if 0 in seen_in:
-        where.append("repeated in the task")
-    if seen_in - {0}:
-        steps = ", ".join(str(s) for s in sorted(seen_in - {0})[:3])
-        where.append(f"repeated in step {steps} (output, thought or action)")
-    if inside:
-        where.append("repeated earlier in this output")
-    return " or ".join(where)
