@@ -120,6 +120,7 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
     tokens = lines.call_tokens
     messages: list[Message] = []
     kept = sorted(keep)
+    extraction = node.step.__dict__.get("extraction")  # when already computed: counts of the whole texts
     for position, message in enumerate(node.step.chat_messages()):
         span = lines.spans.get(position)
         if span is None:
@@ -127,18 +128,22 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
             continue
         first, end = span
         parts: list[str] = []
-        cursor = first
+        cursor, cut = first, False
         for n in [*kept[bisect_left(kept, first) : bisect_left(kept, end)], end]:
             if cursor < n and (n < end or parts):
                 if sum(lines.tokens[cursor:n]) <= MARKER_TOKENS:  # a gap cheaper than its marker stays
                     parts += lines.lines[cursor:n]
                 else:
                     parts.append(marker(lines.lines, cursor, n - 1))
+                    cut = True
             if n < end:
                 parts.append(lines.lines[n])
             cursor = n + 1
         text = "\n".join(parts) if parts else placeholder(message.get("content"))
-        tokens += MESSAGE_OVERHEAD + _count(text)
+        if parts and not cut and extraction is not None:  # every line: the output's own text, counted once
+            tokens += MESSAGE_OVERHEAD + extraction.content_tokens[position]
+        else:
+            tokens += MESSAGE_OVERHEAD + _count(text)
         messages.append({**message, "content": text})
     return Excerpt(messages, tokens, len(keep), total, why)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from contextweaver.facts import extract_facts
 from contextweaver.render import placeholder_messages
-from contextweaver.tokens import content_text, count_message
+from contextweaver.tokens import content_text, count_message, count_text
 from contextweaver.types import Facts, Message, Node, Step
 
 
@@ -21,6 +21,8 @@ class Extraction:
     compressed_tokens: int
     compressed: tuple[Message, ...]
     """The step's messages with observations as placeholders (weaving copies them out, never edits them)."""
+    content_tokens: tuple[int, ...] = ()
+    """Tokens of each chat message's text, in order: an excerpt that keeps a whole output reads its count."""
     seconds: float = field(default=0.0, compare=False)
     """Wall time the extraction took: what a strategy would have spent on it alone (for time reports)."""
 
@@ -30,9 +32,12 @@ def extract(step: Step) -> Extraction:
     start = time.perf_counter()
     compressed = placeholder_messages(step)
     facts = extract_facts(step)
-    full_tokens = sum(count_message(m) for m in step.chat_messages())
+    messages = step.chat_messages()
+    content_tokens = tuple(count_text(content_text(m.get("content"))) for m in messages)
+    full_tokens = sum(count_message(m, c) for m, c in zip(messages, content_tokens, strict=True))
     compressed_tokens = sum(count_message(m) for m in compressed)
-    return Extraction(facts, full_tokens, compressed_tokens, compressed, time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    return Extraction(facts, full_tokens, compressed_tokens, compressed, content_tokens, elapsed)
 
 
 def make_node(index: int, step: Step) -> Node:

@@ -120,6 +120,10 @@ class CandidateView(Sequence[Node]):
         index = item.index if isinstance(item, Node) else item
         return isinstance(index, int) and self._graph.is_candidate(index, self._before)
 
+    def allows(self, index: int) -> bool:
+        """`index in self` for an int: the analyzer asks it for every piece of evidence."""
+        return 0 <= index < self._before and index not in self._graph._excluded
+
     def __iter__(self) -> Iterator[Node]:
         excluded = self._graph._excluded
         return (self._graph.nodes[i] for i in range(self._before) if i not in excluded)

@@ -114,9 +114,12 @@ def count_images(content: Any) -> int:
     )
 
 
-def count_message(message: Message) -> int:
-    """Tokens of one chat message: its text, its tool calls, and the framing overhead."""
-    total = MESSAGE_OVERHEAD + count_text(content_text(message.get("content")))
+def count_message(message: Message, content_tokens: int | None = None) -> int:
+    """Tokens of one chat message: its text (`content_tokens` when already counted), its tool calls, and
+    the framing overhead."""
+    if content_tokens is None:
+        content_tokens = count_text(content_text(message.get("content")))
+    total = MESSAGE_OVERHEAD + content_tokens
     for call in message.get("tool_calls") or ():
         function = call.get("function", {}) if isinstance(call, dict) else {}
         total += count_text(str(function.get("name", ""))) + count_text(

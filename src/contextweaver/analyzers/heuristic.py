@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
+from contextweaver.postings import Posting, post
 from contextweaver.protocols import Model
 from contextweaver.types import Node, Parent
 
@@ -35,6 +36,10 @@ _RUNS = re.compile(
 )
 
 
+def _confidence(score: float) -> float:
+    return round(score / (score + 3.0), 3)
+
+
 class HeuristicAnalyzer:
     """Scores candidates from shared evidence; returns the top m with a confidence and a reason."""
 
@@ -44,8 +49,8 @@ class HeuristicAnalyzer:
     def __init__(self, config: WeaverConfig | None = None, model: Model | None = None) -> None:
         self.stats: dict[str, int] = {"calls": 0}
         self._indexed = 0
-        self._observed: dict[str, list[int]] = defaultdict(list)
-        self._said: dict[str, list[int]] = defaultdict(list)
+        self._observed: dict[str, Posting] = {}
+        self._said: dict[str, Posting] = {}
         self._viewed: dict[str, list[int]] = defaultdict(list)
         self._edited: dict[str, list[int]] = defaultdict(list)
         self._commands: dict[str, int] = {}
@@ -56,51 +61,68 @@ class HeuristicAnalyzer:
         self, node: Node, candidates: Sequence[Node], graph: DependencyGraph, task: str, m: int
     ) -> list[Parent]:
         self.stats["calls"] += 1
-        ranked = self.rank(node, candidates, graph)
+        ranked, why = self._scores(node, candidates, graph)
         if not ranked:
             previous = node.index - 1
             allowed = self._allowed(candidates)
-            fallback = previous if previous in allowed else 0
+            fallback = previous if allowed(previous) else 0
             return [Parent(fallback, 0.1, "no shared evidence: follows the previous step")]
-        best = ranked[0].confidence
-        return [p for p in ranked if p.confidence >= best * KEEP_FRACTION][:m]
+        floor = _confidence(ranked[0][1]) * KEEP_FRACTION
+        parents: list[Parent] = []
+        for i, score in ranked:  # only the parents kept are built (a step scores dozens of candidates)
+            if len(parents) >= m:
+                break
+            if (confidence := _confidence(score)) >= floor:
+                parents.append(Parent(i, confidence, "; ".join(why[i])))
+        return parents
 
     def rank(self, node: Node, candidates: Sequence[Node], graph: DependencyGraph) -> list[Parent]:
         """Every candidate with a positive score, best first."""
+        ranked, why = self._scores(node, candidates, graph)
+        return [Parent(i, _confidence(s), "; ".join(why[i])) for i, s in ranked]
+
+    def _scores(
+        self, node: Node, candidates: Sequence[Node], graph: DependencyGraph
+    ) -> tuple[list[tuple[int, float]], dict[int, list[str]]]:
+        """(candidate, score) best first, and each candidate's first three reasons."""
         self._index_until(graph, node.index)
         allowed = self._allowed(candidates)
         scores: dict[int, float] = defaultdict(float)
         why: dict[int, list[str]] = defaultdict(list)
 
-        def add(index: int, weight: float, reason: str) -> None:
-            if index in allowed and weight > 0:
+        def add(index: int, weight: float, reason: str, item: str | None = None) -> None:
+            """`reason` is a template of `item` when one is given: formatted only while it is shown."""
+            if weight > 0 and allowed(index):
                 scores[index] += weight
-                if len(why[index]) < 3 and reason not in why[index]:
-                    why[index].append(reason)
+                reasons = why[index]
+                if len(reasons) < 3:
+                    text = reason if item is None else reason.format(item)
+                    if text not in reasons:
+                        reasons.append(text)
 
         k, facts = node.index, node.facts
         for item in sorted(facts.symbols):
             for postings, weight, verb in (
-                (self._observed, USES_OUTPUT, "uses"),
-                (self._said, RETURNS_TO, "returns to"),
+                (self._observed, USES_OUTPUT, "uses `{}`"),
+                (self._said, RETURNS_TO, "returns to `{}`"),
             ):
                 hits = postings.get(item)
                 if hits and len(hits) <= max(2, k // 2):
                     idf = math.log(1 + k / len(hits))
                     for i in hits[-MAX_POSTINGS:]:
-                        add(i, weight * idf, f"{verb} `{item}`")
+                        add(i, weight * idf, verb, item)
+        rare = max(2, k // 4)
         for item in sorted(facts.observed)[:MAX_OBSERVED]:
             hits = self._observed.get(item)
-            if hits and len(hits) <= max(2, k // 4):
-                add(hits[-1], SEES_AGAIN * math.log(1 + k / len(hits)), f"output shows `{item}` again")
+            if hits and len(hits) <= rare:
+                add(hits[-1], SEES_AGAIN * math.log(1 + k / len(hits)), "output shows `{}` again", item)
         self._file_signals(node, add)
         for distance, weight in enumerate(RECENCY, start=1):
             add(k - distance, weight, "recent step")
         for i in scores:
-            size = graph.node(i).full_tokens - graph.node(i).compressed_tokens
-            scores[i] /= max(1.0, size / SIZE_UNIT) ** SIZE_EXPONENT
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))
-        return [Parent(i, round(s / (s + 3.0), 3), "; ".join(why[i])) for i, s in ranked]
+            found = graph.node(i)
+            scores[i] /= max(1.0, (found.full_tokens - found.compressed_tokens) / SIZE_UNIT) ** SIZE_EXPONENT
+        return sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0])), why
 
     def _file_signals(self, node: Node, add: _Add) -> None:
         facts = node.facts
@@ -120,19 +142,20 @@ class HeuristicAnalyzer:
                 add(self._commands[command], RERUNS, "re-runs the same command")
 
     @staticmethod
-    def _allowed(candidates: Sequence[Node]) -> Container[object]:
+    def _allowed(candidates: Sequence[Node]) -> Callable[[int], bool]:
+        """Whether an index is a candidate: O(1) on the graph's lazy view, else a set built once."""
         from contextweaver.graph import CandidateView
 
-        return candidates if isinstance(candidates, CandidateView) else {n.index for n in candidates}
+        if isinstance(candidates, CandidateView):
+            return candidates.allows
+        return {n.index for n in candidates}.__contains__
 
     def _index_until(self, graph: DependencyGraph, stop: int) -> None:
         """Add postings for nodes not yet indexed (each node exactly once)."""
         for i in range(self._indexed, stop):
             facts = graph.node(i).facts
-            for item in facts.observed:
-                self._observed[item].append(i)
-            for item in facts.symbols:
-                self._said[item].append(i)
+            post(self._observed, facts.observed, i)
+            post(self._said, facts.symbols, i)
             for path in facts.viewed_files:
                 self._viewed[path].append(i)
             for path in sorted(facts.edited_files):

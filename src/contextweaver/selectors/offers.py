@@ -46,14 +46,19 @@ def cut_offer(
     spent, value = 0, 0.0
     total, tokens = len(lines.lines), lines.tokens
     for n, points in sorted(score.items(), key=lambda item: (-item[1], item[0])):
-        if n in alone:
-            add = [] if n in keep else [n]
-        else:
-            add = [
-                i
-                for i in range(max(0, n - context), min(total, n + context + 1))
-                if i not in keep and (i == n or i not in passing)
-            ]
+        if n in alone:  # one line (an outline's are most of a long view's scored lines): no list to build
+            if n not in keep:
+                if spent + tokens[n] > cap:
+                    continue
+                keep.add(n)
+                spent += tokens[n]
+            value += points
+            continue
+        add = [
+            i
+            for i in range(max(0, n - context), min(total, n + context + 1))
+            if i not in keep and (i == n or i not in passing)
+        ]
         cost = sum([tokens[i] for i in add])
         if spent + cost > cap:
             continue

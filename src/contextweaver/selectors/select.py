@@ -19,6 +19,7 @@ posting list links to their words (the newest `postings` per word), so its cost 
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import asdict, replace
 
@@ -31,6 +32,7 @@ from contextweaver.excerpts import (
 )
 from contextweaver.graph import DependencyGraph
 from contextweaver.passing_rows import passing_rows
+from contextweaver.postings import Posting, post
 from contextweaver.selectors import warmup_plan
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.plan import Plan
@@ -78,7 +80,7 @@ class SelectSelector:
         self._lines: dict[int, OutputLines] = {}
         self._passing: dict[int, frozenset[int]] = {}
         self._said: dict[int, frozenset[str]] = {}
-        self._postings: dict[str, list[int]] = {}
+        self._postings: dict[str, Posting] = {}
         self._indexed = 0
         self._excerpts: dict[tuple[int, str, tuple[int, ...]], Excerpt] = {}
         self._files: dict[int, frozenset[str]] = {}
@@ -111,8 +113,7 @@ class SelectSelector:
             self._lines[index] = lines
             self._repeats.add_output(index, lines)
             self._passing[index] = passing_rows(lines.lines)
-            for word in lines.words:
-                self._postings.setdefault(word, []).append(index)
+            post(self._postings, lines.words, index)
         self._indexed = len(graph) - 1
 
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
@@ -207,24 +208,34 @@ class SelectSelector:
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
         linked = self._linked(floor_start, recent.files)
-        for index in linked:
-            candidates.setdefault(index, [])
+        # A linked view that holds none of the words is ranked by its parent bonus and its age alone: of
+        # those with and without the bonus, only the newest `candidates` each can rank, so the rest are
+        # left out here (the ranking is the same; a run's many views of a file stay a bounded cost).
+        unnamed = sorted((i for i in linked if i not in candidates), reverse=True)
+        for index in [i for i in unnamed if i in parents][: self.candidates] + [
+            i for i in unnamed if i not in parents
+        ][: self.candidates]:
+            candidates[index] = []
         offers = []
         weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
 
-        def bonus(index: int) -> float:
-            return (
-                1.0
-                + (self.parent_bonus if index in parents else 0.0)
-                + (self.file_bonus if index in linked else 0.0)
+        parent_bonus, file_bonus, file_weight = self.parent_bonus, self.file_bonus, self.file_weight
+        bonus = {
+            index: 1.0
+            + (parent_bonus if index in parents else 0.0)
+            + (file_bonus if index in linked else 0.0)
+            for index in candidates
+        }
+        promise = [  # (-weighted words * bonus, -index) per candidate, in one pass: no call per candidate
+            (
+                -(sum([weight[w] for w in words]) + (file_weight if index in linked else 0.0)) * bonus[index],
+                -index,
             )
-
-        def promise(index: int) -> tuple[float, int]:
-            words = sum(weight[w] for w in candidates[index]) + (self.file_weight if index in linked else 0.0)
-            return -words * bonus(index), -index
-
-        for index in sorted(candidates, key=promise)[: self.candidates]:
-            offer = self._offer(index, candidates[index], weight, cap, bonus(index), index in linked)
+            for index, words in candidates.items()
+        ]
+        for _, negative in heapq.nsmallest(self.candidates, promise):
+            index = -negative
+            offer = self._offer(index, candidates[index], weight, cap, bonus[index], index in linked)
             if offer is not None:
                 offers.append(offer)
         return offers

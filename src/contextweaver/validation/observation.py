@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import NEVER, RunnerParser, framed
 from contextweaver.validation.registry import PARSERS
 from contextweaver.validation.report import TestReport, merge_reports
 from contextweaver.validation.text import CleanText, clean_observation
@@ -21,13 +22,36 @@ def parsers_in_order() -> list[RunnerParser]:
     return [_parser(name) for name in PARSERS.names()]
 
 
+@cache
+def marker_gate(names: tuple[str, ...]) -> tuple[re.Pattern[str] | None, tuple[bool, ...]]:
+    """One pattern matching wherever any marker-only parser's marker does, and per parser (in order)
+    whether it is one: a parser that detects by its marker alone cannot fire where the gate finds
+    nothing, so most outputs (no test run) cost one search instead of one per parser. None when the
+    markers cannot be joined without changing a match (flags differ, back-references, a bad join)."""
+    parsers = [_parser(name) for name in names]
+    plain = tuple(type(p).detect is RunnerParser.detect and p.marker_pattern is not NEVER for p in parsers)
+    patterns = [p.marker_pattern for p, alone in zip(parsers, plain, strict=True) if alone]
+    if len({p.flags for p in patterns}) != 1 or any(re.search(r"\\\d|\(\?P=", p.pattern) for p in patterns):
+        return None, plain
+    try:
+        gate = re.compile("|".join(f"(?:{p.pattern})" for p in patterns), patterns[0].flags)
+    except re.error:
+        return None, plain
+    return gate, plain
+
+
 def parse_clean(clean: CleanText, command: str = "") -> TestReport | None:
     """Run every detected parser (one per family) and merge their reports in output order."""
     text = framed(clean.text)
     found: list[tuple[int, TestReport]] = []
     families: set[str] = set()
-    for parser in parsers_in_order():
+    names = tuple(PARSERS.names())
+    gate, plain = marker_gate(names)
+    marked = gate is None or gate.search(text) is not None
+    for parser, alone in zip(map(_parser, names), plain, strict=True):
         if parser.family and parser.family in families:
+            continue
+        if alone and not marked:
             continue
         if not parser.detect(text, command):
             continue
