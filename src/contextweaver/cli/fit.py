@@ -32,25 +32,20 @@ def dataset_name(path: str) -> str:
 
 
 def load_runs(inputs: tuple[str, ...], split: str, limit: int) -> list[Run]:
-    """Each input (file, directory or archive) is one dataset; its runs of `split`, the first `limit`."""
+    """Each input (file, directory or archive, read as `eval` reads it) is one dataset; its runs of
+    `split`, the first `limit`."""
     from contextweaver.eval.fit import Run
-    from contextweaver.eval.runner import TRAJECTORY_SUFFIXES
+    from contextweaver.eval.runner import discover
     from contextweaver.eval.splits import split_of
     from contextweaver.eval.trajectory_run import trajectory_id
-    from contextweaver.formats import load_trajectories
 
     runs: list[Run] = []
     for item in inputs:
-        path, name = Path(item), dataset_name(item)
-        files = (
-            sorted(p for p in path.iterdir() if p.suffix in TRAJECTORY_SUFFIXES) if path.is_dir() else [path]
-        )
-        found = [Run(name, trajectory_id(t, str(f)), t) for f in files for t in load_trajectories(f)]
+        try:
+            found = [Run(dataset_name(item), trajectory_id(t, p), t) for p, t in discover([item])]
+        except ValueError as exc:  # run ids that occur twice
+            raise click.UsageError(f"{item}: {exc}") from None
         found = [r for r in found if split == "all" or split_of(r.id) == split]
-        ids = [r.id for r in found]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
-        if twice:
-            raise click.UsageError(f"{item}: run ids occur twice: {', '.join(twice[:5])}; pass each run once")
         if not found:
             raise click.UsageError(f"{item}: no runs of split {split!r}")
         runs += found[:limit] if limit else found
