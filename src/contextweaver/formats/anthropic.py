@@ -74,11 +74,16 @@ def from_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """Chat messages back as Anthropic messages; messages of one role in a row become one message.
 
     Messages marked with WIRE_KEY (the top-level `system`) are left out: the request field carries
-    them. Inside a user message the tool_result blocks come first, as the API requires.
+    them. A system message inside `messages` (Claude Code sends its environment block so) stays one
+    message of its own, where it was. Inside a user message the tool_result blocks come first, as
+    the API requires.
     """
     out: list[dict[str, Any]] = []
     for message in messages:
-        if message.get(WIRE_KEY) or message.get("role") == "system":
+        if message.get(WIRE_KEY):
+            continue
+        if message.get("role") == "system":
+            out.append({"role": "system", "content": message.get("content", "")})
             continue
         role = "assistant" if message.get("role") == "assistant" else "user"
         blocks = _blocks(message)

@@ -33,6 +33,19 @@ def kind_of(item: dict[str, Any]) -> str:
     return str(item.get("type") or ("message" if "role" in item else ""))
 
 
+def input_content(item: dict[str, Any]) -> Any:
+    """What an input-side item says: a message's parts; another item of a person or the client (Codex's
+    `additional_tools`, role developer) as its JSON, so the root counts what the model is sent."""
+    if kind_of(item) == "message":
+        return _parts(item.get("content"))
+    return json.dumps({k: v for k, v in item.items() if k not in ("type", "id", "role")}, ensure_ascii=False)
+
+
+def is_input(item: dict[str, Any]) -> bool:
+    """An item the client or a person wrote (a user, developer or system message, Codex's tool list)."""
+    return kind_of(item) not in OUTPUTS and item.get("role") in INPUT_ROLES
+
+
 def _parts(content: Any) -> Any:
     """Message or output content with input_text/output_text parts as plain text parts."""
     if not isinstance(content, list):
@@ -94,8 +107,8 @@ def to_chat(items: Sequence[dict[str, Any]], instructions: Any = None) -> list[M
             out.append({"role": "tool", "tool_call_id": str(item.get("call_id", "")),
                         "content": output_content(item), ITEMS_KEY: [item]})  # fmt: skip
             turn = None
-        elif kind == "message" and item.get("role") in INPUT_ROLES:
-            out.append({"role": str(item["role"]), "content": _parts(item.get("content")), ITEMS_KEY: [item]})
+        elif is_input(item):
+            out.append({"role": str(item["role"]), "content": input_content(item), ITEMS_KEY: [item]})
             turn = None
         else:  # the model's own items: text, reasoning, calls (and types this reader does not know)
             if turn is None:
@@ -147,4 +160,4 @@ def _unchanged(message: Message, items: list[dict[str, Any]]) -> bool:
         return content == assistant_text(items)
     if role == "tool":
         return content == output_content(items[0])
-    return content == _parts(items[0].get("content"))
+    return content == input_content(items[0])

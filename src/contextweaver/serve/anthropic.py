@@ -27,7 +27,8 @@ from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wir
 from contextweaver.types import Message
 
 MARK = "cache_control"
-ROLES = ("user", "assistant")
+ROLES = ("user", "assistant", "system")
+"""Claude Code puts a `system` message (its environment block, later reminders) inside `messages`."""
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                404: "not_found_error", 409: "invalid_request_error", 413: "request_too_large",
                429: "rate_limit_error", 529: "overloaded_error"}  # fmt: skip
@@ -70,16 +71,86 @@ class Note:
 
     marks: dict[str, Any]
     keys: frozenset[str]
+    results: dict[str, Any]
+    """This message's tool_result blocks as sent (breakpoints off), by block key: what rendering
+    cannot rebuild (`is_error: false`, unknown fields, their order) comes back from them."""
     fine: bool
     role: str
     marked: tuple[int, ...]
     """Positions of the messages with breakpoints, up to this one."""
 
 
+def _results(content: Any) -> dict[str, Any]:
+    if not isinstance(content, list):
+        return {}
+    return {block_key(b): b for b in content if b.get("type") == "tool_result"}
+
+
+@dataclass(frozen=True)
+class Aside:
+    """A system message between steps (Claude Code's reminders): part of no step, so a step's
+    digest never changes when one is added after it, and put back before the message it preceded."""
+
+    message: dict[str, Any]
+    before: str | None
+    """The key of the message it preceded (None: it was the last)."""
+
+
+def message_key(message: Any) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        return block_key(content[0])
+    return json.dumps([message.get("role") if isinstance(message, dict) else None, content], default=str)
+
+
+def split_asides(messages: list[Any]) -> tuple[list[Any], list[Aside]]:
+    """The messages without the system messages that come after the first model turn, and those."""
+    first = next((i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
+                 len(messages))  # fmt: skip
+    if not any(isinstance(m, dict) and m.get("role") == "system" for m in messages[first:]):
+        return messages, []
+    kept: list[Any] = messages[:first]
+    asides: list[Aside] = []
+    for position in range(first, len(messages)):
+        message = messages[position]
+        if isinstance(message, dict) and message.get("role") == "system":
+            after = next((m for m in messages[position + 1 :] if not (isinstance(m, dict) and m.get("role") == "system")),
+                         None)  # fmt: skip
+            asides.append(Aside(message, None if after is None else message_key(after)))
+        else:
+            kept.append(message)
+    return kept, asides
+
+
+def put_asides(out: list[dict[str, Any]], asides: list[Aside]) -> list[dict[str, Any]]:
+    """Each aside before the message it preceded; one whose message was cut goes after the root."""
+    if not asides:
+        return out
+    by_key: dict[str | None, list[dict[str, Any]]] = {}
+    for aside in asides:
+        by_key.setdefault(aside.before, []).append(aside.message)
+    keys = [message_key(m) for m in out]
+    placed = set(keys) & by_key.keys()
+    lost = [m for key, group in by_key.items() if key is not None and key not in placed for m in group]
+    first = next((i for i, m in enumerate(out) if m.get("role") == "assistant"), len(out))
+    result: list[dict[str, Any]] = []
+    for position, (message, key) in enumerate(zip(out, keys, strict=True)):
+        if position == first:
+            result += lost
+        result += by_key.pop(key, []) if key in placed else []
+        result.append(message)
+    if first == len(out):
+        result += lost
+    return result + by_key.get(None, [])
+
+
 @dataclass
 class Read:
     marks: dict[str, Any]
     """Every breakpoint of the request, by block key (for `write`)."""
+    notes: list[Note]
+    """Every message's note: `write` takes the tool_result blocks as sent from them."""
+    asides: list[Aside]
     as_sent: bool
     """Rendering the request's own chat messages gives back its messages: the body may go as it came."""
 
@@ -87,7 +158,8 @@ class Read:
 def _checked(message: Any, position: int) -> dict[str, Any]:
     where = f"messages[{position}]"
     if not isinstance(message, dict) or message.get("role") not in ROLES:
-        raise BadConversation(f"{where} must be an object with role 'user' or 'assistant'", f"{where}.role")
+        raise BadConversation(f"{where} must be an object with role 'user', 'assistant' or 'system'",
+                              f"{where}.role")  # fmt: skip
     content = message.get("content")
     if not isinstance(content, (str, list)) or (
         isinstance(content, list) and not all(isinstance(b, dict) and "type" in b for b in content)
@@ -109,11 +181,12 @@ def _convert(
         converted = anthropic.to_chat([{**message, "content": _unmarked(message.get("content"), marks)}])
         content = message["content"]
         keys = frozenset(block_key(b) for b in content) if isinstance(content, list) else frozenset()
+        results = _results(_unmarked(content, {}))
         fine = (before is None or (before.fine and before.role != message["role"])) and _render(
-            converted, marks
+            converted, marks, results
         ) == [message]
         marked = before.marked if before is not None else ()
-        before = Note(marks, keys, fine, message["role"], (*marked, position) if marks else marked)
+        before = Note(marks, keys, results, fine, message["role"], (*marked, position) if marks else marked)
         chat += converted
         firsts += [position] * len(converted)
         notes.append(before)
@@ -128,6 +201,7 @@ def read(payload: Payload, fmt: str) -> tuple[Conversation, Read]:
     messages = payload["messages"]
     if not isinstance(messages, list) or not messages:
         raise BadConversation("'messages' must be a non-empty list of messages")
+    messages, asides = split_asides(messages)
     converted = CONVERSIONS(messages)
     system = anthropic.to_chat([], _unmarked(payload.get("system"), {}))
     marks: dict[str, Any] = {}
@@ -139,10 +213,10 @@ def read(payload: Payload, fmt: str) -> tuple[Conversation, Read]:
         converted.notes[i].marks.keys() & note.keys for i in marked for note in converted.notes[i + 1 :]
     )
     conversation = as_chat([*system, *converted.chat], range(len(system), len(system) + converted.reused))
-    return conversation, Read(marks, as_sent)
+    return conversation, Read(marks, converted.notes, asides, as_sent)
 
 
-def _render(messages: list[Message], marks: dict[str, Any]) -> list[dict[str, Any]]:
+def _render(messages: list[Message], marks: dict[str, Any], results: dict[str, Any]) -> list[dict[str, Any]]:
     marks = dict(marks)
     out = anthropic.from_chat(messages)
     for message in reversed(out):  # a breakpoint goes on the latest block it fits
@@ -151,13 +225,26 @@ def _render(messages: list[Message], marks: dict[str, Any]) -> list[dict[str, An
             continue
         for position in range(len(content) - 1, -1, -1):
             key = block_key(content[position])
+            if key in results:
+                content[position] = _as_sent(content[position], results[key])
             if key in marks:
                 content[position] = {**content[position], MARK: marks.pop(key)}
     return out
 
 
+def _as_sent(block: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
+    """A rendered tool_result as the client sent it: every field of its own kept, the content woven."""
+    if block.get("content") == sent.get("content"):
+        return dict(sent)
+    kept = {**sent, "content": block["content"]} if "content" in block else dict(sent)
+    if "content" not in block:
+        kept.pop("content", None)
+    return kept
+
+
 def write(payload: Payload, messages: list[Message], state: Read) -> None:
-    payload["messages"] = _render(messages, state.marks)
+    results = {key: block for note in state.notes for key, block in note.results.items()}
+    payload["messages"] = put_asides(_render(messages, state.marks, results), state.asides)
 
 
 def as_sent(state: Read) -> bool:

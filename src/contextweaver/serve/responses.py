@@ -34,10 +34,7 @@ def _item(item: Any, position: int) -> dict[str, Any]:
 
 def _model_item(item: dict[str, Any]) -> bool:
     """An item `to_chat` groups with its neighbours into one assistant turn."""
-    kind = responses.kind_of(item)
-    return kind not in responses.OUTPUTS and not (
-        kind == "message" and item.get("role") in responses.INPUT_ROLES
-    )
+    return responses.kind_of(item) not in responses.OUTPUTS and not responses.is_input(item)
 
 
 def _convert(

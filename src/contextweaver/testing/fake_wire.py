@@ -71,7 +71,7 @@ def responses_object(model: str, output: list[dict[str, Any]], input_tokens: int
 
 
 def _with_id(item: dict[str, Any], n: int) -> dict[str, Any]:
-    prefix = "msg" if item.get("type") == "message" else "fc"
+    prefix = {"message": "msg", "custom_tool_call": "ctc"}.get(item.get("type", ""), "fc")
     return {"id": f"{prefix}_fake{n}", "status": "completed", **item}
 
 
@@ -107,6 +107,10 @@ def responses_events(response: dict[str, Any]) -> Iterator[Event]:
                     logprobs=[],
                 )
                 yield event("response.content_part.done", **at, content_index=part_index, part=part)
+        elif item["type"] == "custom_tool_call":  # a freeform tool's input (Codex's `exec`)
+            yield event("response.output_item.added", output_index=index, item={**item, "input": ""})
+            yield event("response.custom_tool_call_input.delta", **at, delta=item["input"])
+            yield event("response.custom_tool_call_input.done", **at, input=item["input"])
         else:
             yield event("response.output_item.added", output_index=index, item={**item, "arguments": "",
                                                                                "status": "in_progress"})  # fmt: skip
