@@ -16,6 +16,7 @@ provider rejects an assistant message whose tool calls lack results.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,7 +56,14 @@ def arguments_text(arguments: Any) -> str:
 
 
 def action_text(name: str, arguments: Any) -> str:
-    """The action as a reader sees it: a shell command or code verbatim, otherwise `name {json}`."""
+    """The action as a reader sees it: a shell command or code verbatim, otherwise `name {json}`.
+
+    Codex's code mode (one freeform `exec` tool whose input is JavaScript calling nested tools) is
+    read as the commands and patches the script runs, one per line, so views, edits and test runs
+    are found as for a direct call; the script itself when it calls none.
+    """
+    if name == "exec" and isinstance(arguments, str) and not arguments.lstrip().startswith("{"):
+        return "\n".join(code_mode_actions(arguments)) or arguments
     parsed = arguments
     if isinstance(arguments, str):
         try:
@@ -91,6 +99,83 @@ def _shell_command(command: Any) -> str:
     ):
         return command[2]
     return shlex.join(command)
+
+
+_NESTED_CALL = re.compile(r"\btools\s*\.\s*(exec_command|apply_patch)\s*\(\s*")
+_KEY = {"exec_command": re.compile(r"""(?:\bcmd|(["'])cmd\1)\s*:\s*"""),
+        "apply_patch": re.compile(r"""(?:\b(?:input|patch)|(["'])(?:input|patch)\1)\s*:\s*""")}  # fmt: skip
+_KEY_REACH = 2000
+"""How far into a call's `{...}` argument its `cmd` / `input` key is looked for (keeps the scan linear)."""
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": ""}
+
+
+def code_mode_actions(source: str) -> list[str]:
+    """The commands (`tools.exec_command({cmd})`, or a bare string) and patches (`tools.apply_patch(text)`,
+    as `apply_patch PATCH`) a Codex code-mode script calls, in order; a call whose argument is not a
+    literal is left out.
+
+    One left-to-right scan that resumes after each literal read (a call written inside a patch is
+    not a call); linear time, never raises.
+    """
+    found: list[str] = []
+    position = 0
+    while (call := _NESTED_CALL.search(source, position)) is not None:
+        start = call.end()
+        if source.startswith("{", start):  # {cmd: ...} / {input: ...}: the key's value
+            key = _KEY[call.group(1)].search(source, start, min(len(source), start + _KEY_REACH))
+            start = key.end() if key else start
+        value, position = _literal(source, start)
+        if value is not None and value.strip():  # a patch reads as a direct apply_patch call does
+            found.append(f"apply_patch {value}" if call.group(1) == "apply_patch" else value)
+        if position < 0:  # an unterminated string runs to the end: nothing after it is code
+            break
+        position = max(position, call.end())
+    return found
+
+
+def _literal(source: str, start: int) -> tuple[str | None, int]:
+    """The JS string (or array of strings, as a command line) at `start`, and where it ends:
+    (None, start) when there is none, (None, -1) when a string is never closed."""
+    if not source.startswith("[", start):
+        return _string(source, start)
+    words: list[str] = []
+    position = start + 1
+    while True:
+        while position < len(source) and source[position] in " \t\r\n,":
+            position += 1
+        if source.startswith("]", position):
+            return _shell_command(words) or None, position + 1
+        word, after = _string(source, position)
+        if word is None:
+            return None, after if after < 0 else start
+        words.append(word)
+        position = after
+
+
+def _string(source: str, start: int) -> tuple[str | None, int]:
+    """A quoted JS string literal at `start` (JSON-style escapes) and the index after it."""
+    if start >= len(source) or source[start] not in "\"'`":
+        return None, start
+    quote, position = source[start], start + 1
+    out: list[str] = []
+    while position < len(source):
+        char = source[position]
+        if char == quote:
+            return "".join(out), position + 1
+        if char == "\\" and position + 1 < len(source):
+            escaped = source[position + 1]
+            position += 2
+            digits = {"u": 4, "x": 2}.get(escaped, 0)
+            code = source[position : position + digits]
+            if digits and len(code) == digits and all(c in "0123456789abcdefABCDEF" for c in code):
+                out.append(chr(int(code, 16)))
+                position += digits
+            else:
+                out.append(_ESCAPES.get(escaped, escaped))
+            continue
+        out.append(char)
+        position += 1
+    return None, -1
 
 
 def tool_step(
