@@ -8,18 +8,28 @@ to meta; `event_msg` lines repeat the items for the UI and are skipped. A `compa
 compaction: the summary the run continued from becomes a user step and meta["compactions"]
 counts them (its `replacement_history` repeats earlier items and is not read). Older rollouts
 (a bare session header line, then the items themselves) are read the same way.
+
+Root = everything the model was given before its first output item: the developer and user
+messages (permissions, `<environment_context>`, the task) and, since 0.171, an `additional_tools`
+item (the tool list, sent as an input item). The base instructions are added as a system message
+only when no developer message already carries them (0.171 sends them as one). Code mode's `exec`
+output starts with a "Script completed / Wall time / Output:" part, left out of the observation.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
 from typing import Any
 
 from contextweaver.formats import responses
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.openai import chat_trajectory
 from contextweaver.formats.source import Record, Source, record_values
-from contextweaver.formats.toolcalls import obj
-from contextweaver.types import Message
+from contextweaver.formats.toolcalls import OBSERVATION_SEPARATOR, obj
+from contextweaver.tokens import content_text
+from contextweaver.types import Message, Step
 
 ITEM_TYPES = frozenset(
     {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
@@ -38,6 +48,33 @@ def _is_envelope(value: Any) -> bool:
 
 def _is_legacy_header(value: Any) -> bool:
     return isinstance(value, dict) and "id" in value and "timestamp" in value and "type" not in value
+
+
+EXEC_HEADER = re.compile(
+    rf"(?:^|(?<={re.escape(OBSERVATION_SEPARATOR)}))Script \w+[^\n]*\nWall time [^\n]*\nOutput:\n?\n"
+)
+"""The status part each code-mode `exec` result starts with (at the start of a result): noise to the observation."""
+
+
+def _is_input(item: dict[str, Any]) -> bool:
+    """An item the model is given (a user, developer or system message; the tool list), not one it wrote."""
+    return item.get("role") in responses.INPUT_ROLES or responses.kind_of(item) == "additional_tools"
+
+
+def _input_message(item: dict[str, Any]) -> Message:
+    """A root message for an input item: a message as text parts, the tool list as its JSON."""
+    if responses.kind_of(item) == "message":
+        return responses.to_chat([item])[0]
+    role = str(item.get("role")) if item.get("role") in responses.INPUT_ROLES else "developer"
+    content = json.dumps(item.get("tools", item), ensure_ascii=False)
+    return {"role": role, "content": content, responses.ITEMS_KEY: [item]}
+
+
+def _without_exec_header(step: Step) -> Step:
+    """The step with each `exec` result's leading status part dropped from its observation."""
+    if "Wall time" not in step.observation:
+        return step
+    return dataclasses.replace(step, observation=EXEC_HEADER.sub("", step.observation))
 
 
 class CodexReader:
@@ -66,13 +103,19 @@ class CodexReader:
         meta: dict[str, Any] = {"compactions": 0}
         for record in records:
             self._line(source, record, items, meta)
-        root_system: list[Message] = []
+        first = next((i for i, item in enumerate(items) if not _is_input(item)), len(items))
+        given = [_input_message(item) for item in items[:first]]
         instructions = meta.pop("instructions", None)
         if isinstance(instructions, dict):  # newer headers: {"text": ...}
             instructions = instructions.get("text")
-        if isinstance(instructions, str) and instructions.strip():
-            root_system = [{"role": "system", "content": instructions}]
-        root, steps = chat_trajectory([*root_system, *responses.to_chat(items)])
+        if (
+            isinstance(instructions, str)
+            and instructions.strip()
+            and not any(content_text(m["content"]).strip() == instructions.strip() for m in given)
+        ):
+            given.insert(0, {"role": "system", "content": instructions})
+        root, steps = chat_trajectory([*given, *responses.to_chat(items[first:])])
+        steps = [_without_exec_header(step) for step in steps]
         return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
 
     @staticmethod
