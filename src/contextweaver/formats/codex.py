@@ -11,15 +11,15 @@ counts them (its `replacement_history` repeats earlier items and is not read). O
 
 Root = everything the model was given before its first output item: the developer and user
 messages (permissions, `<environment_context>`, the task) and, since 0.171, an `additional_tools`
-item (the tool list, sent as an input item). The base instructions are added as a system message
-only when no developer message already carries them (0.171 sends them as one). Code mode's `exec`
-output starts with a "Script completed / Wall time / Output:" part, left out of the observation.
+item (the tool list, an input item: responses.is_input). The base instructions are added as a
+system message only when no message already carries them (0.171 sends them as a developer
+message). Code mode's `exec` output starts with a "Script completed / Wall time / Output:" part,
+left out of the observation (the messages keep it).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from typing import Any
 
@@ -29,7 +29,7 @@ from contextweaver.formats.openai import chat_trajectory
 from contextweaver.formats.source import Record, Source, record_values
 from contextweaver.formats.toolcalls import OBSERVATION_SEPARATOR, obj
 from contextweaver.tokens import content_text
-from contextweaver.types import Message, Step
+from contextweaver.types import Step
 
 ITEM_TYPES = frozenset(
     {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
@@ -54,20 +54,6 @@ EXEC_HEADER = re.compile(
     rf"(?:^|(?<={re.escape(OBSERVATION_SEPARATOR)}))Script \w+[^\n]*\nWall time [^\n]*\nOutput:\n?\n"
 )
 """The status part each code-mode `exec` result starts with (at the start of a result): noise to the observation."""
-
-
-def _is_input(item: dict[str, Any]) -> bool:
-    """An item the model is given (a user, developer or system message; the tool list), not one it wrote."""
-    return item.get("role") in responses.INPUT_ROLES or responses.kind_of(item) == "additional_tools"
-
-
-def _input_message(item: dict[str, Any]) -> Message:
-    """A root message for an input item: a message as text parts, the tool list as its JSON."""
-    if responses.kind_of(item) == "message":
-        return responses.to_chat([item])[0]
-    role = str(item.get("role")) if item.get("role") in responses.INPUT_ROLES else "developer"
-    content = json.dumps(item.get("tools", item), ensure_ascii=False)
-    return {"role": role, "content": content, responses.ITEMS_KEY: [item]}
 
 
 def _without_exec_header(step: Step) -> Step:
@@ -103,18 +89,17 @@ class CodexReader:
         meta: dict[str, Any] = {"compactions": 0}
         for record in records:
             self._line(source, record, items, meta)
-        first = next((i for i, item in enumerate(items) if not _is_input(item)), len(items))
-        given = [_input_message(item) for item in items[:first]]
+        chat = responses.to_chat(items)  # input items before the first model item: the root
         instructions = meta.pop("instructions", None)
         if isinstance(instructions, dict):  # newer headers: {"text": ...}
             instructions = instructions.get("text")
         if (
             isinstance(instructions, str)
             and instructions.strip()
-            and not any(content_text(m["content"]).strip() == instructions.strip() for m in given)
+            and not any(content_text(m["content"]).strip() == instructions.strip() for m in chat)
         ):
-            given.insert(0, {"role": "system", "content": instructions})
-        root, steps = chat_trajectory([*given, *responses.to_chat(items[first:])])
+            chat.insert(0, {"role": "system", "content": instructions})
+        root, steps = chat_trajectory(chat)
         steps = [_without_exec_header(step) for step in steps]
         return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
 
