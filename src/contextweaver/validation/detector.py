@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from contextweaver.types import ValidationStatus
-from contextweaver.validation.observation import parsers_in_order
+from contextweaver.validation.observation import detects, parsers_in_order
 from contextweaver.validation.parsers.base import framed
 from contextweaver.validation.report import TestReport
 from contextweaver.validation.text import CleanText
@@ -83,7 +83,7 @@ def foreign_failure(text: str, command: str) -> str | None:
     beside another runner's passing summary)."""
     text = framed(text)
     for parser in parsers_in_order():
-        if parser.failure_marker.search(text) and not parser.detect(text, command):
+        if parser.failure_marker.search(text) and not detects(parser, text, command):
             return parser.runner
     return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from functools import cache
 
@@ -9,6 +10,35 @@ from contextweaver.validation.parsers.base import NEVER, RunnerParser, framed
 from contextweaver.validation.registry import PARSERS
 from contextweaver.validation.report import TestReport, merge_reports
 from contextweaver.validation.text import CleanText, clean_observation
+
+_log = logging.getLogger(__name__)
+_FAILED: set[str] = set()
+"""Runners whose parser raised once already: logged the first time only."""
+
+
+def run_parser(parser: RunnerParser, text: str, command: str = "") -> TestReport | None:
+    """The parser's report, or None when it does not detect the output or raises: the boundary every
+    parser runs behind, so one odd line drops that runner's report, never the step."""
+    try:
+        return parser.parse(text, command) if parser.detect(text, command) else None
+    except Exception:
+        _dropped(parser)
+        return None
+
+
+def detects(parser: RunnerParser, text: str, command: str = "") -> bool:
+    """`parser.detect` behind the same boundary (a detector that raises detects nothing)."""
+    try:
+        return parser.detect(text, command)
+    except Exception:
+        _dropped(parser)
+        return False
+
+
+def _dropped(parser: RunnerParser) -> None:
+    if parser.runner not in _FAILED:
+        _FAILED.add(parser.runner)
+        _log.warning("the %s parser failed on an output; its report is dropped", parser.runner, exc_info=True)
 
 
 @cache
@@ -53,9 +83,7 @@ def parse_clean(clean: CleanText, command: str = "") -> TestReport | None:
             continue
         if alone and not marked:
             continue
-        if not parser.detect(text, command):
-            continue
-        report = parser.parse(text, command)
+        report = run_parser(parser, text, command)
         if report is None:
             continue
         if parser.family:

@@ -76,13 +76,25 @@ def has_elision_marker(observation: str) -> bool:
     return False
 
 
+MAX_COUNT = 10**9
+"""The largest count or exit code read from output: no real run prints more."""
+
+
+def bounded_int(digits: str) -> int:
+    """A printed number (`\\d+`, maybe signed) clamped to ±MAX_COUNT: CPython's int() refuses 4,300+
+    digits with ValueError, and one totals line must not stop the step."""
+    sign = -1 if digits.startswith("-") else 1
+    body = digits.lstrip("+-").lstrip("0") or "0"
+    return sign * (int(body) if len(body) <= 9 else MAX_COUNT)
+
+
 def _returncode(observation: str) -> int | None:
     """The first exit code the envelope states (either agent's style)."""
     found = [match for pattern in _RETURNCODES if (match := pattern.search(observation))]
     if not found:
         return None
     first = min(found, key=lambda match: match.start())
-    return int(first.group(1))
+    return bounded_int(first.group(1))
 
 
 def clean_observation(observation: str) -> CleanText:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import ClassVar
 
 from contextweaver.validation.report import TestReport
+from contextweaver.validation.text import bounded_int
+
+__all__ = ["NEVER", "AsciiFast", "RunnerParser", "bounded_int", "counts_from", "framed", "json_string"]
 
 NEVER = re.compile(r"(?!)")
 
@@ -75,8 +79,26 @@ def counts_from(pairs: list[tuple[str, str]], names: dict[str, str]) -> dict[str
     totals: dict[str, int] = {}
     for number, word in pairs:
         key = names.get(word.lower(), word.lower())
-        totals[key] = totals.get(key, 0) + int(number)
+        totals[key] = totals.get(key, 0) + bounded_int(number)
     return totals
+
+
+def json_string(body: str) -> str:
+    """A JSON string literal's body decoded, else the raw body: an invalid escape (`\\q`) or an escaped
+    lone surrogate (`\\ud800`, which no UTF-8 writer accepts) in a test name is the name as printed."""
+    if "\\" not in body:
+        return body
+    try:
+        value = json.loads(f'"{body}"')
+    except ValueError:
+        return body
+    if not isinstance(value, str):
+        return body
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return body
+    return value
 
 
 def framed(text: str) -> str:

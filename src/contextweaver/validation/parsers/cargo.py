@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, any_failure, record
 
 _RESULT = re.compile(
@@ -78,16 +78,16 @@ class CargoParser(RunnerParser):
         totals: dict[str, int] | None = None
         failed = False
         for result in _RESULT.finditer(text):
-            passed, failures, ignored, measured, filtered = (int(g) for g in result.groups()[1:])
+            passed, failures, ignored, measured, filtered = (bounded_int(g) for g in result.groups()[1:])
             run = {"passed": passed, "failed": failures, "skipped": ignored}
             run |= {"measured": measured, "filtered": filtered}
             totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
             failed |= result.group(1) == "FAILED"
         for suite in _JSON_SUITE.finditer(text):
             run = {
-                "passed": int(suite.group(2)),
-                "failed": int(suite.group(3)),
-                "skipped": int(suite.group(4)),
+                "passed": bounded_int(suite.group(2)),
+                "failed": bounded_int(suite.group(3)),
+                "skipped": bounded_int(suite.group(4)),
             }
             totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}
             failed |= suite.group(1) == "failed"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _TEST = re.compile(r"\n *+\d++/\d++ ++Test ++#\d++: (\S++)([^\n]*+)")
@@ -47,7 +47,7 @@ class CtestParser(RunnerParser):
                 record(tests, name, _status(*_outcome(rest)))
         totals: dict[str, int] | None = None
         for _percent, failed, total in _CLOSING.findall(text):
-            run = {"total": int(total), "failed": int(failed)}
+            run = {"total": bounded_int(total), "failed": bounded_int(failed)}
             totals = add_totals(totals, run)
         if totals is None and not tests:
             return None

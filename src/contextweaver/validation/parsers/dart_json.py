@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed, json_string
 from contextweaver.validation.report import STATUS_KEY, TestReport, any_failure, record
 
 _EVENT = re.compile(
@@ -42,12 +42,12 @@ class DartJsonParser(RunnerParser):
         event: Any
         for start_id, name, suite_id, done_id, result, skipped, hidden, line in _EVENT.findall(framed(text)):
             if start_id:
-                path = suites.get(int(suite_id), "")
-                name = json.loads(f'"{name}"') if "\\" in name else name
-                started[int(start_id)] = f"{path}::{name}" if path else name
+                path = suites.get(bounded_int(suite_id), "")
+                name = json_string(name)
+                started[bounded_int(start_id)] = f"{path}::{name}" if path else name
                 continue
             if done_id:
-                event = {"type": "testDone", "testID": int(done_id), "result": result}
+                event = {"type": "testDone", "testID": bounded_int(done_id), "result": result}
                 event |= {"skipped": skipped == "true", "hidden": hidden == "true"}
             else:
                 try:

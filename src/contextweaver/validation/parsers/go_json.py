@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, framed, json_string
 from contextweaver.validation.parsers.go_test import package_failure_id
 from contextweaver.validation.report import TestReport, any_failure, record
 
@@ -31,10 +30,6 @@ _BENCH_OUTPUT = re.compile(
 )
 """Benchmarks get no events of their own: their result is an output line (a result line, or `--- FAIL`)."""
 _STATUSES = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
-
-
-def _unquote(value: str) -> str:
-    return json.loads(f'"{value}"') if "\\" in value else value
 
 
 def _benchmarks(text: str, tests: dict[str, TestStatus]) -> set[str]:
@@ -67,13 +62,13 @@ class GoJsonParser(RunnerParser):
         bench_failed = _benchmarks(text, tests) if "Benchmark" in text else set()
         for fast_action, raw_package, test_key, raw_test, line, action in _EVENT.findall(text):
             if fast_action:
-                action, package = fast_action, _unquote(raw_package)
-                name = _unquote(raw_test) if test_key else None
+                action, package = fast_action, json_string(raw_package)
+                name = json_string(raw_test) if test_key else None
             else:
                 package_match = _PACKAGE.search(line)
-                package = _unquote(package_match.group("pkg")) if package_match else ""
+                package = json_string(package_match.group("pkg")) if package_match else ""
                 test_match = _TEST.search(line)
-                name = _unquote(test_match.group("test")) if test_match else None
+                name = json_string(test_match.group("test")) if test_match else None
             if package not in failing:
                 failing[package] = False
                 seen.append(package)

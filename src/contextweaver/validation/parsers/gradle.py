@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, add_totals, any_failure, record
 
 _TEST = re.compile(r"\n([\w.$]++(?: > [^\n>]+?)*?) > ([^\n>]+?) (PASSED|FAILED|SKIPPED)(?=\n)")
@@ -35,7 +35,11 @@ class GradleParser(RunnerParser):
             record(tests, f"{owner}.{name.removesuffix('()')}", _STATUSES[status])
         totals: dict[str, int] | None = None
         for ran, failed, skipped in _COMPLETED.findall(text):
-            run = {"total": int(ran), "failed": int(failed or 0), "skipped": int(skipped or 0)}
+            run = {
+                "total": bounded_int(ran),
+                "failed": bounded_int(failed or "0"),
+                "skipped": bounded_int(skipped or "0"),
+            }
             totals = add_totals(totals, run)
         builds = _BUILD.findall(text)
         for task in _TASK_FAILED.findall(text):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, counts_from, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, counts_from, framed
 from contextweaver.validation.report import TestReport, closing_report, record
 
 _JS_FILE = r"\S{1,400}\.(?:[cm]?[jt]sx?|vue|coffee|svelte)"
@@ -121,7 +121,7 @@ def _last_number(line: str) -> tuple[str, int | None]:
         return line, None
     body = line[:-6]
     head = body.rstrip("0123456789")
-    return head, int(body[len(head) :]) if len(head) < len(body) else None
+    return head, bounded_int(body[len(head) :]) if len(head) < len(body) else None
 
 
 def _title(rest: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, closing_report, record
 
 _PREFIX = r"\n(?:\[(?:INFO|ERROR|WARNING|WARN)\] )?"
@@ -64,7 +64,7 @@ class MavenParser(RunnerParser):
         clean: set[str] = set()
         failed = False
         for match in _CLASS_LINE.finditer(text):
-            ran, failures, errors, _skipped = (int(g) for g in match.groups()[:4])
+            ran, failures, errors, _skipped = (bounded_int(g) for g in match.groups()[:4])
             failed |= failures + errors > 0
             if ran and not failures and not errors and not _skipped:
                 clean.add(match.group(5))
@@ -74,7 +74,9 @@ class MavenParser(RunnerParser):
             for match in _TOTALS.finditer(text, results.end()):
                 run = dict(
                     zip(
-                        ("total", "failed", "error", "skipped"), (int(g) for g in match.groups()), strict=True
+                        ("total", "failed", "error", "skipped"),
+                        (bounded_int(g) for g in match.groups()),
+                        strict=True,
                     )
                 )
                 totals = {key: (totals or {}).get(key, 0) + value for key, value in run.items()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _SUMMARY = re.compile(
@@ -45,7 +45,12 @@ class MinitestParser(RunnerParser):
             record(tests, test, _STATUSES[kind])
         totals: dict[str, int] | None = None
         for runs, failures, errors, skips in _SUMMARY.findall(text):
-            run = {"total": int(runs), "failed": int(failures), "error": int(errors), "skipped": int(skips)}
+            run = {
+                "total": bounded_int(runs),
+                "failed": bounded_int(failures),
+                "error": bounded_int(errors),
+                "skipped": bounded_int(skips),
+            }
             run["passed"] = run["total"] - run["failed"] - run["error"] - run["skipped"]
             totals = add_totals(totals, run)
         if totals is None and not tests:

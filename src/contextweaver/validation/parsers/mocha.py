@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, any_failure, record
 
 _SUMMARY = re.compile(r"\n *+(\d+) (passing \(\d+(?:\.\d+)?\s?(?:ms|s|m)\)|failing|pending)(?=\n)")
@@ -80,11 +80,11 @@ class MochaParser(RunnerParser):
             return None
         totals = None
         if passing or failing:
-            totals = {"passed": int(passing.group(1)) if passing else 0}
+            totals = {"passed": bounded_int(passing.group(1)) if passing else 0}
             if failing:
-                totals["failed"] = int(failing.group(1))
+                totals["failed"] = bounded_int(failing.group(1))
             if skipped:
-                totals["skipped"] = int(skipped.group(1))
+                totals["skipped"] = bounded_int(skipped.group(1))
         return TestReport(
             runner=self.runner,
             tests=tests,

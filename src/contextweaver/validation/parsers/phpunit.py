@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _OK = re.compile(r"\nOK \((\d++) tests?, \d++ assertions?\)")
@@ -45,13 +45,13 @@ class PhpunitParser(RunnerParser):
             for test in _NUMBERED.findall(text, section.end(), end):
                 record(tests, test, status)
         totals: dict[str, int] | None = None
-        closing = [(m.start(), {"total": int(m.group(1))}) for m in _OK.finditer(text)]
+        closing = [(m.start(), {"total": bounded_int(m.group(1))}) for m in _OK.finditer(text)]
         for match in _TOTALS.finditer(text):
-            run = {"total": int(match.group(1))}
+            run = {"total": bounded_int(match.group(1))}
             for item in match.group(2).split(", "):
                 key, _, value = item.partition(": ")
                 if key in _KEYS and value.isdigit():
-                    run[_KEYS[key]] = run.get(_KEYS[key], 0) + int(value)
+                    run[_KEYS[key]] = run.get(_KEYS[key], 0) + bounded_int(value)
             closing.append((match.start(), run))
         for _, run in sorted(closing, key=lambda pair: pair[0]):
             totals = add_totals(totals, run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _SUMMARY = re.compile(
@@ -33,8 +33,12 @@ class RspecTextParser(RunnerParser):
             record(tests, f"{path}::{description.strip()}", TestStatus.FAILED)
         totals: dict[str, int] | None = None
         for examples, failures, pending, outside in _SUMMARY.findall(text):
-            run = {"total": int(examples), "failed": int(failures), "skipped": int(pending or 0)}
-            run["error"] = int(outside or 0)
+            run = {
+                "total": bounded_int(examples),
+                "failed": bounded_int(failures),
+                "skipped": bounded_int(pending or "0"),
+            }
+            run["error"] = bounded_int(outside or "0")
             run["passed"] = run["total"] - run["failed"] - run["skipped"]
             totals = add_totals(totals, run)
         if totals is None and not tests:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, closing_report, record
 
 _RESULT = re.compile(r"\n( *+)(ok|not ok) \d++(?: -)? ?([^\n#]*+)(?:# *+(SKIP|TODO|skip|todo)\b)?")
@@ -44,7 +44,7 @@ class TapParser(RunnerParser):
         totals: dict[str, int] | None = None
         for key, value in _COUNT.findall(text):
             totals = totals or {}
-            totals[_KEYS.get(key, key)] = totals.get(_KEYS.get(key, key), 0) + int(value)
+            totals[_KEYS.get(key, key)] = totals.get(_KEYS.get(key, key), 0) + bounded_int(value)
         planned = bool(_PLAN.search(text))
         if not tests and totals is None:
             return None

@@ -6,7 +6,7 @@ import re
 from collections import deque
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import AsciiFast, RunnerParser, framed
+from contextweaver.validation.parsers.base import AsciiFast, RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
 
 _RAN = re.compile(
@@ -105,15 +105,15 @@ class UnittestParser(RunnerParser):
             return TestReport(
                 runner=self.runner,
                 tests=tests,
-                totals={"total": int(ran.group(1))} if ran else None,
+                totals={"total": bounded_int(ran.group(1))} if ran else None,
                 complete=False,
                 failed_signal=any_failure(tests.values()),
             )
-        totals = {"total": int(closer.group(1))}
+        totals = {"total": bounded_int(closer.group(1))}
         for item in (closer.group(3) or "").split(","):
             key, _, value = item.strip().partition("=")
             if key in _TOTAL_NAMES and value.isdigit():
-                totals[_TOTAL_NAMES[key]] = int(value)
+                totals[_TOTAL_NAMES[key]] = bounded_int(value)
         failed = closer.group(2) == "FAILED"
         return TestReport(
             runner=self.runner,

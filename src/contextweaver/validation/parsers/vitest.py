@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.types import TestStatus
-from contextweaver.validation.parsers.base import RunnerParser, framed
+from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, add_totals, closing_report, record
 
 _TESTS = re.compile(r"\n {0,8}Tests  ++([^\n(]*+)\((\d++)\)")
@@ -36,10 +36,10 @@ class VitestParser(RunnerParser):
             record(tests, test, TestStatus.ERROR if " > " not in test else TestStatus.FAILED)
         totals: dict[str, int] | None = None
         for counts, total in _TESTS.findall(text):
-            run: dict[str, int] = {"total": int(total)}
+            run: dict[str, int] = {"total": bounded_int(total)}
             for number, word in _COUNT.findall(counts):
                 key = _NAMES.get(word, word)
-                run[key] = run.get(key, 0) + int(number)
+                run[key] = run.get(key, 0) + bounded_int(number)
             totals = add_totals(totals, run)
         files_failed = any("failed" in counts for counts in _FILES.findall(text))
         if not tests and totals is None and not files_failed:
