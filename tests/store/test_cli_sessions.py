@@ -88,7 +88,7 @@ def test_export_round_trips_through_the_reader(tmp_path: Path, bugfix: Trajector
     assert code == 0
     exported = json.loads(target.read_text())["messages"]
     assert read_conversation(exported).steps == read_conversation(tool_conversation(6)).steps
-    code, out = run("export", "bugfix", "--store", store)
+    code, out = run("export", "bugfix", "--store", store, "--format", "json")
     assert code == 0 and json.loads(out)["steps"] == 17
 
 

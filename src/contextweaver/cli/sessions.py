@@ -65,12 +65,14 @@ def list_sessions(store_location: str, as_json: bool) -> None:
 @click.argument("session_id")
 @click.option("--step", type=int, help="Show the woven context the agent got after this step.")
 @click.option("--latest", is_flag=True, help="Show the woven context after the latest step.")
-@click.option("--budget", type=int, help="Token budget for the shown context.")
+@click.option(
+    "--budget", type=int, help="Token budget for the shown context [default: the proxy's, meta budget]."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def show(store_location: str, session_id: str, step: int | None, latest: bool, budget: int | None,
          as_json: bool) -> None:  # fmt: skip
     """The graph (parents, status, summary per step) and labels; or the woven context of a step."""
-    from contextweaver.serve.inspect import context_detail, session_detail, woven_at
+    from contextweaver.serve.inspect import context_detail, session_detail, stored_budget, woven_at
 
     store = _open(store_location)
     detail = session_detail(store, session_id)
@@ -79,12 +81,18 @@ def show(store_location: str, session_id: str, step: int | None, latest: bool, b
     if step is not None or latest:
         if step is not None and not 0 <= step <= detail["steps"]:
             raise click.ClickException(f"session {session_id!r} has steps 0..{detail['steps']}, not {step}")
-        context = context_detail(woven_at(store, session_id, step, budget))
+        stored = stored_budget(detail["meta"])
+        used, source = (budget, "--budget") if budget is not None else (stored, "the proxy's")
+        context = {
+            **context_detail(woven_at(store, session_id, step, used)),
+            "budget_from": source if used else None,
+        }
         if as_json:
             _emit(context)
             return
         click.echo(f"context after step {detail['steps'] if step is None else step}: {context['tokens']} tokens "
-                   f"of {context['full_history_tokens']} ({context['strategy']})")  # fmt: skip
+                   f"of {context['full_history_tokens']} ({context['strategy']}), "
+                   f"{f'budget {used} ({source})' if used else 'no budget (the proxy stored none)'}")  # fmt: skip
         for decision in context["decisions"]:
             click.echo(
                 f"  step {decision['index']:>4}  {decision['mode']:<10} {decision['tokens']:>6}  {decision['reason']}"
@@ -108,25 +116,37 @@ def show(store_location: str, session_id: str, step: int | None, latest: bool, b
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["json", "messages"]),
-    default="json",
+    type=click.Choice(["jsonl", "json", "messages"]),
+    default="jsonl",
     show_default=True,
-    help="json: root, steps and annotations; messages: the conversation as OpenAI chat messages.",
+    help="jsonl: ContextWeaver JSON Lines (root, then one step per line), read by `contextweaver replay` "
+    "and `graph`; json: root, steps and annotations; messages: the conversation as OpenAI chat messages.",
 )
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), help="File to write (default stdout).")
 def export(store_location: str, session_id: str, fmt: str, out: str | None) -> None:
-    """Write a session out, to archive it or to replay it with `contextweaver replay`."""
-    from contextweaver.serve.inspect import session_detail
+    """Write a session out, to archive it or to replay it (`contextweaver replay FILE`)."""
+    from contextweaver.formats.jsonl import _lines as jsonl_lines
+    from contextweaver.serve.inspect import replayable, session_detail
 
     store = _open(store_location)
     detail = session_detail(store, session_id)
-    if detail is None:
+    trajectory = replayable(store, session_id)
+    if detail is None or trajectory is None:
         raise click.ClickException(f"no session {session_id!r} in {store.url}")
-    data: Any = detail
-    if fmt == "messages":
-        data = {"messages": [*detail["root"], *(m for step in store.steps(session_id)
-                                                 for m in step.step.chat_messages())]}  # fmt: skip
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "jsonl":
+        lines = list(jsonl_lines(trajectory))
+        lines[0]["meta"] = trajectory.meta  # the header: the reader keeps it as the run's meta
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    else:
+        data: Any = detail
+        if fmt == "messages":
+            data = {
+                "messages": [
+                    *trajectory.root,
+                    *(m for step in trajectory.steps for m in step.chat_messages()),
+                ]
+            }
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if out is None:
         sys.stdout.write(text)
     else:

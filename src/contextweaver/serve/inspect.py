@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from contextweaver.formats.base import Trajectory
 from contextweaver.protocols import Store
 from contextweaver.store import Session
 from contextweaver.store.base import SessionInfo, StoredStep
@@ -72,11 +73,33 @@ def _detail(info: SessionInfo, steps: list[StoredStep]) -> dict[str, Any]:
     }
 
 
+def stored_budget(meta: dict[str, Any]) -> int | None:
+    """The token budget the proxy wove this session's contexts with (meta["budget"]); None for none."""
+    budget = meta.get("budget")
+    return budget if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0 else None
+
+
 def woven_at(
     store: Store, session_id: str, step: int | None = None, max_tokens: int | None = None
 ) -> WovenContext:
-    """The context the agent received after step `step` (default: the latest), rebuilt from the store."""
-    return Session.open(store, session_id, upto=step).context(max_tokens)
+    """The context the agent received after step `step` (default: the latest), rebuilt from the store.
+
+    Read-only: the weaver is asked directly, so looking (under any budget) saves no lazy cut that
+    the proxy would resume from.
+    """
+    return Session.open(store, session_id, upto=step).weaver.context(max_tokens)
+
+
+def replayable(store: Store, session_id: str) -> Trajectory | None:
+    """The session as a Trajectory (root, stored steps verbatim), to write as JSON Lines for `replay`."""
+    info = store.session(session_id)
+    if info is None:
+        return None
+    steps = [item.step for item in store.steps(session_id)]
+    meta = {"session": info.id, "format": info.format, "session_meta": info.meta}
+    return Trajectory(
+        root=list(info.root), steps=steps, source=f"{store.url}#{info.id}", format="jsonl", meta=meta
+    )
 
 
 def context_detail(context: WovenContext) -> dict[str, Any]:
