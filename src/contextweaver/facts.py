@@ -10,23 +10,33 @@ import re
 from contextweaver.types import Facts, Step
 from contextweaver.views import tool_paths, viewed_paths
 
-_WORD = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_]")
+_WORD = re.compile(r"[A-Za-z0-9_./:-]+")
+"""A maximal run, its edge punctuation stripped in Python: a pattern that must end in a letter or digit
+retries every start of a long run of `.`, `-`, `/`, `:` (quadratic; 16 KB of dashes took 2 s)."""
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?![\w])")
 _QUOTED = re.compile(r"""'([^'\n]{4,80})'|"([^"\n]{4,80})"|`([^`\n]{4,80})`""")
 _PATH = re.compile(
-    r"(?:[\w.-]+/)+[\w.-]+\.\w{1,5}\b|\b[\w-]+\.(?:py|pyi|js|ts|tsx|go|rs|java|c|h|cpp|rb|txt|cfg|toml|yaml|yml|json|md|rst|ini|sh)\b"
+    r"(?<![\w.-])(?:[\w.-]+/)+[\w.-]+\.\w{1,5}\b|\b[\w-]+\.(?:py|pyi|js|ts|tsx|go|rs|java|c|h|cpp|rb|txt|cfg|toml|yaml|yml|json|md|rst|ini|sh)\b"
 )
-_TEST_ID = re.compile(r"[\w./-]+\.py::[\w\[\]./:-]+|\btest_\w+")
+_TEST_ID = re.compile(r"(?<![\w./-])[\w./-]+\.py::[\w\[\]./:-]+|\btest_\w+")
+"""The lookbehinds (here and in `_PATH`) try a path only where its run of path characters starts: a start
+inside a run fails wherever the one before it failed, but was retried across the whole run (quadratic)."""
 _ERROR_LINE = re.compile(
-    r"^\s*(?:\w+(?:Error|Exception|Warning)\b.*|Traceback \(most recent call last\):|FAILED\b.*|E\s{2,}.+|error(?:\[\w+\])?: .+|panic: .+)$",
+    r"^[^\S\n]*(?:\w+(?:Error|Exception|Warning)\b.*|Traceback \(most recent call last\):|FAILED\b.*|E[^\S\n]{2,}.+"
+    r"|error(?:\[\w+\])?: .+|panic: .+)$",
     re.MULTILINE,
 )
+"""Whitespace that stays on its line: `\\s*` under re.M ran on through every following blank line and
+back (quadratic on a run of blank lines)."""
 _EDIT = re.compile(
     r"sed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+(\S+)|cat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>\s*(\S+)|>\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert)\b\s+(\S+)"
 )
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _MAX_ITEMS = 4000  # a giant observation contributes at most this many items
+SCAN_CHARS = 200_000
+"""Each regex pass over an observation reads at most its first this many characters (views and
+repeats use the same cap): a giant output costs a bounded, linear scan."""
 
 
 def is_code_like(word: str) -> bool:
@@ -72,11 +82,11 @@ def extract_facts(step: Step) -> Facts:
     said = f"{step.thought}\n{step.action}"
     commands = shell_lines(step.action)
     edited = {next(g for g in m if g) for m in _EDIT.findall(commands)}
-    errors = {line.strip()[:200] for line in _ERROR_LINE.findall(step.observation[:200_000])}
+    errors = {line.strip()[:200] for line in _ERROR_LINE.findall(step.observation[:SCAN_CHARS])}
     return Facts(
         files=frozenset(_PATH.findall(said)),
         symbols=code_items(said),
-        observed=code_items(step.observation),
+        observed=code_items(step.observation[:SCAN_CHARS]),
         commands=tuple(line.strip() for line in step.action.splitlines() if line.strip())[:20],
         errors=frozenset(list(errors)[:50]),
         tests=frozenset(_TEST_ID.findall(said)),

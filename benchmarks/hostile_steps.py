@@ -1,0 +1,49 @@
+"""Wall time of `ContextWeaver.add_step` on hostile steps: one character repeated, or blank lines.
+
+Each input fills a step's observation (or its action, `--field action`) at 64 KB, 256 KB, 1 MB and 4 MB;
+linear growth shows as a flat ms/MB column. A step slower than `--stop` seconds ends its row early.
+Run: PYTHONPATH=src .venv/bin/python benchmarks/hostile_steps.py [--field observation] [--stop 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from contextweaver.types import Step
+from contextweaver.weaver import ContextWeaver
+
+SIZES = (64_000, 256_000, 1_000_000, 4_000_000)
+INPUTS = {**{repr(c): c for c in ".-/:_ a\n\t=*#"}, "blank lines": "  \n"}
+
+
+def seconds(text: str, field: str) -> float:
+    """One add_step on a fresh weaver holding a single earlier step (so the analyzer has a candidate)."""
+    weaver = ContextWeaver()
+    weaver.begin([{"role": "user", "content": "fix the failing test in src/app.py"}])
+    weaver.add_step(Step(thought="look", action="cat src/app.py", observation="def main(): pass"))
+    fields = {"thought": "run it", "action": "python -m pytest", "observation": "", field: text}
+    start = time.perf_counter()
+    weaver.add_step(Step(**fields))
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--field", choices=("observation", "action", "thought"), default="observation")
+    parser.add_argument("--stop", type=float, default=20.0)
+    args = parser.parse_args()
+    print(f"add_step seconds, hostile {args.field} (ms/MB in brackets)")
+    print(f"{'input':<12}" + "".join(f"{size // 1000:>8} KB{'':>10}" for size in SIZES))
+    for name, unit in INPUTS.items():
+        cells = []
+        for size in SIZES:
+            took = seconds(unit * (size // len(unit)), args.field)
+            cells.append(f"{took:>9.3f} ({took * 1e9 / size:>6.0f})")
+            if took > args.stop:
+                break
+        print(f"{name:<12}" + "".join(cells))
+
+
+if __name__ == "__main__":
+    main()
