@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from contextweaver.facts import extract_facts
-from contextweaver.render import placeholder_messages
-from contextweaver.tokens import content_text, count_message, count_text
-from contextweaver.types import Facts, Message, Node, Step
+from contextweaver.render import is_observation, placeholder_messages
+from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
+from contextweaver.types import PLACEHOLDER, Facts, Message, Node, Step
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,33 @@ class Extraction:
 
 
 def extract(step: Step) -> Extraction:
-    """The facts and both token counts of a step (use `step.extraction`: it is cached on the step)."""
+    """The facts and both token counts of a step (use `step.extraction`: it is cached on the step);
+    a plain extraction when that raises, so the step is still stored and woven."""
+    try:
+        return _extract(step)
+    except Exception:
+        _log.warning("extraction failed on a step: it is kept without facts", exc_info=True)
+        return plain_extraction(step)
+
+
+def plain_extraction(step: Step) -> Extraction:
+    """No facts, tokens estimated from the text's length, each observation the bare placeholder."""
+    messages = step.chat_messages()
+    compressed = tuple(
+        {**m, "content": PLACEHOLDER.format(lines="?")} if is_observation(step, m) else m for m in messages
+    )
+    content_tokens = tuple(_estimate(m) for m in messages)
+    full_tokens = sum(content_tokens) + MESSAGE_OVERHEAD * len(messages)
+    compressed_tokens = sum(_estimate(m) + MESSAGE_OVERHEAD for m in compressed)
+    return Extraction(Facts(), full_tokens, compressed_tokens, compressed, content_tokens)
+
+
+def _estimate(message: Message) -> int:
+    """Tokens by length (a third of the characters, more than any real text): no tokenizer involved."""
+    return len(content_text(message.get("content"))) // 3 + 1
+
+
+def _extract(step: Step) -> Extraction:
     start = time.perf_counter()
     compressed = placeholder_messages(step)
     facts = extract_facts(step)

@@ -35,8 +35,9 @@ VIEW = re.compile(
 path quoted or not (SWE-agent's function-calling `open "a.py" 120`)."""
 
 
-TOOL_CALL = re.compile(r"^\s*([\w.-]+)\s+(\{.*\})\s*$", re.MULTILINE)
-"""A structured tool call as the readers render it: `name {json arguments}` on one line."""
+TOOL_CALL = re.compile(r"^[^\S\n]*([\w.-]+)[^\S\n]+(\{.*\})[^\S\n]*$", re.MULTILINE)
+"""A structured tool call as the readers render it: `name {json arguments}` on one line (its spaces stay
+on the line: `\\s*` under re.M ran through every following blank line and back)."""
 VIEW_TOOLS = frozenset({"read", "read_file", "view_file", "open_file"})
 EDIT_TOOLS = frozenset(
     {"edit", "multiedit", "write", "write_file", "edit_file", "create_file", "notebookedit"}
@@ -64,7 +65,7 @@ def tool_paths(commands: str) -> tuple[set[str], set[str]]:
     for name, arguments in TOOL_CALL.findall(commands):
         try:
             parsed = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arguments nested 100k deep
             continue
         if not isinstance(parsed, dict):
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from contextweaver import boundary
 from contextweaver.analyzers import build_analyzer
 from contextweaver.annotate import ThreeCallAnnotator
 from contextweaver.config import WeaverConfig
@@ -69,13 +70,14 @@ class ContextWeaver:
         self.graph.add(root)
 
     def add_step(self, step: Step) -> Node:
-        """Algorithm 1 for a new step k: extract, validate, select parents, summarize."""
+        """Algorithm 1 for a new step k: extract, validate, select parents, summarize. A stage that raises
+        leaves the step stored with a plain placeholder (`boundary`), never lost."""
         if not len(self.graph):
             raise RuntimeError("call begin(messages) with the system prompt and task before add_step()")
         k = len(self.graph)
         node = make_node(k, step)  # 1. node extraction: facts and token counts, once
 
-        verdict = self.tracker.observe(k, step.action, step.observation)  # 2. validation
+        verdict = boundary.verdict(self.tracker, k, step.action, step.observation)  # 2. validation
         node.test_results = dict(verdict.results)
         node.inferred_passes = verdict.inferred
         node.runner = verdict.report.runner if verdict.report is not None else ""
@@ -85,7 +87,9 @@ class ContextWeaver:
         for earlier in verdict.supersedes:
             self.graph.label(earlier, ValidationStatus.SUPERSEDED, k, verdict.reason)
 
-        annotation = self.annotator.annotate(node, candidates, self.graph, self.task, self.config.max_parents)
+        annotation = boundary.annotation(
+            self.annotator, node, candidates, self.graph, self.task, self.config.max_parents
+        )
         self.graph.set_parents(k, annotation.parents)
         node.summary = annotation.summary  # 4. summaries feed the analyzer, never the context
         node.dependency_summary = annotation.dependency_summary
