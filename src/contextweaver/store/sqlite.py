@@ -8,7 +8,10 @@ writes. The file may also hold the LLM response cache (table `llm_cache`).
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +19,27 @@ from typing import Any
 
 from contextweaver.store.rows import rows_of
 from contextweaver.store.sql import SQLStore
+
+_log = logging.getLogger(__name__)
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def private_file(path: Path) -> bool:
+    """Create the store file 0600 (it holds every prompt and tool output), or warn when an existing one
+    is readable by group or others. Returns whether it was created here. SQLite gives the -wal and -shm
+    files it creates later the database file's permissions."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        return True
+    except FileExistsError:
+        mode = path.stat().st_mode
+        if stat.S_ISREG(mode) and mode & 0o077:
+            _log.warning(
+                "%s is readable by group or others (mode %o); it holds every prompt and tool output: "
+                "chmod 600 %s",
+                path, stat.S_IMODE(mode), path,
+            )  # fmt: skip
+        return False
 
 
 class SQLiteTx:
@@ -35,6 +59,7 @@ class SQLiteStore(SQLStore):
         if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
             raise ValueError(f"synchronous must be FULL, EXTRA or NORMAL, not {synchronous!r}")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = private_file(self.path)
         self._db = sqlite3.connect(
             str(self.path), isolation_level=None, check_same_thread=False, timeout=busy_timeout
         )
@@ -46,6 +71,10 @@ class SQLiteStore(SQLStore):
         self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
         self._db.execute("PRAGMA foreign_keys=ON")
         self.migrate()
+        for suffix in _SIDE_FILES if created else ():  # SQLite already did; a VFS that does not is covered
+            side = self.path.with_name(self.path.name + suffix)
+            if side.exists():
+                side.chmod(0o600)
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[SQLiteTx]:

@@ -1,0 +1,52 @@
+"""A store holds every prompt and tool output: created private, and an open one readable by others is
+named in a warning."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from contextweaver.store import open_store
+from contextweaver.store.session import Session
+from contextweaver.types import Step
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_new_store_and_its_wal_and_shm_are_0600(tmp_path: Path) -> None:
+    old = os.umask(0o022)  # the usual umask: a plain open() would give 0644
+    try:
+        path = tmp_path / "sessions.db"
+        store = open_store(str(path))
+        session = Session.create(store, "run", [{"role": "user", "content": "task"}])
+        session.add_step(Step("look", "ls", "a.py"))
+        files = [path, path.with_name("sessions.db-wal"), path.with_name("sessions.db-shm")]
+        assert all(f.exists() for f in files)
+        assert {f.name: _mode(f) for f in files} == {f.name: 0o600 for f in files}
+        store.close()
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_opening_a_store_readable_by_others_warns(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "sessions.db"
+    open_store(str(path)).close()
+    with caplog.at_level(logging.WARNING):
+        open_store(str(path)).close()
+    assert not caplog.records  # private: nothing to say
+    path.chmod(0o644)
+    with caplog.at_level(logging.WARNING):
+        open_store(str(path)).close()
+    assert any(
+        "readable by group or others" in r.getMessage() and str(path) in r.getMessage()
+        for r in caplog.records
+    )
+    assert _mode(path) == 0o644  # warned, not changed behind the owner's back
