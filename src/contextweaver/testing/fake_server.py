@@ -42,6 +42,8 @@ class Request:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes = b""
+    """The body's bytes as received."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -131,7 +133,7 @@ class FakeLLMServer:
                 except json.JSONDecodeError:
                     self._send(400, {"error": {"message": "request body is not JSON"}})
                     return
-                request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
                 server._record(request)
                 if self.path.split("?")[0].endswith("/messages/count_tokens"):
                     self._send(200, {"input_tokens": sum(count_message(m) for m in request.messages)})

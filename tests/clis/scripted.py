@@ -1,0 +1,108 @@
+"""A scripted model for the real Claude Code and Codex CLIs: the same seven-call session on both wires.
+
+The session fixes tests/integrations/toyrepo.py's repository: list files, read calc.py, run pytest
+(fails), edit, run pytest (passes), `git diff`, answer. Which call comes next is read from the newest
+call the request holds (its id names its turn), so the script needs nothing of the history the proxy
+may have cut: only the newest step, which the proxy must always keep.
+
+python scripted.py LOG.jsonl    # prints the port, then serves until killed; logs every body received
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from contextweaver.testing import fake_wire  # noqa: E402
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
+from tests.integrations.toyrepo import PYTHON  # noqa: E402
+
+PYTEST = f"{PYTHON} -m pytest -v -p no:cacheprovider test_calc.py"
+ANSWER = "Fixed: add in calc.py subtracted; it now adds and both tests pass."
+TURN_ID = re.compile(r"step(\d+)")
+PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n"
+
+
+def claude_call(turn: int, cwd: str) -> dict[str, Any]:
+    """Claude Code's tool call for turn 1-6 (its own tool names and input schemas)."""
+    calls = [
+        ("Bash", {"command": "ls", "description": "List files"}),
+        ("Read", {"file_path": f"{cwd}/calc.py"}),
+        ("Bash", {"command": PYTEST, "description": "Run the tests"}),
+        ("Edit", {"file_path": f"{cwd}/calc.py", "old_string": "return a - b", "new_string": "return a + b"}),
+        ("Bash", {"command": PYTEST, "description": "Run the tests again"}),
+        ("Bash", {"command": "git diff -- calc.py", "description": "Show the diff"}),
+    ]
+    name, arguments = calls[turn - 1]
+    return {"type": "tool_use", "id": f"toolu_step{turn}", "name": name, "input": arguments}
+
+
+def codex_call(turn: int) -> dict[str, Any]:
+    """Codex's code-mode call for turn 1-6: JavaScript for its `exec` tool that calls nested tools."""
+    commands = ["ls", "cat calc.py", PYTEST, None, PYTEST, "git diff -- calc.py"]
+    command = commands[turn - 1]
+    source = (
+        f"const r = await tools.apply_patch({json.dumps(PATCH)});\ntext(r);"
+        if command is None
+        else f"const r = await tools.exec_command({{cmd: {json.dumps(command)}}});\ntext(r.output);"
+    )
+    return {"type": "custom_tool_call", "call_id": f"call_step{turn}", "name": "exec", "input": source}
+
+
+def newest_turn(request: Request) -> int:
+    """The turn of the newest call in the request (0: none yet)."""
+    found = TURN_ID.findall(json.dumps(request.body.get("messages") or request.body.get("input") or []))
+    return int(found[-1]) if found else 0
+
+
+def cwd_of(request: Request) -> str:
+    match = re.search(r"Primary working directory: ([^\s\\]+)", json.dumps(request.body))
+    return match.group(1) if match else "."
+
+
+def scripted_reply(request: Request) -> Reply:
+    """The next turn of the session on the request's wire (text answers for side requests)."""
+    model = request.body.get("model", "scripted")
+    wire = fake_wire.wire_of(request.path)
+    turn = newest_turn(request) + 1
+    if wire == "messages":
+        block = (
+            {"type": "text", "text": ANSWER} if turn > 6 else claude_call(turn, cwd_of(request))
+        )
+        return Reply(body=fake_wire.anthropic_message(model, [block]))
+    if wire == "responses":
+        item = (
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": ANSWER,
+                                                                  "annotations": []}]}  # fmt: skip
+            if turn > 6
+            else codex_call(turn)
+        )
+        return Reply(body=fake_wire.responses_object(model, [item]))
+    return Reply(text=ANSWER)
+
+
+def main() -> None:
+    lock = threading.Lock()
+    with Path(sys.argv[1]).open("a", encoding="utf-8") as log:
+
+        def reply(request: Request) -> Reply:
+            with lock:
+                raw = base64.b64encode(request.raw).decode()
+                log.write(json.dumps({"path": request.path, "body": request.body, "raw": raw}) + "\n")
+                log.flush()
+            return scripted_reply(request)
+
+        server = FakeLLMServer(reply)
+        print(server.port, flush=True)
+        server._httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
