@@ -105,8 +105,8 @@ class LazyContext:
         of the whole budget would leave the steps almost nothing after a cut when the system prompt and
         task fill much of it."""
         assert self.limit is not None
-        room = max(self.limit - self.root_tokens, 0.0)
-        return self.root_tokens + share * room
+        room = self.limit - self.root_tokens
+        return self.root_tokens + share * room if room > 0 else self.limit
 
     def _status(self, status_line: str | None) -> list[Message]:
         """Before the first cut every test output is still in full, so no status line is needed; after

@@ -87,8 +87,9 @@ class _Room:
     def __init__(self, root: Node, budget: float) -> None:
         if root.full_tokens > budget:
             raise BudgetError(
-                f"budget of {int(budget)} tokens is below the {root.full_tokens} tokens of the system "
-                "prompt and task, which are always kept verbatim: raise the budget"
+                f"a budget of {int(budget)} tokens is below the {root.full_tokens} tokens of the system "
+                f"prompt and task, which are always kept verbatim: raise the budget to at least "
+                f"{-(-root.full_tokens * 5 // 4 // 100) * 100} tokens"
             )
         self.budget = budget
         self.left = budget - root.full_tokens
@@ -141,12 +142,25 @@ def _budgeted(
     room.left += held
     if plan.short_calls:
         _take_calls(room, steps, plan)
+    if current is not None and (current not in room.chosen or room.chosen[current][1].mode == "compressed"):
+        raise BudgetError(starved(root, by_index[current], room.budget, min_trim))
     for node in reversed(steps):  # the rest as placeholders, newest first, while they fit
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
                 node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
             )
     return _assemble(root, steps, plan, strategy, status, room)
+
+
+def starved(root: Node, newest: Node, budget: float, min_trim: int) -> str:
+    """Why a budget is refused: without the newest step (the call just made and its result) the
+    agent would make the same call again, forever."""
+    least = root.full_tokens + min(newest.full_tokens, max(min_trim, newest.compressed_tokens))
+    return (
+        f"a budget of {int(budget)} tokens cannot hold the system prompt and task ({root.full_tokens} "
+        f"tokens) with the newest step (at least {least - root.full_tokens} tokens of its "
+        f"{newest.full_tokens}): raise the budget to at least {-(-least * 5 // 4 // 100) * 100} tokens"
+    )
 
 
 def _take_planned(

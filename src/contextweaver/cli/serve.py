@@ -34,7 +34,7 @@ WILDCARDS = ("0.0.0.0", "::", "")
     "--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="Weaver YAML config."
 )
 @click.option("-c", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config setting.")
-@click.option("--budget", type=int, help="Hard token budget of every woven context.")
+@click.option("--budget", type=click.IntRange(min=1), help="Hard token budget of every woven context (tokens, > 0).")
 @click.option(
     "--format",
     "fmt",
@@ -97,7 +97,11 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
         api_key_env=api_key_env, auth_token=token, allowed_hosts=_hosts(host, allowed_hosts),
     )  # fmt: skip
     click.echo(f"contextweaver proxy on http://{host}:{port}/v1 -> {redact_text(upstream)} "
-               f"(store: {redact_text(manager.store.url)}; token {'required' if token else 'off'})", err=True)  # fmt: skip
+               f"(store: {redact_text(manager.store.url)}; token {'required' if token else 'off'}; "
+               f"budget {budget if budget else 'none: the history passes through whole'})\n"
+               f"  Claude Code, Anthropic SDKs: ANTHROPIC_BASE_URL=http://{host}:{port}\n"
+               f"  OpenAI SDKs, Codex CLI (wire_api = \"responses\"): base_url = http://{host}:{port}/v1",
+               err=True)  # fmt: skip
     workers = None
     if weaving_processes:
         from contextweaver.serve.workers import WeavingProcesses

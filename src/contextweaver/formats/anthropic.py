@@ -20,6 +20,8 @@ from contextweaver.types import Message
 
 WIRE_KEY = "wire"
 """Marks a chat message made from a top-level request field (`system`), which the field itself carries back."""
+FIELDS_KEY = "wire_fields"
+"""A message's own fields besides role and content (Claude Code's `output_config`), given back as sent."""
 
 
 def tool_calls(blocks: Iterable[Any]) -> list[dict[str, Any]]:
@@ -45,13 +47,14 @@ def to_chat(messages: Sequence[Any], system: Any = None) -> list[Message]:
         out.append({"role": "system", "content": system, WIRE_KEY: "system"})
     for message in messages:
         role, content = message.get("role"), message.get("content")
+        fields = {k: v for k, v in message.items() if k not in ("role", "content")}
         if role == "assistant":
             chat: Message = {"role": "assistant", "content": content}
             calls = tool_calls(content) if isinstance(content, list) else []
             if calls:
                 chat["tool_calls"] = calls
             out.append(chat)
-        elif isinstance(content, list):
+        elif isinstance(content, list) and role != "system":
             results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
             rest = [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
             out.extend(_tool_message(block) for block in results)
@@ -59,6 +62,8 @@ def to_chat(messages: Sequence[Any], system: Any = None) -> list[Message]:
                 out.append({"role": str(role), "content": rest})
         else:
             out.append({"role": str(role), "content": content})
+        if fields:
+            out[-1][FIELDS_KEY] = fields
     return out
 
 
@@ -83,7 +88,7 @@ def from_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if message.get(WIRE_KEY):
             continue
         if message.get("role") == "system":
-            out.append({"role": "system", "content": message.get("content", "")})
+            out.append({"role": "system", "content": message.get("content", ""), **message.get(FIELDS_KEY, {})})
             continue
         role = "assistant" if message.get("role") == "assistant" else "user"
         blocks = _blocks(message)
@@ -94,6 +99,7 @@ def from_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
             out.append({"role": role, "content": message["content"]})
         else:
             out.append({"role": role, "content": blocks})
+        out[-1].update(message.get(FIELDS_KEY, {}))
     for message in out:
         if message["role"] == "user" and isinstance(message["content"], list):
             content = message["content"]

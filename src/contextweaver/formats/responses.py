@@ -139,11 +139,11 @@ def from_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
         role, content = message.get("role"), message.get("content")
         if items and _unchanged(message, items):
             out.extend(items)
+        elif role == "tool" and items:  # a compressed output: every field of the item kept but its output
+            out.append({**items[0], "output": content_text(content)})
         elif role == "tool":
-            kind = kind_of(items[0]) if items else "function_call_output"
-            out.append(
-                {"type": kind, "call_id": message.get("tool_call_id", ""), "output": content_text(content)}
-            )
+            out.append({"type": "function_call_output", "call_id": message.get("tool_call_id", ""),
+                        "output": content_text(content)})  # fmt: skip
         elif role == "assistant" and items:  # text rewritten (trimmed): calls and reasoning kept as they were
             out.append({"type": "message", "role": "assistant",
                         "content": [{"type": "output_text", "text": content_text(content)}]})  # fmt: skip

@@ -28,10 +28,12 @@ from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
 from contextweaver.serve.inspect import session_page, session_summary
+from contextweaver.serve.loop_guard import LIMIT, LoopGuard
 from contextweaver.serve.payload import BadPayload, is_escaped_unsafe, parse_body
 from contextweaver.serve.redact import redact_text
 from contextweaver.serve.routing import (
     BadSessionId,
+    BudgetTooSmall,
     DivergedHistory,
     NotOwner,
     SessionManager,
@@ -65,6 +67,21 @@ def store_unavailable(exc: BaseException, error: Callable[..., Response] = error
                  code="store_unavailable")  # fmt: skip
 
 
+def logged(response: Response, request: Request, wire: Wire) -> None:
+    """One WARNING line per refused or failed request: its session, status and the reason given."""
+    session = response.headers.get(SESSION_HEADER) or request.headers.get(SESSION_HEADER) or "-"
+    reason = ""
+    body = getattr(response, "body", b"")
+    if isinstance(body, (bytes, memoryview)) and body:
+        try:
+            found = json.loads(bytes(body)).get("error", {})
+            reason = str(found.get("message", "")) if isinstance(found, dict) else str(found)
+        except (ValueError, AttributeError):
+            reason = ""
+    log.warning("%s %s: %d for session %s%s", request.method, request.url.path, response.status_code, session,
+                f": {redact_text(reason)[:300]}" if reason else " (the upstream's answer)")  # fmt: skip
+
+
 def caller_of(request: Request) -> Caller:
     caller = request.scope.get("state", {}).get("caller")
     return caller if isinstance(caller, Caller) else Caller(None, False)
@@ -82,11 +99,20 @@ class Routes:
         self.locks = KeyedLocks()
         self.ledger = CacheLedger()
         self.weavers = anyio.CapacityLimiter(weaving_threads)
+        self.loops = LoopGuard()
+        self.refused = 0
+        """Requests refused because the budget cannot hold their root and newest step."""
 
     def proxied(self, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
         return functools.partial(self.weave_and_forward, wire=wire)
 
     async def weave_and_forward(self, request: Request, wire: Wire) -> Response:
+        response = await self._weave_and_forward(request, wire)
+        if response.status_code >= 400:
+            logged(response, request, wire)
+        return response
+
+    async def _weave_and_forward(self, request: Request, wire: Wire) -> Response:
         started = time.perf_counter()
         read = await self._read(request, wire)
         if isinstance(read, Response):
@@ -100,13 +126,21 @@ class Routes:
         except (DivergedHistory, NotOwner) as exc:
             code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
             return wire.error(409, str(exc), kind="conflict", code=code)
+        except BudgetTooSmall as exc:
+            self.refused += 1
+            headers = {SESSION_HEADER: exc.session_id} if exc.session_id else None
+            return wire.error(400, str(exc), code="budget_too_small", headers=headers)
         except Exception as exc:
             if is_store_failure(exc):
                 return store_unavailable(exc, wire.error)
             log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
             woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
+        if woven.session_id is not None and self.loops.looping(woven.session_id, woven.newest):
+            log.warning("session %s: the same newest call arrived %d times in a row: forwarding it unwoven",
+                        woven.session_id, LIMIT)  # fmt: skip
+            woven, extra[FALLBACK_HEADER] = Woven(woven.session_id, None), "repeated-call"
         sent = None
-        as_sent = woven.unchanged and wire.passes_as_sent(state)
+        as_sent = (woven.unchanged and wire.passes_as_sent(state)) or woven.context is None  # nothing woven
         verbatim = as_sent and not is_escaped_unsafe(body)
         if woven.context is not None:
             # passed through (unchanged), the request's own messages are the woven ones
@@ -227,7 +261,8 @@ class Routes:
 
     async def health(self, request: Request) -> Response:
         store = redact_text(self.manager.store.url)
-        return JSONResponse({"status": "ok", "store": store, "upstream": self.upstream.shown})
+        return JSONResponse({"status": "ok", "store": store, "upstream": self.upstream.shown,
+                             "loops_stopped": self.loops.stopped, "budget_refused": self.refused})  # fmt: skip
 
 
 def page_of(request: Request) -> tuple[int, int]:

@@ -31,7 +31,9 @@ from contextweaver.protocols import Model
 from contextweaver.serve.conversation import Conversation
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
+from contextweaver.tokens import count_message
 from contextweaver.types import Step, WovenContext
+from contextweaver.weave import BudgetError
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 DERIVED_PREFIX = "auto-"
@@ -45,6 +47,18 @@ class BadSessionId(ContextWeaverError, ValueError):
 
 class DivergedHistory(ContextWeaverError, RuntimeError):
     """The request's history is not a continuation of the named session's stored steps."""
+
+
+class BudgetTooSmall(ContextWeaverError, ValueError):
+    """The proxy's budget cannot hold this session's root and newest step: a 400 that says what to raise
+    (the steps are stored; a larger budget continues the session)."""
+
+    def __init__(self, message: str, session_id: str) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # from a weaving process, with the session
+        return type(self), (str(self), self.session_id)
 
 
 class NotOwner(ContextWeaverError, RuntimeError):
@@ -63,6 +77,8 @@ class Woven:
     unchanged: bool = False
     """The context and the pending tail are the request's own messages (lazy mode under the mark):
     the request can go out as it came, with nothing rendered."""
+    newest: str | None = None
+    """Digest of the newest added step's call and output (None: none added), for the loop guard."""
 
 
 def passes_through(woven: Woven, conversation: Conversation) -> bool:
@@ -227,7 +243,8 @@ class SessionManager:
 
     def _derived(self, conversation: Conversation, owner: str | None) -> Woven:
         key = derived_key(conversation, owner)
-        if key is None:  # no step yet: nothing to store, the root goes out verbatim
+        if key is None:  # no step yet: nothing to store, the root goes out verbatim if it fits
+            self._check_root(conversation)
             return Woven(None, None)
         mine = [info for info in self.store.sessions(key) if info.owner == owner]
         candidates = sorted(mine, key=lambda info: -info.steps)
@@ -260,12 +277,31 @@ class SessionManager:
             if session.broken:
                 self._forget(session.id)
         self._grow(session.id, sum(step_bytes(step) for step in new))
-        context = session.context(self.budget)
-        return Woven(session.id, context, len(new), created, tuple(session.notes))
+        try:
+            context = session.context(self.budget)
+        except BudgetError as exc:
+            raise BudgetTooSmall(f"{exc} (contextweaver serve --budget)", session.id) from exc
+        newest = digest([new[-1].action, new[-1].observation]) if new else None
+        return Woven(session.id, context, len(new), created, tuple(session.notes), newest=newest)
+
+    def _check_root(self, conversation: Conversation) -> None:
+        """A root above the budget is refused at the first request, before the agent makes a call."""
+        if self.budget is None:
+            return
+        tokens = sum(count_message(m) for m in conversation.root)
+        if tokens > self.budget:
+            least = -(-tokens * 5 // 4 // 100) * 100
+            raise BudgetTooSmall(
+                f"a budget of {self.budget} tokens is below the {tokens} tokens of this agent's system prompt "
+                f"and task, which are always kept verbatim: raise the budget to at least {least} tokens "
+                "(contextweaver serve --budget)",
+                "",
+            )
 
     def _create(
         self, session_id: str, conversation: Conversation, key: str | None, owner: str | None
     ) -> Session:
+        self._check_root(conversation)
         session = Session.create(
             self.store,
             session_id,
@@ -273,7 +309,7 @@ class SessionManager:
             self.config,
             model=self.model,
             conversation_key=key,
-            meta={"format": conversation.format},
+            meta={"format": conversation.format, "budget": self.budget},
             owner=owner,
         )
         self._remember(session)
