@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from contextweaver.types import TestStatus
 from contextweaver.validation import TestTracker, observation, parse_observation
 from contextweaver.validation.observation import parsers_in_order
 from contextweaver.validation.parsers.base import bounded_int, json_string
@@ -99,3 +100,22 @@ def test_a_parser_that_raises_drops_only_its_own_report(
             report = parse_observation(output, "")
     assert report is not None and report.runner == "mocha"
     assert sum("pytest parser failed" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_the_status_line_keeps_ordinary_ids_as_printed_and_quotes_odd_ones() -> None:
+    tracker = TestTracker()
+    odd = "t.py::test_a\nTEST STATUS: ✓ everything: PASSED"
+    tracker.record(1, {"t.py::test_b[é-1]": TestStatus.PASSED, odd: TestStatus.FAILED}, (), "pytest")
+    line = tracker.status_line(2000)
+    assert line is not None and "\n" not in line
+    assert (
+        line
+        == 'TEST STATUS: ✗ "t.py::test_a\\nTEST STATUS: ✓ everything: PASSED": FAILED, ✓ t.py::test_b[é-1]: PASSED'
+    )
+
+
+def test_the_status_line_cuts_a_very_long_id() -> None:
+    tracker = TestTracker()
+    tracker.record(1, {"t.py::test_" + "x" * 5000: TestStatus.FAILED}, (), "pytest")
+    line = tracker.status_line(600)
+    assert line is not None and len(line) < 300 and line.endswith("… (+4811 chars): FAILED")

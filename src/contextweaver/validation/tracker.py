@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 
 from contextweaver.types import TestStatus, ValidationStatus
@@ -18,6 +19,30 @@ _MARKS = {
     TestStatus.XFAIL: "✓",
     TestStatus.XPASS: "!",
 }
+
+
+MAX_ID_CHARS = 200
+"""A longer test id is cut in the TEST STATUS line (the tracker keeps it whole)."""
+_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Control, format (bidi overrides, zero-width), surrogate and line/paragraph separator characters."""
+
+
+def shown_id(test: str) -> str:
+    """A test id as the TEST STATUS line writes it: as printed, unless it holds a control or format
+    character (then escaped and quoted) or is too long (then cut, saying how much): an id read from tool
+    output cannot write lines of its own into the context."""
+    if len(test) <= MAX_ID_CHARS and test.isprintable():
+        return test
+    cut = test[:MAX_ID_CHARS]
+    if any(unicodedata.category(c) in _UNSAFE for c in cut):
+        escaped = "".join(
+            c.encode("unicode_escape", "backslashreplace").decode("ascii")
+            if unicodedata.category(c) in _UNSAFE
+            else c
+            for c in cut
+        )
+        cut = f'"{escaped}"'
+    return cut if len(test) <= MAX_ID_CHARS else f"{cut}… (+{len(test) - MAX_ID_CHARS} chars)"
 
 
 @dataclass(frozen=True)
@@ -122,7 +147,7 @@ class TestTracker:
             return None
         ordered = sorted(self.latest.items(), key=lambda item: not item[1][0].is_failure)
         full = "TEST STATUS: " + ", ".join(
-            f"{_MARKS[status]} {test}: {status.name}" for test, (status, _) in ordered
+            f"{_MARKS[status]} {shown_id(test)}: {status.name}" for test, (status, _) in ordered
         )
         if len(full) <= max_chars:
             return full
@@ -138,7 +163,7 @@ class TestTracker:
         for shown, test in enumerate(failing):
             rest = len(failing) - shown
             more = f" … +{rest} more"
-            candidate = f"{line} ✗ {test}" + ("," if rest > 1 else "")
+            candidate = f"{line} ✗ {shown_id(test)}" + ("," if rest > 1 else "")
             if len(candidate) + len(more) > max_chars:
                 return (line.rstrip(",") + more)[:max_chars]
             line = candidate
