@@ -24,3 +24,25 @@ def test_table_from_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["tests", str(path), "--command", "pytest -v"])
     assert result.exit_code == 0, result.output
     assert "t.py::test_x[a]" in result.output and "passed" in result.output
+
+
+def test_hostile_lines_give_a_result_not_a_traceback() -> None:
+    huge = "7" * 5000
+    for text in (
+        f"===== {huge} passed in 0.1s =====",
+        f"<returncode>{huge}</returncode>\n<output>\nok\n</output>",
+        '{"Time":"t","Action":"fail","Package":"p","Test":"T\\q"}',
+    ):
+        for extra in ([], ["--json"]):
+            result = CliRunner().invoke(main, ["tests", *extra, "-"], input=text)
+            assert result.exit_code == 0 and result.exception is None, result.output
+            assert "label:" in result.output or "status" in result.output or "no test-runner" in result.output
+
+
+def test_a_long_report_is_listed_whole_and_ids_cannot_write_lines() -> None:
+    rows = [f"t.py::test_{i} PASSED" for i in range(3000)]
+    text = "\n".join(["t.py::test_x\x07y FAILED", *rows, "==== 1 failed, 3000 passed in 1.0s ===="])
+    result = CliRunner().invoke(main, ["tests", "-"], input=text)
+    assert result.exit_code == 0, result.output
+    assert "\x07" not in result.output and '"t.py::test_x\\x07y"' in result.output
+    assert all(f"t.py::test_{i} " in result.output for i in (0, 1500, 2999))

@@ -8,6 +8,10 @@ from pathlib import Path
 
 import click
 
+RICH_ROWS = 2_000
+"""A longer report is listed as plain aligned lines written at once: rich renders about 5,000 table rows
+a second (40,000 tests took 8-18 s against 0.4 s for --json)."""
+
 
 @click.command(name="tests")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=True), default="-")
@@ -21,11 +25,13 @@ def command(path: str, command_text: str, as_json: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from contextweaver.boundary import verdict as checked_verdict
     from contextweaver.validation import TestTracker
+    from contextweaver.validation.tracker import shown_id
 
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
     tracker = TestTracker()
-    verdict = tracker.observe(0, command_text, text)
+    verdict = checked_verdict(tracker, 0, command_text, text)
     report = verdict.report
     if as_json:
         payload = {
@@ -43,13 +49,19 @@ def command(path: str, command_text: str, as_json: bool) -> None:
     if report is None:
         console.print(f"[yellow]no test-runner output detected[/] ({verdict.reason})")
         return
-    table = Table(title=f"{report.runner}: {len(report.tests)} tests")
-    table.add_column("test")
-    table.add_column("status")
-    colours = {"passed": "green", "failed": "red", "error": "red", "skipped": "yellow"}
-    for test, status in report.tests.items():
-        table.add_row(escape(test), f"[{colours.get(status.value, 'cyan')}]{status.value}[/]")
-    console.print(table)
+    shown = [(shown_id(test), status.value) for test, status in report.tests.items()]  # no raw control chars
+    if len(shown) > RICH_ROWS:
+        width = max(len(test) for test, _ in shown)
+        click.echo(f"{report.runner}: {len(report.tests)} tests")
+        click.echo("\n".join(f"{test:<{width}}  {status}" for test, status in shown))
+    else:
+        table = Table(title=f"{report.runner}: {len(report.tests)} tests")
+        table.add_column("test")
+        table.add_column("status")
+        colours = {"passed": "green", "failed": "red", "error": "red", "skipped": "yellow"}
+        for test, status in shown:
+            table.add_row(escape(test), f"[{colours.get(status, 'cyan')}]{status}[/]")
+        console.print(table)
     console.print(f"totals: {report.totals if report.totals is not None else 'none printed'}")
     if not report.complete:
         console.print("[yellow]closing totals line missing (truncated output?)[/]")
