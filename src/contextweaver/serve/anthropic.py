@@ -251,4 +251,15 @@ def as_sent(state: Read) -> bool:
     return state.as_sent
 
 
-MESSAGES = Wire("anthropic", "/messages", "messages", read, write, error, as_sent=as_sent)
+def passthrough(payload: Payload) -> str | None:
+    """A request holding a `compaction` block (the API's own summary of what came before) goes upstream
+    byte for byte: what the block stands for is the provider's, so nothing in it is re-woven or stored."""
+    messages = payload.get("messages")
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "compaction" for b in content):
+            return "compaction"
+    return None
+
+
+MESSAGES = Wire("anthropic", "/messages", "messages", read, write, error, passthrough=passthrough, as_sent=as_sent)

@@ -10,7 +10,9 @@ goes upstream as sent (unless `input` was a bare string).
 `previous_response_id`: the earlier turns then live on OpenAI's servers, out of the proxy's
 sight, and `input` holds only the new items. Weaving those alone would store a fragment and change
 nothing the model sees, so such a request is forwarded unchanged (nothing is woven or stored) and
-marked `x-contextweaver-passthrough: previous_response_id`. Clients that send their whole history
+marked `x-contextweaver-passthrough: previous_response_id`. A request holding a provider's own
+compaction item (encrypted: what it stands for is the provider's) goes the same way, marked `compaction`:
+it reaches the upstream byte for byte and nothing in it is re-woven. Clients that send their whole history
 (Codex CLI does, with `store: false`) are woven like any chat.
 """
 
@@ -74,8 +76,17 @@ def write(payload: Payload, messages: list[Message], state: bool) -> None:
     payload["input"] = responses.from_chat(messages)
 
 
+COMPACTION = frozenset({"compaction", "compaction_summary"})
+"""Item types of a provider's own compaction (encrypted): the history before one is the provider's."""
+
+
 def passthrough(payload: Payload) -> str | None:
-    return "previous_response_id" if payload.get("previous_response_id") else None
+    if payload.get("previous_response_id"):
+        return "previous_response_id"
+    items = payload.get("input")
+    if isinstance(items, list) and any(isinstance(i, dict) and i.get("type") in COMPACTION for i in items):
+        return "compaction"
+    return None
 
 
 RESPONSES = Wire("responses", "/responses", "input", read, write, passthrough=passthrough, as_sent=bool)
