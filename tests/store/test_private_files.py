@@ -6,9 +6,11 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
 from contextweaver.store import open_store
 from contextweaver.store.session import Session
@@ -50,3 +52,32 @@ def test_opening_a_store_readable_by_others_warns(tmp_path: Path, caplog: pytest
         for r in caplog.records
     )
     assert _mode(path) == 0o644  # warned, not changed behind the owner's back
+
+
+def _sessions_list(path: Path) -> Result:
+    from contextweaver.cli import main
+
+    return CliRunner().invoke(main, ["sessions", "list", "--store", str(path)])
+
+
+def test_sessions_list_on_a_file_that_is_no_store_gives_a_message(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_text("not sqlite\n" * 100)
+    result = _sessions_list(path)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "cannot open the store" in result.output and "is it a ContextWeaver store?" in result.output
+
+
+def test_sessions_list_in_a_read_only_directory_gives_a_message(tmp_path: Path) -> None:
+    path = tmp_path / "ro" / "sessions.db"
+    store = open_store(str(path))
+    Session.create(store, "run", [{"role": "user", "content": "task"}])
+    store.close()  # the last connection removes -wal and -shm: a reader must create -shm again
+    if subprocess.run(["chattr", "+i", str(path.parent)], capture_output=True).returncode != 0:
+        pytest.skip("no chattr here: a root test cannot make a directory read-only otherwise")
+    try:
+        result = _sessions_list(path)
+    finally:
+        subprocess.run(["chattr", "-i", str(path.parent)], check=True)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "cannot open the store" in result.output and "directory you can write to" in result.output

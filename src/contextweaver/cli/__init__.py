@@ -31,6 +31,16 @@ class LazyGroup(click.Group):
         command: click.Command = importlib.import_module(COMMANDS[cmd_name]).command
         return command
 
+    def invoke(self, ctx: click.Context) -> object:
+        """The package's own errors (a store that cannot be opened, a missing session) end in their message,
+        which says what to do, not in a traceback."""
+        from contextweaver.errors import ContextWeaverError
+
+        try:
+            return super().invoke(ctx)
+        except ContextWeaverError as exc:
+            raise click.ClickException(str(exc)) from exc
+
 
 @click.group(cls=LazyGroup)
 @click.version_option(package_name="contextweaver")

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from contextweaver.store.base import StoreError
 from contextweaver.store.rows import rows_of
 from contextweaver.store.sql import SQLStore
 
@@ -58,12 +59,21 @@ class SQLiteStore(SQLStore):
         super().__init__(str(self.path))
         if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
             raise ValueError(f"synchronous must be FULL, EXTRA or NORMAL, not {synchronous!r}")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        created = private_file(self.path)
-        self._db = sqlite3.connect(
-            str(self.path), isolation_level=None, check_same_thread=False, timeout=busy_timeout
-        )
-        mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            created = private_file(self.path)
+            self._db = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False, timeout=busy_timeout
+            )
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        except (OSError, sqlite3.Error) as exc:
+            hint = (
+                "is it a ContextWeaver store?"
+                if type(exc) is sqlite3.DatabaseError
+                else "SQLite writes the file and its -wal and -shm files beside it, even to read: "
+                "use a copy in a directory you can write to"
+            )
+            raise StoreError(f"cannot open the store {self.path}: {exc}; {hint}") from exc
         if str(mode).lower() != "wal":
             raise RuntimeError(
                 f"{self.path}: SQLite refused WAL mode ({mode}); is it on a network filesystem?"
