@@ -34,7 +34,7 @@ def main() -> None:
     parser.add_argument("--stop", type=float, default=20.0)
     args = parser.parse_args()
     print(f"add_step seconds, hostile {args.field} (ms/MB in brackets)")
-    print(f"{'input':<12}" + "".join(f"{size // 1000:>8} KB{'':>10}" for size in SIZES))
+    print(f"{'input':<12}" + "".join(f"{f'{size // 1000} KB':>18}" for size in SIZES))
     for name, unit in INPUTS.items():
         cells = []
         for size in SIZES:
