@@ -131,7 +131,7 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         function = call.get("function") or {}
         try:
             arguments = json.loads(function.get("arguments") or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             arguments = {}
         blocks.append({"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""),
                        "input": arguments if isinstance(arguments, dict) else {}})  # fmt: skip

@@ -38,7 +38,7 @@ def _dict(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {}
     return value if isinstance(value, dict) else {}
 

@@ -62,7 +62,7 @@ def output_content(item: dict[str, Any]) -> Any:
     """What a tool output item says: its text or parts (Codex's JSON record and {"content": ...} unwrapped)."""
     output = item.get("output")
     if isinstance(output, str) and output.startswith('{"output":'):  # Codex's {"output", "metadata"} record
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):
             output = obj(json.loads(output)).get("output", output)
     if isinstance(output, dict):
         output = output.get("content", json.dumps(output, ensure_ascii=False))

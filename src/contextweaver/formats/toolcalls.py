@@ -68,7 +68,7 @@ def action_text(name: str, arguments: Any) -> str:
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting is not a command
             parsed = None
     if isinstance(parsed, dict):
         cmd = parsed.get("cmd")  # Codex's exec_command
