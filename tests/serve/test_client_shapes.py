@@ -111,3 +111,11 @@ def test_the_loop_guard_stops_after_the_same_newest_step_arrives_limit_times() -
 def test_serve_refuses_a_budget_that_is_not_positive() -> None:
     result = CliRunner().invoke(main, ["serve", "--upstream", "http://127.0.0.1:9/v1", "--budget", "-5"])
     assert result.exit_code == 2 and "--budget" in result.output
+
+
+@pytest.mark.parametrize("field", ["type", "role"])
+@pytest.mark.parametrize("value", [["message"], {"a": 1}, 3])
+def test_an_item_type_or_role_that_is_not_a_string_is_a_400_naming_it(field: str, value: object) -> None:
+    item = {"type": "message", "role": "user", "content": "hi", field: value}
+    with pytest.raises(responses.BadConversation, match=rf"input\[0\]\.{field} must be a string"):
+        responses.read({"input": [item]}, "auto")

@@ -29,6 +29,9 @@ from contextweaver.types import Message
 def _item(item: Any, position: int) -> dict[str, Any]:
     if not isinstance(item, dict) or not responses.kind_of(item):
         raise BadConversation(f"input[{position}] must be an item object with a 'type'", f"input[{position}]")
+    for name in ("type", "role"):
+        if name in item and not isinstance(item[name], str):
+            raise BadConversation(f"input[{position}].{name} must be a string", f"input[{position}].{name}")
     if item.get("type") in responses.OUTPUTS and not isinstance(item.get("call_id"), str):
         raise BadConversation(f"input[{position}].call_id must be a string", f"input[{position}].call_id")
     return item
