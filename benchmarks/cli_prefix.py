@@ -18,13 +18,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from contextweaver import Session  # noqa: E402
 from tests.clis import clis  # noqa: E402
 from tests.clis.harness import closing_store, prefix_share, run_session  # noqa: E402
 
+from contextweaver import Session  # noqa: E402
+
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cli", default="claude,codex")
     parser.add_argument("--fractions", default="0.3,0.5,0.7", help="budget = root + fraction of the rest")
     args = parser.parse_args()

@@ -72,9 +72,9 @@ def run_codex(base_url: str, repo: Path, home: Path, timeout: float = 240) -> Ru
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
         'model_provider = "contextweaver"\n'
-        'check_for_update_on_startup = false\n'
+        "check_for_update_on_startup = false\n"
         "[analytics]\nenabled = false\n"
-        "[otel]\nexporter = \"none\"\n"
+        '[otel]\nexporter = "none"\n'
         "[model_providers.contextweaver]\n"
         f'name = "ContextWeaver"\nbase_url = "{base_url}"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
     )

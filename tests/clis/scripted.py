@@ -73,14 +73,15 @@ def scripted_reply(request: Request) -> Reply:
     wire = fake_wire.wire_of(request.path)
     turn = newest_turn(request) + 1
     if wire == "messages":
-        block = (
-            {"type": "text", "text": ANSWER} if turn > 6 else claude_call(turn, cwd_of(request))
-        )
+        block = {"type": "text", "text": ANSWER} if turn > 6 else claude_call(turn, cwd_of(request))
         return Reply(body=fake_wire.anthropic_message(model, [block]))
     if wire == "responses":
         item = (
-            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": ANSWER,
-                                                                  "annotations": []}]}  # fmt: skip
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": ANSWER, "annotations": []}],
+            }  # fmt: skip
             if turn > 6
             else codex_call(turn)
         )

@@ -32,9 +32,10 @@ pytestmark = pytest.mark.skipif(not CLI.exists(), reason="the contextweaver scri
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a processes.Proxy
     tmp = tmp_path_factory.mktemp("hostile-steps")
-    with upstream_process(tmp) as (port, _), serve_process(
-        tmp, f"http://127.0.0.1:{port}/v1", "--budget", str(BUDGET)
-    ) as proxy:
+    with (
+        upstream_process(tmp) as (port, _),
+        serve_process(tmp, f"http://127.0.0.1:{port}/v1", "--budget", str(BUDGET)) as proxy,
+    ):
         yield proxy
 
 

@@ -34,7 +34,9 @@ WILDCARDS = ("0.0.0.0", "::", "")
     "--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="Weaver YAML config."
 )
 @click.option("-c", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config setting.")
-@click.option("--budget", type=click.IntRange(min=1), help="Hard token budget of every woven context (tokens, > 0).")
+@click.option(
+    "--budget", type=click.IntRange(min=1), help="Hard token budget of every woven context (tokens, > 0)."
+)
 @click.option(
     "--format",
     "fmt",

@@ -88,7 +88,9 @@ def from_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if message.get(WIRE_KEY):
             continue
         if message.get("role") == "system":
-            out.append({"role": "system", "content": message.get("content", ""), **message.get(FIELDS_KEY, {})})
+            out.append(
+                {"role": "system", "content": message.get("content", ""), **message.get(FIELDS_KEY, {})}
+            )
             continue
         role = "assistant" if message.get("role") == "assistant" else "user"
         blocks = _blocks(message)
