@@ -281,7 +281,7 @@ class SessionManager:
             context = session.context(self.budget)
         except BudgetError as exc:
             raise BudgetTooSmall(f"{exc} (contextweaver serve --budget)", session.id) from exc
-        newest = digest([new[-1].action, new[-1].observation]) if new else None
+        newest = digest([{"action": new[-1].action, "observation": new[-1].observation}]) if new else None
         return Woven(session.id, context, len(new), created, tuple(session.notes), newest=newest)
 
     def _check_root(self, conversation: Conversation) -> None:
