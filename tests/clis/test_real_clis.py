@@ -28,7 +28,9 @@ from tests.clis.harness import (
 )
 
 CLIS = [
-    pytest.param("claude", marks=pytest.mark.skipif(not clis.installed("claude"), reason=clis.install_hint())),
+    pytest.param(
+        "claude", marks=pytest.mark.skipif(not clis.installed("claude"), reason=clis.install_hint())
+    ),
     pytest.param("codex", marks=pytest.mark.skipif(not clis.installed("codex"), reason=clis.install_hint())),
 ]
 pytestmark = pytest.mark.timeout(600)
@@ -37,7 +39,7 @@ SESSION_FILES = {"claude": "*.jsonl", "codex": "rollout-*.jsonl"}
 
 
 @pytest.fixture(scope="module")
-def unbudgeted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def unbudgeted() -> dict[str, object]:
     """Each CLI's session with no budget, run once (the budgeted tests size their budget from it)."""
     return {}
 
@@ -66,7 +68,9 @@ def root_and_history(session_store: Path) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("cli", CLIS)
-def test_the_session_goes_through_unchanged_without_a_budget(cli: str, tmp_path: Path, unbudgeted: dict) -> None:
+def test_the_session_goes_through_unchanged_without_a_budget(
+    cli: str, tmp_path: Path, unbudgeted: dict
+) -> None:
     run = plain(cli, tmp_path, unbudgeted)
     assert run.run.returncode == 0, run.run.stderr[-2000:] + run.log[-2000:]
     assert "+    return a + b" in run.diff()
@@ -107,7 +111,8 @@ def test_a_budget_that_cuts_keeps_the_newest_step_and_every_field(
         assert set(tool_results(body)) <= set(theirs)
         for call_id, block in tool_results(body).items():  # a woven result keeps every field but content
             assert {k: v for k, v in block.items() if k not in ("content", "output", "cache_control")} == {
-                k: v for k, v in theirs[call_id].items() if k not in ("content", "output", "cache_control")}
+                k: v for k, v in theirs[call_id].items() if k not in ("content", "output", "cache_control")
+            }
     bodies = [r.body for r in run.received]
     first_cut = next(i for i, r in enumerate(run.received) if r.sha not in sent)
     shares = prefix_share(bodies[first_cut:])

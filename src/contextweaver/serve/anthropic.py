@@ -109,17 +109,16 @@ def split_asides(messages: list[Any]) -> tuple[list[Any], list[Aside]]:
                  len(messages))  # fmt: skip
     if not any(isinstance(m, dict) and m.get("role") == "system" for m in messages[first:]):
         return messages, []
-    kept: list[Any] = messages[:first]
+    kept: list[Any] = []
     asides: list[Aside] = []
-    for position in range(first, len(messages)):
-        message = messages[position]
+    before: str | None = None  # the key of the next message that is not an aside, walking back
+    for message in reversed(messages[first:]):
         if isinstance(message, dict) and message.get("role") == "system":
-            after = next((m for m in messages[position + 1 :] if not (isinstance(m, dict) and m.get("role") == "system")),
-                         None)  # fmt: skip
-            asides.append(Aside(message, None if after is None else message_key(after)))
+            asides.append(Aside(message, before))
         else:
             kept.append(message)
-    return kept, asides
+            before = message_key(message)
+    return [*messages[:first], *reversed(kept)], asides[::-1]
 
 
 def put_asides(out: list[dict[str, Any]], asides: list[Aside]) -> list[dict[str, Any]]:
@@ -178,10 +177,11 @@ def _convert(
     for position in range(start, len(messages)):
         message = _checked(messages[position], position)
         marks: dict[str, Any] = {}
-        converted = anthropic.to_chat([{**message, "content": _unmarked(message.get("content"), marks)}])
+        unmarked = _unmarked(message.get("content"), marks)
+        converted = anthropic.to_chat([{**message, "content": unmarked}])
         content = message["content"]
         keys = frozenset(block_key(b) for b in content) if isinstance(content, list) else frozenset()
-        results = _results(_unmarked(content, {}))
+        results = _results(unmarked)
         fine = (before is None or (before.fine and before.role != message["role"])) and _render(
             converted, marks, results
         ) == [message]
@@ -257,9 +257,13 @@ def passthrough(payload: Payload) -> str | None:
     messages = payload.get("messages")
     for message in messages if isinstance(messages, list) else ():
         content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "compaction" for b in content):
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "compaction" for b in content
+        ):
             return "compaction"
     return None
 
 
-MESSAGES = Wire("anthropic", "/messages", "messages", read, write, error, passthrough=passthrough, as_sent=as_sent)
+MESSAGES = Wire(
+    "anthropic", "/messages", "messages", read, write, error, passthrough=passthrough, as_sent=as_sent
+)
