@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start a throwaway PostgreSQL server for the store's tests and print the line that points them at it:
 #   eval "$(bash scripts/start_postgres.sh)"   # sets CONTEXTWEAVER_PG_DSN (and CONTEXTWEAVER_PG_DIR)
-# Stop it with: pg_ctl -D "$CONTEXTWEAVER_PG_DIR/data" stop   (as the user that started it)
+# Stop it with: pg_ctl -D "$CONTEXTWEAVER_PG_DIR/data" stop   (as the user that started it), then remove
+# "$CONTEXTWEAVER_PG_DIR" (~47 MB) unless you named it yourself; scripts/test.sh does both on exit.
 # Uses the PostgreSQL binaries of the machine (installs Debian's `postgresql` package when they are
 # missing and we are root). PostgreSQL refuses to run as root, so as root it runs as `postgres`.
 set -euo pipefail
@@ -19,8 +20,13 @@ if [ -z "$PGBIN" ]; then
 fi
 
 PORT="${CONTEXTWEAVER_PG_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
-DIR="${CONTEXTWEAVER_PG_DIR:-$(mktemp -d /tmp/contextweaver-pg.XXXXXX)}"
-mkdir -p "$DIR"
+if [ -n "${CONTEXTWEAVER_PG_DIR:-}" ]; then
+    DIR="$CONTEXTWEAVER_PG_DIR"
+    mkdir -p "$DIR"
+else  # a folder of our own: removed again if the server does not start (the caller removes it after)
+    DIR="$(mktemp -d /tmp/contextweaver-pg.XXXXXX)"
+    trap '[ "$?" = 0 ] || rm -rf -- "$DIR"' EXIT
+fi
 
 as_owner() { "$@"; }
 if [ "$(id -u)" = 0 ]; then

@@ -11,8 +11,12 @@ stop_postgres() {
     ctl="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/pg_ctl"
     if [ "$(id -u)" = 0 ]; then set -- runuser -u postgres --; else set --; fi
     "$@" "$ctl" -D "$CONTEXTWEAVER_PG_DIR/data" stop -m fast >/dev/null 2>&1 || true
+    # the server's folder (~47 MB) is ours when start_postgres.sh made it: remove it, not a folder the caller named
+    if [ -n "$made_pg_dir" ]; then rm -rf -- "$CONTEXTWEAVER_PG_DIR"; fi
 }
 if [ -z "${CONTEXTWEAVER_PG_DSN:-}" ] && ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
+    made_pg_dir=""
+    [ -n "${CONTEXTWEAVER_PG_DIR:-}" ] || made_pg_dir=1
     if pg_env="$(bash scripts/start_postgres.sh)"; then
         eval "$pg_env"
         trap stop_postgres EXIT
