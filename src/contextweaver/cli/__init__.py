@@ -33,13 +33,19 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """The package's own errors (a store that cannot be opened, a missing session) end in their message,
-        which says what to do, not in a traceback."""
+        which says what to do, not in a traceback; so does a YAML file that does not parse (a command
+        whose `--config` is `options.config_option` names the file and fails earlier, as a usage error)."""
+        import yaml
+
+        from contextweaver.cli.options import yaml_problem
         from contextweaver.errors import ContextWeaverError
 
         try:
             return super().invoke(ctx)
         except ContextWeaverError as exc:
             raise click.ClickException(str(exc)) from exc
+        except yaml.YAMLError as exc:
+            raise click.ClickException(yaml_problem("the --config file", exc)) from exc
 
 
 @click.group(cls=LazyGroup)

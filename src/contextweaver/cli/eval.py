@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from contextweaver.strategies import ALIASES, EVAL_DEFAULT, TABLE
+from contextweaver.cli.options import chosen_strategies, strategy_option
+from contextweaver.strategies import EVAL_DEFAULT, TABLE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,19 +24,9 @@ if TYPE_CHECKING:
     from contextweaver.formats.base import Trajectory
 
 
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
 @click.command("eval")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option(
-    "--strategy",
-    "-s",
-    "strategies",
-    multiple=True,
-    help=f"Strategies, comma-separated or repeated (default: all but cw-recency). Valid: {', '.join(TABLE)}, all.",
-)
+@strategy_option(EVAL_DEFAULT)
 @click.option(
     "--budget",
     "-b",
@@ -53,7 +44,9 @@ def _split(values: tuple[str, ...]) -> list[str]:
     type=click.Path(file_okay=False),
     help="Results and report directory (reruns reuse finished results).",
 )
-@click.option("--workers", "-j", default=None, type=int, help="Worker processes (default: CPU count).")
+@click.option(
+    "--workers", "-j", default=None, type=click.IntRange(min=1), help="Worker processes (default: CPU count)."
+)
 @click.option(
     "--seeds",
     default="0",
@@ -94,23 +87,26 @@ def command(
 
     from contextweaver.config import ModelConfig, apply_overrides
     from contextweaver.eval import report
-    from contextweaver.eval.runner import RunSettings, discover
+    from contextweaver.eval.runner import RunSettings, discover, failed
     from contextweaver.eval.splits import split_of
     from contextweaver.eval.trajectory_run import parse_budgets, trajectory_id
     from contextweaver.strategies import cw_settings, weaver_config
 
     console = Console(stderr=True, soft_wrap=True)
-    names = [ALIASES.get(n, n) for n in _split(strategies)] or list(EVAL_DEFAULT)
-    if "all" in names:
-        names = list(TABLE)
-    unknown = [n for n in names if n not in TABLE]
-    if unknown:
+    names = chosen_strategies(strategies, EVAL_DEFAULT)
+    try:
+        budget_list = parse_budgets(budgets)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--budget") from None
+    if 0 in budget_list:
         raise click.BadParameter(
-            f"unknown {', '.join(unknown)}; valid: {', '.join(TABLE)}", param_hint="--strategy"
+            "0 is not a token budget: give positive token counts, e.g. -b 4000,8000,none",
+            param_hint="--budget",
         )
+    seed_list = _seeds(seeds)
     try:
         settings = RunSettings(
-            parse_budgets(budgets),
+            budget_list,
             list(overrides),
             ModelConfig.model_validate(apply_overrides({"backend": "fake"}, list(memory)))
             if memory
@@ -119,7 +115,6 @@ def command(
         for name in names:
             if TABLE[name].baseline is None:
                 weaver_config(name, cw_settings(settings.overrides))  # fail now, not inside a worker
-        seed_list = [int(s) for s in seeds.split(",") if s.strip()] or [0]
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     unreadable: dict[str, str] = {}
@@ -130,6 +125,7 @@ def command(
         raise click.UsageError(
             f"no readable trajectories{'' if split == 'all' else f' of split {split}'} in the given paths"
         )
+    _check_budgets(budget_list, trajectories)
     total = (len(trajectories) + len(unreadable)) * len(names) * len(seed_list)
     workers = workers or os.cpu_count() or 1
     console.print(
@@ -157,14 +153,46 @@ def command(
     built = report.build(results, meta)
     paths = report.write(built, out)
     report.print_report(built, Console(width=None if sys.stdout.isatty() else 240))
-    reused = total - computed - len(unreadable) * len(names) * len(seed_list)
+    unread = len(unreadable) * len(names) * len(seed_list)
+    reused = total - computed - unread
+    broke = sum(1 for r in results if failed(r))  # failures are never stored, so never reused
     console.print(
-        f"{computed} run(s) computed, {reused} reused, {len(built.failures)} failed, "
+        f"{computed - (broke - unread)} run(s) computed, {reused} reused, {broke} failed, "
         f"{time.perf_counter() - started:.1f}s; report: {paths['html']}",
         highlight=False,
     )
     if built.failures:  # the report is written; the exit status tells scripts that it is incomplete
         raise SystemExit(1)
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        return [int(s) for s in text.split(",") if s.strip()] or [0]
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a list of seeds: give integers, e.g. --seeds 0,1,2", param_hint="--seeds"
+        ) from None
+
+
+def _check_budgets(budgets: Sequence[int | None], trajectories: Sequence[tuple[str, Trajectory]]) -> None:
+    """A budget below a run's system prompt and task fails every run at it: say so once, before any runs."""
+    from contextweaver.extract import root_node
+
+    numbers = [b for b in budgets if b is not None]
+    if not numbers:
+        return
+    smallest = min(numbers)
+    roots = [(path, root_node(t.root).full_tokens) for path, t in trajectories if t.root]
+    short = [(path, tokens) for path, tokens in roots if tokens > smallest]
+    if short:
+        path, tokens = max(short, key=lambda item: item[1])
+        least = -(-tokens * 5 // 4 // 100) * 100
+        raise click.BadParameter(
+            f"a budget of {smallest:,} tokens is below the system prompt and task of {len(short)} of "
+            f"{len(roots)} trajectories (the largest: {tokens:,} tokens in {path}), which every context keeps "
+            f"verbatim: give budgets of at least {least:,} tokens, e.g. -b {least},{least * 2},none",
+            param_hint="--budget",
+        )
 
 
 def _run(

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from contextweaver.cli.options import config_option, instance_option
+
 WRITERS = {"dot": ".dot", "mermaid": ".mmd", "html": ".html"}
 
 
@@ -43,18 +45,14 @@ def _stem(name: str, instance: str | None) -> str:
     help="Comma-separated: dot, mermaid, html.",
 )
 @click.option("--input-format", default=None, help="Trajectory format name (default: detect).")
-@click.option(
-    "--instance", default=None, help="Run to draw when the file holds several (id or 0-based index)."
-)
+@instance_option("draw")
 @click.option(
     "--budget",
     type=int,
     default=None,
     help="Token budget of the context used for colouring (the per-step selection, unless -c mode=lazy).",
 )
-@click.option(
-    "--config", "config_path", type=click.Path(exists=True, dir_okay=False), default=None, help="YAML config."
-)
+@config_option()
 @click.option("-c", "overrides", multiple=True, help="Config override key=value (repeatable).")
 def command(
     path: str,
@@ -70,6 +68,7 @@ def command(
     from contextweaver.config import load_config
     from contextweaver.export import graph_view, to_dot, to_html, to_mermaid
     from contextweaver.formats import TrajectoryError, load_trajectory
+    from contextweaver.weave import BudgetError
     from contextweaver.weaver import ContextWeaver
 
     chosen = [f.strip() for f in formats.split(",") if f.strip()]
@@ -87,11 +86,24 @@ def command(
 
     if "mode" not in config.model_fields_set:  # colour by what the selection keeps, not by pass-through
         config = config.model_copy(update={"mode": "per_step"})
+    if not trajectory.root:
+        read_as = f"read as --input-format {input_format}" if input_format else f"read as {trajectory.format}"
+        raise click.ClickException(
+            f"{path}, {read_as}, has no system prompt or task: "
+            + (
+                "it is probably not that format; drop --input-format to detect it"
+                if input_format
+                else "give the run's trajectory file (its first messages are the system prompt and the task)"
+            )
+        )
     weaver = ContextWeaver(config=config)
     weaver.begin(trajectory.root)
     for step in trajectory.steps:
         weaver.add_step(step)
-    context = weaver.context(max_tokens=budget) if trajectory.steps else None
+    try:
+        context = weaver.context(max_tokens=budget) if trajectory.steps else None
+    except BudgetError as exc:
+        raise click.BadParameter(str(exc), param_hint="--budget") from None
     name = Path(path).name
     view = graph_view(
         weaver.graph, context, title=f"{name} ({trajectory.format}, {len(trajectory.steps)} steps)"
@@ -99,11 +111,18 @@ def command(
     render = {"dot": to_dot, "mermaid": to_mermaid, "html": to_html}
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     stem = _stem(name, instance)
     for fmt in chosen:
         target = out / f"{stem}{WRITERS[fmt]}"
-        target.write_text(render[fmt](view), encoding="utf-8")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            target.write_text(render[fmt](view), encoding="utf-8")
+        except OSError as exc:
+            raise click.BadParameter(
+                f"cannot write {target} ({exc.strerror or exc}): give a folder you can write to, "
+                "e.g. --out ./graph",
+                param_hint="--out",
+            ) from None
         click.echo(f"wrote {target}")
         if fmt == "dot" and shutil.which("dot"):
             svg = target.with_suffix(".svg")

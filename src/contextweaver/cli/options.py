@@ -1,0 +1,86 @@
+"""Options several commands share, defined once: `--config` (its YAML checked as it is parsed),
+`-s/--strategy` and `--instance`; and the one-paragraph message for a YAML file that does not parse."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import yaml
+
+from contextweaver.strategies import ALIASES, TABLE
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def yaml_problem(name: str, exc: yaml.YAMLError) -> str:
+    """`bad.yaml is not valid YAML (line 2, column 8: expected ...)`: the place, the problem, the fix."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return (
+        f"{name} is not valid YAML ({where}{problem}): fix that line; the file holds settings as "
+        "`key: value` lines (e.g. `window: 5`, or nested under `contextweaver:`)"
+    )
+
+
+class ConfigFile(click.Path):
+    """A readable YAML file of settings; one that does not parse fails here, naming the line."""
+
+    name = "yaml"
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, dir_okay=False, readable=True, path_type=str)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = str(super().convert(value, param, ctx))
+        try:
+            yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            self.fail(yaml_problem(str(path), exc), param, ctx)
+        except UnicodeDecodeError:
+            self.fail(f"{path} is not a text file (not UTF-8): give a YAML file of settings", param, ctx)
+        return path
+
+
+def config_option(help: str = "YAML settings (WeaverConfig fields, e.g. window: 5).") -> Callable[[F], F]:
+    return click.option("--config", "config_path", type=ConfigFile(), default=None, help=help)
+
+
+def strategy_option(default: Sequence[str]) -> Callable[[F], F]:
+    """`-s/--strategy`, comma-separated or repeated; `default` is what runs without it (said in --help)."""
+    return click.option(
+        "--strategy",
+        "-s",
+        "strategies",
+        multiple=True,
+        help=f"Strategies, comma-separated or repeated (default: {','.join(default)}). "
+        f"Valid: {', '.join([*TABLE, *ALIASES])}, all.",
+    )
+
+
+def chosen_strategies(values: Sequence[str], default: Sequence[str]) -> list[str]:
+    """The names `-s` gave (aliases resolved, `all` expanded, order kept), else `default`; an unknown
+    name is a usage error that lists the valid ones."""
+    names = [ALIASES.get(p, p) for v in values for p in (s.strip() for s in v.split(",")) if p]
+    if not names:
+        return list(default)
+    if "all" in names:
+        return list(TABLE)
+    unknown = [n for n in names if n not in TABLE]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown {', '.join(unknown)}; valid: {', '.join([*TABLE, *ALIASES])}, all",
+            param_hint="--strategy",
+        )
+    return list(dict.fromkeys(names))
+
+
+def instance_option(what: str = "read") -> Callable[[F], F]:
+    return click.option(
+        "--instance",
+        default=None,
+        help=f"Run to {what} when the file holds several (id or 0-based index; PATH#id also works).",
+    )

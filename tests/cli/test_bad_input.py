@@ -1,0 +1,104 @@
+"""Every bad input a user can give a command ends in a message naming the file or flag and what to do,
+with a non-zero exit: never a traceback (CliRunner keeps an uncaught exception in `result.exception`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from contextweaver.cli import main
+from contextweaver.examples import example_path
+
+EXAMPLE = str(example_path())
+MALFORMED = "window: [1,\n  bad: : :\n"
+
+
+def fails_cleanly(args: list[str]) -> Result:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code != 0, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    return result
+
+
+@pytest.fixture
+def bad_yaml(tmp_path: Path) -> Path:
+    path = tmp_path / "settings.yaml"
+    path.write_text(MALFORMED)
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["replay"], ["graph", EXAMPLE], ["serve", "--upstream", "http://127.0.0.1:9/v1", "--store", ":memory:"]],
+)
+def test_malformed_yaml_config_names_the_file_and_line(command: list[str], bad_yaml: Path) -> None:
+    result = fails_cleanly([*command, "--config", str(bad_yaml)])
+    assert "not valid YAML" in result.output and "line 2" in result.output
+    if (
+        command[0] != "serve"
+    ):  # serve's --config is not options.config_option yet: it says "the --config file"
+        assert "settings.yaml" in result.output
+
+
+def test_graph_budget_below_the_system_prompt(tmp_path: Path) -> None:
+    result = fails_cleanly(["graph", EXAMPLE, "--budget", "20", "--out", str(tmp_path)])
+    assert "--budget" in result.output and "raise the budget to at least" in result.output
+
+
+@pytest.mark.parametrize("fmt", ["claude-code", "codex", "swe-agent", "mini-swe-agent", "openhands-sdk"])
+def test_graph_input_format_that_does_not_match(fmt: str, tmp_path: Path) -> None:
+    result = fails_cleanly(["graph", EXAMPLE, "--input-format", fmt, "--out", str(tmp_path)])
+    assert "bugfix.jsonl" in result.output
+
+
+def test_graph_out_into_an_unwritable_place(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = fails_cleanly(["graph", EXAMPLE, "--out", str(blocker / "graphs")])
+    assert "--out" in result.output and "a folder you can write to" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["-b", "0"], "0 is not a token budget"),
+        (["-b", "100,4000"], "below the system prompt and task of 1 of 1"),
+        (["-b", "lots"], "is not a token count"),
+        (["--seeds", "x"], "--seeds 0,1,2"),
+        (["-s", "cw,nope"], "unknown nope"),
+        (["-j", "0"], "--workers"),
+    ],
+)
+def test_eval_bad_options_fail_before_any_run(args: list[str], said: str, tmp_path: Path) -> None:
+    out = tmp_path / "eval-out"
+    result = fails_cleanly(["eval", EXAMPLE, "-o", str(out), "--no-progress", *args])
+    assert said in result.output
+    assert not (out / "results").exists()  # nothing ran
+
+
+def test_eval_counts_failed_runs_apart_from_computed(tmp_path: Path) -> None:
+    """A budget that holds the task but not a step fails each run; none of them is "computed"."""
+    result = CliRunner().invoke(
+        main,
+        ["eval", EXAMPLE, "-o", str(tmp_path), "--no-progress", "-j", "1", "-s", "cw-select", "-b", "250"],
+    )
+    assert result.exit_code == 1
+    assert "0 run(s) computed, 0 reused, 1 failed" in result.output
+
+
+def test_the_installed_command_prints_no_traceback(bad_yaml: Path) -> None:
+    """What the console script runs, in a subprocess: what a user's terminal shows."""
+    entry = "import sys; from contextweaver.cli import main; sys.argv[0] = 'contextweaver'; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", entry, "replay", "--config", str(bad_yaml)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "not valid YAML" in result.stderr
