@@ -12,7 +12,7 @@ def test_replay_runs_on_the_shipped_example() -> None:
     result = CliRunner().invoke(main, ["replay"])
     assert result.exit_code == 0, result.output
     assert "bugfix.jsonl" in result.output
-    assert "evidence recall" in result.output
+    assert "evidence" in result.output and "recall" in result.output
     for name in ("cw", "sliding_window", "masking", "full"):
         assert name in result.output
 

@@ -12,27 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
+from contextweaver.cli.options import chosen_strategies, config_option, instance_option, strategy_option
+from contextweaver.cli.replay_view import Row, console_for, print_replay, title_of
 from contextweaver.config import load_config
-from contextweaver.eval.lockstep import Lockstep, Totals
-from contextweaver.eval.metrics import index_runs
+from contextweaver.eval.lockstep import Lockstep
 from contextweaver.eval.replay import ReplayStep
 from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
-from contextweaver.prompt_cache import PRICES_TAKEN
 from contextweaver.protocols import Strategy
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
-from contextweaver.types import Node
 from contextweaver.weave import BudgetError
-
-STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "↷ superseded", "unknown": "·"}
-
-
-def _ranges(indices: list[int]) -> str:
-    """[1,2,3,7] -> "1-3,7": compact lists of steps for a terminal column."""
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in index_runs(indices))
 
 
 def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
@@ -43,34 +33,38 @@ def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
 
 @click.command()
 @click.argument("trajectory", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--strategy", "strategies", default=",".join(REPLAY_DEFAULT), show_default=True, help="comma-separated"
-)
+@strategy_option(REPLAY_DEFAULT)
+@instance_option("replay")
 @click.option("--budget", type=int, default=None, help="hard token budget for every context")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="YAML settings")
+@config_option()
 @click.option("-c", "overrides", multiple=True, help="override a setting: -c window=8")
 @click.option("--explain", is_flag=True, help="print every step's keep/compress reason for ContextWeaver")
+@click.option(
+    "--wide", is_flag=True, help="the full table: status in words, every strategy's tokens (~150 columns)"
+)
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output, one object per step")
 def command(
     trajectory: Path | None,
-    strategies: str,
+    strategies: tuple[str, ...],
+    instance: str | None,
     budget: int | None,
     config_path: str | None,
     overrides: tuple[str, ...],
     explain: bool,
+    wide: bool,
     as_json: bool,
 ) -> None:
     """Replay TRAJECTORY (default: the example run the package ships) through several strategies."""
     path = trajectory or example_path()
+    names = chosen_strategies(strategies, REPLAY_DEFAULT)
     try:
         config = load_config(config_path, list(overrides))
-        recorded = load_trajectory(path)
-        names = [n.strip() for n in strategies.split(",") if n.strip()]
+        recorded = load_trajectory(path, instance=instance)
         settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
         lockstep = Lockstep(recorded, names, lambda name: _factory(name, settings)(), budget)
     except (TrajectoryError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    rows: list[tuple[Node, list[str]]] = []
+    rows: list[Row] = []
     last: ReplayStep | None = None
     try:
         for step in lockstep:  # one step's contexts alive at a time
@@ -82,72 +76,20 @@ def command(
                 click.echo(json.dumps(row))
             else:
                 tokens = [s.context.tokens for s in step.steps]
-                rows.append(_row(recorded.steps[last.index - 1].action, last, tokens))
-    except (BudgetError, ValueError) as exc:
+                rows.append(Row.of(recorded.steps[last.index - 1].action, last, tokens))
+    except BudgetError as exc:
+        raise click.BadParameter(str(exc), param_hint="--budget") from None
+    except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    totals = lockstep.totals
     if not as_json:
-        _print(path, recorded.format, len(recorded.steps), names, rows, totals, last if explain else None)
-
-
-def _row(action: str, record: ReplayStep, tokens: list[int]) -> tuple[Node, list[str]]:
-    """The node (its label may change later: superseded) and the step's other cells, already final."""
-    node = record.node
-    cells = [",".join(map(str, node.parent_ids)), _ranges(record.context.kept), *[f"{t:,}" for t in tokens]]
-    return node, [str(record.index), (action.splitlines() or [""])[0][:48], *cells]
-
-
-def _print(
-    path: Path,
-    format_name: str,
-    length: int,
-    names: list[str],
-    rows: list[tuple[Node, list[str]]],
-    totals: dict[str, Totals],
-    explained: ReplayStep | None,
-) -> None:
-    console = Console(highlight=False, width=max(Console().width, 132))
-    table = Table(title=f"{path.name}: {length} steps ({format_name}); context tokens per strategy")
-    table.add_column("step", justify="right")
-    table.add_column("action", no_wrap=True, overflow="ellipsis", max_width=34)
-    table.add_column("status", no_wrap=True)
-    table.add_column("parents", no_wrap=True)
-    table.add_column(f"full in {names[0]}", overflow="fold", max_width=22)
-    for name in names:
-        table.add_column(name, justify="right", no_wrap=True)
-    for node, (index, action, *cells) in rows:  # labels as they stand at the end of the run
-        table.add_row(index, action, STATUS_MARK.get(node.validation_status.value, ""), *cells)
-    console.print(table)
-    if explained is not None:
-        for decision in explained.context.decisions:
-            console.print(f"  step {decision.index:>3} {decision.mode:<10} {decision.reason}")
-    summary = Table(title="Summary (next-step evidence recall: EVALUATION.md)")
-    for column in (
-        "strategy",
-        "mean tokens",
-        "max tokens",
-        "evidence recall",
-        "items",
-        "from cache",
-        "billed (Anthropic)",
-        "billed (OpenAI)",
-    ):
-        summary.add_column(column)
-    for name, total in totals.items():
-        recall = f"{total.hits / total.items:.3f}" if total.items else "n/a"
-        mean = total.tokens / total.steps if total.steps else 0
-        cost = total.meter.cost()
-        summary.add_row(
-            name,
-            f"{mean:,.0f}",
-            f"{total.max_tokens:,}",
-            recall,
-            str(total.items),
-            f"{cost.cache_share:.2f}",
-            f"{cost.billed['anthropic']:.2f}",
-            f"{cost.billed['openai']:.2f}",
+        title = title_of(path, len(recorded.steps), recorded.format, budget)
+        print_replay(
+            console_for(),
+            title,
+            names,
+            rows,
+            lockstep.totals,
+            wide=wide,
+            budget=budget,
+            explained=last if explain else None,
         )
-    console.print(summary)
-    console.print(
-        f"billed: input at prompt-cache prices ({PRICES_TAKEN}) over the full history without a cache"
-    )
