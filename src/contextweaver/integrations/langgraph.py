@@ -22,9 +22,20 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest
-from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, convert_to_openai_messages
 from pydantic import Field, PrivateAttr
+
+from contextweaver.integrations import missing_framework
+
+try:
+    from langchain.agents.middleware import AgentMiddleware, ModelRequest
+    from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, convert_to_openai_messages
+except ImportError as exc:
+    raise missing_framework(
+        __name__,
+        "LangChain v1 (and LangGraph for the hook)",
+        "pip install 'langchain>=1.0' 'langgraph>=1.0'",
+        exc,
+    ) from exc
 
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align

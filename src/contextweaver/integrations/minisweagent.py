@@ -23,10 +23,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from minisweagent.agents import get_agent_class
-from minisweagent.agents.default import AgentConfig, DefaultAgent
-from minisweagent.models import get_model_class
 from pydantic import BaseModel, Field, create_model
+
+from contextweaver.integrations import missing_framework
+
+try:
+    from minisweagent.agents import get_agent_class
+    from minisweagent.agents.default import AgentConfig, DefaultAgent
+    from minisweagent.models import get_model_class
+except ImportError as exc:
+    raise missing_framework(__name__, "mini-swe-agent 2", "pip install 'mini-swe-agent>=2.4'", exc) from exc
 
 from contextweaver.formats.minisweagent import RESPONSES_API, responses_api_item
 from contextweaver.integrations.feed import ChatFeed

@@ -16,19 +16,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from openhands.sdk.context.condenser.base import CondenserBase
-from openhands.sdk.context.view import View
-from openhands.sdk.event import (
-    ActionEvent,
-    LLMConvertibleEvent,
-    MessageEvent,
-    ObservationBaseEvent,
-    ObservationEvent,
-    SystemPromptEvent,
-)
-from openhands.sdk.llm import LLM, Message, TextContent, content_to_str
-from openhands.sdk.tool.schema import Observation
 from pydantic import Field, PrivateAttr
+
+from contextweaver.integrations import missing_framework
+
+try:
+    from openhands.sdk.context.condenser.base import CondenserBase
+    from openhands.sdk.context.view import View
+    from openhands.sdk.event import (
+        ActionEvent,
+        LLMConvertibleEvent,
+        MessageEvent,
+        ObservationBaseEvent,
+        ObservationEvent,
+        SystemPromptEvent,
+    )
+    from openhands.sdk.llm import LLM, Message, TextContent, content_to_str
+    from openhands.sdk.tool.schema import Observation
+except ImportError as exc:
+    raise missing_framework(
+        __name__, "the OpenHands SDK (Python 3.12+)", "pip install 'openhands-sdk>=1.50'", exc
+    ) from exc
 
 from contextweaver.formats.toolcalls import Call, action_text, tool_step
 from contextweaver.integrations.contexts import align

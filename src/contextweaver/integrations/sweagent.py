@@ -25,11 +25,15 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, PrivateAttr
 
 from contextweaver.formats.sweagent import history_step
+from contextweaver.integrations import missing_framework
 from contextweaver.integrations.feed import ChatFeed, ChatShape
 from contextweaver.integrations.settings import WeavingSettings
 from contextweaver.types import Message, Step, WovenContext
 
 HistoryItem = dict[str, Any]
+SWE_AGENT_INSTALL = (
+    "SWE-agent is not on PyPI: clone its repository and run `pip install -e .` in it, in this Python"
+)
 STATUS_TAGS = ["keep_output", "contextweaver_status"]
 
 
@@ -129,8 +133,9 @@ def history_processor(entry: dict[str, Any]) -> Callable[[list[HistoryItem]], li
         from sweagent.agent.history_processors import HistoryProcessor
     except ImportError:
         raise ValueError(
-            f"history processor type {entry.get('type')!r} is SWE-agent's: install SWE-agent, "
-            "or use type 'contextweaver' (strategy: sliding_window gives the last-N window)"
+            f"history processor type {entry.get('type')!r} is SWE-agent's: install SWE-agent "
+            f"({SWE_AGENT_INSTALL}), or use type 'contextweaver' (strategy: sliding_window gives the "
+            "last-N window)"
         ) from None
     processor: Callable[[list[HistoryItem]], list[HistoryItem]] = TypeAdapter(
         HistoryProcessor
@@ -164,8 +169,12 @@ def register() -> None:
     import typing
 
     from pydantic import BaseModel
-    from sweagent.agent import agents
-    from sweagent.agent import history_processors as swe
+
+    try:
+        from sweagent.agent import agents
+        from sweagent.agent import history_processors as swe
+    except ImportError as exc:
+        raise missing_framework(__name__ + ".register", "SWE-agent", SWE_AGENT_INSTALL, exc) from exc
 
     union = typing.get_args(swe.HistoryProcessor)
     members = typing.get_args(union[0]) if union else ()
@@ -187,7 +196,10 @@ def register() -> None:
 def main(argv: list[str] | None = None) -> None:
     """`python -m contextweaver.integrations.sweagent run --config my.yaml ...`: SWE-agent's own
     command line, with `type: contextweaver` accepted in `agent.history_processors`."""
-    register()
+    try:
+        register()
+    except ModuleNotFoundError as exc:  # a message and exit status 1, not a traceback
+        raise SystemExit(str(exc)) from None
     from sweagent.run.run import main as sweagent_main
 
     sweagent_main(argv)
