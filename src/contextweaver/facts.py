@@ -33,6 +33,8 @@ _EDIT = re.compile(
     r"sed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+(\S+)|cat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>\s*(\S+)|>\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert)\b\s+(\S+)"
 )
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update File|Add File|Move to): ([^\n]+)$", re.MULTILINE)
+"""A file an `apply_patch` patch writes (Codex): in the action's heredoc body, so read from the action."""
 _MAX_ITEMS = 4000  # a giant observation contributes at most this many items
 SCAN_CHARS = 200_000
 """Each regex pass over an observation reads at most its first this many characters (views and
@@ -91,6 +93,7 @@ def extract_facts(step: Step) -> Facts:
         errors=frozenset(list(errors)[:50]),
         tests=frozenset(_TEST_ID.findall(said)),
         edited_files=frozenset(f.strip("'\"") for f in edited if any(c.isalpha() for c in f))
-        | tool_paths(commands)[1],
+        | tool_paths(commands)[1]
+        | {path.strip() for path in _PATCH_FILE.findall(step.action[:SCAN_CHARS])},
         viewed_files=frozenset(viewed_paths(commands)),
     )

@@ -27,6 +27,7 @@ _EDITOR = re.compile(r"\bstr_replace_editor\s+(?:str_replace|insert|create)\s+(\
 _EDITOR_JSON = re.compile(
     r"^\s*(?:str_replace_editor|file_editor|edit_file|str_replace_based_edit_tool)\s+(\{.*\})\s*$", re.S
 )
+_PATCH = re.compile(r"^\*\*\* (?:Update File|Add File): ([^\n]+)$", re.MULTILINE)
 _UNESCAPE = re.compile(r"\\(.)")
 _RANGE = re.compile(r"^\s*(\d+)(?:\s*,\s*(\d+))?")
 
@@ -90,6 +91,7 @@ def find_edits(action: str) -> list[Edit]:
             except ValueError:
                 text = (old.group(1).strip("'\""),)
         edits.append(Edit(m.group(1), text))
+    edits += [Edit(path.strip()) for path in _PATCH.findall(action)]  # apply_patch (Codex)
     targets = _HEREDOC_TO.findall(action) + _REDIRECT.findall(action)
     known = {e.path for e in edits}
     for path in dict.fromkeys(targets):
