@@ -74,6 +74,9 @@ class WeaverConfig(BaseModel):
         description="select: the most tokens one older output's excerpt may take (None: the weights')",
     )
     status_line_chars: int = Field(600, ge=80, description="cap of the prepended TEST STATUS line")
+    working_state: bool = Field(
+        True, description="a cut writes what it left out, the files changed and the failing tests after the root"
+    )
     mode: Literal["lazy", "per_step"] = "lazy"
     """lazy: pass the history through until it crosses the high-water mark of the budget, then weave once
     down to the low-water mark and append unchanged again (the prefix stays byte-stable, so a provider's

@@ -10,6 +10,7 @@ from contextweaver.render import call_messages, compressed_messages, full_messag
 from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
+from contextweaver.working_state import CAP, WorkingState
 
 if TYPE_CHECKING:
     from contextweaver.excerpts import Excerpt
@@ -29,17 +30,19 @@ def weave(
     status_line: str | None = None,
     min_trim_tokens: int = 128,
     safety_factor: float = 1.0,
+    state: WorkingState | None = None,
 ) -> WovenContext:
     """Messages in chronological order: root, TEST STATUS, then each step full or compressed.
 
     Without a budget every planned step is full. With one, the total never exceeds it: root first,
     then steps a person wrote, the current step, planned steps by priority (head/tail-trimmed when
     they do not fit whole), then placeholders newest first; whatever is left is dropped and said so.
+    With `state`, a context that cuts anything says what it left out right after the root.
     """
     status = [{"role": "user", "content": status_line}] if status_line else []
     if budget is None:
         return _unbounded(root, steps, plan, strategy, status)
-    return _budgeted(root, steps, plan, strategy, status, budget / safety_factor, min_trim_tokens)
+    return _budgeted(root, steps, plan, strategy, status, budget / safety_factor, min_trim_tokens, state)
 
 
 def _unbounded(
@@ -123,8 +126,10 @@ def _budgeted(
     status: list[Message],
     budget: float,
     min_trim: int,
+    state: WorkingState | None = None,
 ) -> WovenContext:
-    """The fixed order of cuts: person's steps, status, planned steps by priority, placeholders."""
+    """The fixed order of cuts: person's steps, status, planned steps by priority, placeholders; the
+    working-state note's room is held from the newest step on and it is written last."""
     room = _Room(root, budget)
     for node in steps:  # steps a person wrote come right after the root
         if node.step.kind == "user" and node.full_tokens <= room.left:
@@ -133,12 +138,15 @@ def _budgeted(
     by_index = {n.index: n for n in steps}
     current = steps[-1].index if steps else None  # the newest step is the one the agent acts on next
     held = 0.0
+    noted = 0
     for index, reason in plan.full:
         if index in by_index and index not in room.chosen:
             node = by_index[index]
             _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
         if index == current:
             held = room.hold(plan.calls_share, steps)
+            noted = state.reserve(room.left) if state is not None else 0
+            room.left -= noted
     room.left += held
     if plan.short_calls:
         _take_calls(room, steps, plan)
@@ -149,7 +157,23 @@ def _budgeted(
             room.take(
                 node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
             )
-    return _assemble(root, steps, plan, strategy, status, room)
+    return _assemble(root, steps, plan, strategy, status, room, _note(state, steps, room, noted))
+
+
+def _note(state: WorkingState | None, steps: Sequence[Node], room: _Room, noted: int) -> list[Message]:
+    """The working-state note in the room held for it, when the context cut anything."""
+    room.left += noted
+    left_out = [n.index for n in steps if n.index not in room.chosen]
+    cut = left_out or any(decision.mode != "full" for _, decision in room.chosen.values())
+    written = (
+        state.note(left_out, min(int(room.left), max(noted, CAP)))
+        if state is not None and noted and cut
+        else None
+    )
+    if written is None:
+        return []
+    room.left -= written[1]
+    return [written[0]]
 
 
 def starved(root: Node, newest: Node, budget: float, min_trim: int) -> str:
@@ -187,10 +211,17 @@ def _take_planned(
 
 
 def _assemble(
-    root: Node, steps: Sequence[Node], plan: Plan, strategy: str, status: list[Message], room: _Room
+    root: Node,
+    steps: Sequence[Node],
+    plan: Plan,
+    strategy: str,
+    status: list[Message],
+    room: _Room,
+    note: list[Message],
 ) -> WovenContext:
-    """Chosen steps in chronological order; the others are dropped whole and said so."""
-    messages = [*full_messages(root), *status]
+    """Chosen steps in chronological order after the root (and the working-state note); the others are
+    dropped whole and said so."""
+    messages = [*full_messages(root), *note, *status]
     decisions = []
     budget = int(room.budget)
     for node in steps:

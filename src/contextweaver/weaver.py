@@ -27,6 +27,7 @@ from contextweaver.summaries import build_summarizer
 from contextweaver.types import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.validation import TestTracker
 from contextweaver.weave import weave
+from contextweaver.working_state import WorkingState
 
 
 class ContextWeaver:
@@ -157,6 +158,7 @@ class ContextWeaver:
             status_line=status_line,
             min_trim_tokens=self.config.min_trim_tokens,
             safety_factor=safety,
+            state=WorkingState(self.graph.nodes, self.tracker) if self.config.working_state else None,
         )
 
     def _cut(self, target: float, hold_calls: bool) -> WovenContext:

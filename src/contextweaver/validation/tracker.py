@@ -141,6 +141,14 @@ class TestTracker:
             del self._open_failures[node]
         return tuple(superseded)
 
+    def failing(self) -> list[tuple[str, int]]:
+        """Tests failing now, each with the step that last ran it."""
+        return [(test, step) for test, (status, step) in self.latest.items() if status.is_failure]
+
+    def fixed(self) -> list[str]:
+        """Tests that failed in this run and pass now."""
+        return [t for t in self._failed_by if t in self.latest and self.latest[t][0] is TestStatus.PASSED]
+
     def status_line(self, max_chars: int = 600) -> str | None:
         """`TEST STATUS: ✓ a: PASSED, ✗ b: FAILED`, failures first; counts plus failing names when long."""
         if not self.latest:

@@ -1,0 +1,67 @@
+"""The working-state note of a cut: it says what was left out, the files changed and what fails."""
+
+from __future__ import annotations
+
+from contextweaver import ContextWeaver, Step, WeaverConfig
+from contextweaver.types import WovenContext
+
+PYTEST_FAIL = (
+    "============================= test session starts ==============================\n"
+    "collected 2 items\n\ntests/test_calc.py .F                                              [100%]\n\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED tests/test_calc.py::test_add - assert 1 == 5\n========================= 1 failed, 1 passed in 0.05s ========="
+    "================\n"
+)
+
+
+def run(config: WeaverConfig, budget: int | None, steps: int = 30) -> list[WovenContext]:
+    weaver = ContextWeaver(config)
+    weaver.begin([{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix calc.py."}])
+    contexts = []
+    for n in range(1, steps + 1):
+        if n == 2:
+            step = Step(thought="fix", action="sed -i 's/a - b/a + b/' src/calc.py", observation="")
+        elif n == 3:
+            step = Step(thought="test", action="python -m pytest -q tests/test_calc.py", observation=PYTEST_FAIL)
+        else:
+            step = Step(thought=f"look {n}", action=f"cat src/mod_{n}.py", observation=f"line {n}\n" * 120)
+        weaver.add_step(step)
+        contexts.append(weaver.context(budget))
+    return contexts
+
+
+def note_of(context: WovenContext) -> str | None:
+    return next((m["content"] for m in context.messages if isinstance(m.get("content"), str)
+                 and m["content"].startswith("[ContextWeaver working state")), None)  # fmt: skip
+
+
+def test_a_cut_names_what_it_left_out_the_changed_files_and_the_failing_test() -> None:
+    contexts = run(WeaverConfig(), 3000)
+    last = contexts[-1]
+    assert any(d.mode == "dropped" for d in last.decisions)
+    note = note_of(last)
+    assert note is not None and last.messages.index(next(m for m in last.messages if m["content"] == note)) == 2
+    assert "steps omitted: " in note and "src/calc.py (step 2)" in note
+    assert "failing at step 3 (`python -m pytest -q tests/test_calc.py`): tests/test_calc.py::test_add" in note
+    assert last.tokens <= 3000
+
+
+def test_the_note_is_frozen_with_the_lazy_cut() -> None:
+    contexts = run(WeaverConfig(), 3000)
+    checked = 0
+    for before, after in zip(contexts, contexts[1:], strict=False):
+        if not after.compacted and note_of(before) is not None:
+            prefix = before.messages[:-1] if before.test_status else before.messages  # the status goes last
+            assert after.messages[: len(prefix)] == prefix
+            checked += 1
+    assert checked
+
+
+def test_no_note_without_a_cut_or_when_switched_off() -> None:
+    assert all(note_of(c) is None for c in run(WeaverConfig(), None, 12))
+    assert all(note_of(c) is None for c in run(WeaverConfig(working_state=False), 3000))
+
+
+def test_per_step_weaving_writes_it_too() -> None:
+    contexts = run(WeaverConfig(mode="per_step"), 3000)
+    assert note_of(contexts[-1]) is not None and "src/calc.py" in note_of(contexts[-1])
