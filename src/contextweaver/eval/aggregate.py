@@ -49,6 +49,12 @@ class Row:
     billed_openai: float = math.nan
     history_pooled: float = math.nan
     """History evidence (EVALUATION.md): recall where an earlier thought or action counts as a source."""
+    trail_pooled: float = math.nan
+    """Artifact trail: of the files changed so far, the share a context that cut something names."""
+    failing_pooled: float = math.nan
+    """Failing-test recall: of the tests failing now, the share a context that cut something names."""
+    cuts_marked: float = math.nan
+    """Of the contexts that dropped steps whole, the share that says so."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,10 +168,20 @@ def rows(results: Sequence[Result]) -> list[Row]:
                     history_pooled=recall(
                         _trajectory_recall(s, "history_covered", "history_items") for s in per_traj
                     )[0],
+                    trail_pooled=recall(_trajectory_recall(s, "trail_covered", "trail_items") for s in per_traj)[0],
+                    failing_pooled=recall(
+                        _trajectory_recall(s, "failing_covered", "failing_items") for s in per_traj
+                    )[0],
+                    cuts_marked=_marked(all_steps),
                 )
             )
             vars(out[-1]).update(cache_columns(all_steps))
     return out
+
+
+def _marked(steps: Sequence[dict[str, Any]]) -> float:
+    dropped = [s for s in steps if s.get("cuts") and "unmarked" in s]
+    return 1 - sum(s["unmarked"] for s in dropped) / len(dropped) if dropped else math.nan
 
 
 def cache_columns(steps: Sequence[dict[str, Any]]) -> dict[str, float]:
