@@ -46,6 +46,20 @@ WILDCARDS = ("0.0.0.0", "::", "")
     help="How to read the agent's messages: tool calls (openai) or mini-swe-agent's text protocol.",
 )
 @click.option("--max-body-mb", default=32.0, show_default=True, type=float, help="Largest request body.")
+@click.option(
+    "--max-in-flight",
+    default=64,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Requests served at once; more get a 503 with Retry-After.",
+)
+@click.option(
+    "--max-in-flight-mb",
+    default=64.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help="Request bodies held at once, by Content-Length, before reading them; more get a 503.",
+)
 @click.option("--timeout", default=600.0, show_default=True, type=float, help="Seconds to wait for upstream.")
 @click.option(
     "--api-key-env",
@@ -70,19 +84,42 @@ WILDCARDS = ("0.0.0.0", "::", "")
     help="Worker processes that weave (0: threads of the server process, which a huge output can stall).",
 )
 @click.option(
+    "--header-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds a connection may take to send a request's headers before it is closed.",
+)
+@click.option(
+    "--limit-concurrency",
+    default=4096,
+    show_default=True,
+    type=click.IntRange(min=16),
+    help="Connections and requests beyond which the server answers 503 (kept under the file limit).",
+)
+@click.option(
+    "--shutdown-timeout",
+    default=30,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Seconds shutdown waits for requests and weaves in flight before cancelling them.",
+)
+@click.option(
     "--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning", "error"])
 )
 def command(upstream: str, store_location: str, host: str, port: int, config_path: str | None,
-            overrides: tuple[str, ...], budget: int | None, fmt: str, max_body_mb: float, timeout: float,
+            overrides: tuple[str, ...], budget: int | None, fmt: str, max_body_mb: float, max_in_flight: int,
+            max_in_flight_mb: float, timeout: float,
             api_key_env: str | None, auth_token_env: str | None, allowed_hosts: tuple[str, ...],
-            weaving_processes: int, log_level: str) -> None:  # fmt: skip
+            weaving_processes: int, header_timeout: float, limit_concurrency: int, shutdown_timeout: int,
+            log_level: str) -> None:  # fmt: skip
     """Weave each chat request's history before it reaches the upstream model; answers pass back unchanged."""
-    import uvicorn
-
     from contextweaver.config import load_config
     from contextweaver.serve.app import ProxySettings, create_app
     from contextweaver.serve.build import build_manager
+    from contextweaver.serve.limits import InFlightLimits
     from contextweaver.serve.redact import RedactingFilter, install_log_redaction, redact_text
+    from contextweaver.serve.server import ServerLimits, install_repeat_limit, run
 
     token = _token(auth_token_env, host, api_key_env)
     try:
@@ -93,10 +130,12 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactingFilter())
     install_log_redaction()
+    install_repeat_limit()
     manager = build_manager(store_location, config, budget=budget)
     settings = ProxySettings(
         upstream=upstream, max_body_bytes=int(max_body_mb * 1024 * 1024), timeout=timeout, format=fmt,
         api_key_env=api_key_env, auth_token=token, allowed_hosts=_hosts(host, allowed_hosts),
+        in_flight=InFlightLimits(max_requests=max_in_flight, max_bytes=int(max_in_flight_mb * 1024 * 1024)),
     )  # fmt: skip
     click.echo(f"contextweaver proxy on http://{host}:{port}/v1 -> {redact_text(upstream)} "
                f"(store: {redact_text(manager.store.url)}; token {'required' if token else 'off'}; "
@@ -109,8 +148,9 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
         from contextweaver.serve.workers import WeavingProcesses
 
         workers = WeavingProcesses(store_location, config, budget=budget, processes=weaving_processes)
-    uvicorn.run(create_app(settings, manager, workers=workers), host=host, port=port, log_level=log_level, access_log=False,
-                log_config=None)  # fmt: skip
+    limits = ServerLimits(header_timeout=header_timeout, limit_concurrency=limit_concurrency,
+                          graceful_timeout=shutdown_timeout)  # fmt: skip
+    run(create_app(settings, manager, workers=workers), host, port, log_level, limits)
 
 
 def _token(env: str | None, host: str, api_key_env: str | None) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -33,6 +33,7 @@ from contextweaver.serve.anthropic import MESSAGES
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.http import error
+from contextweaver.serve.limits import InFlight, InFlightGate, InFlightLimits
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.serve.routes import Routes, is_store_failure, store_unavailable
 from contextweaver.serve.routing import SessionManager
@@ -57,6 +58,8 @@ class ProxySettings:
     allowed_hosts: frozenset[str] | None = LOOPBACK_HOSTS
     """Host header values accepted (None: any, for a token-protected proxy on every interface)."""
     weaving_threads: int = 4
+    in_flight: InFlightLimits = field(default_factory=InFlightLimits)
+    """Requests and request bytes held at once; beyond them a 503 with Retry-After (limits.py)."""
 
 
 def routes_of(handlers: Routes) -> list[Route]:
@@ -72,6 +75,11 @@ def routes_of(handlers: Routes) -> list[Route]:
         Route("/contextweaver/sessions/{session_id:path}", handlers.show_session, methods=["GET"]),
         Route("/contextweaver/health", handlers.health, methods=["GET"]),
     ]
+
+
+def error_for(path: str) -> Any:
+    """The error function in the shape of the wire served at `path` (for answers given before routing)."""
+    return MESSAGES.error if path.startswith("/v1/messages") else error
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
@@ -93,8 +101,9 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
                workers: WeavingProcesses | None = None) -> Starlette:  # fmt: skip
     upstream = Upstream(settings.upstream, timeout=settings.timeout, api_key_env=settings.api_key_env,
                         transport=transport)  # fmt: skip
+    counts = InFlight(settings.in_flight)
     handlers = Routes(manager, upstream, max_body_bytes=settings.max_body_bytes, fmt=settings.format,
-                      weaving_threads=settings.weaving_threads, workers=workers)  # fmt: skip
+                      weaving_threads=settings.weaving_threads, workers=workers, in_flight=counts)  # fmt: skip
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -111,7 +120,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
                        owner_key=manager.store.secret(OWNER_SECRET).encode())  # fmt: skip
     return Starlette(
         routes=routes_of(handlers),
-        middleware=[guard],
+        middleware=[guard, Middleware(InFlightGate, counts=counts, error_for=error_for)],
         exception_handlers={HTTPException: http_error, Exception: unexpected_error},
         lifespan=lifespan,
     )

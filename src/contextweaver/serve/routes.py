@@ -28,6 +28,7 @@ from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
 from contextweaver.serve.inspect import session_page, session_summary
+from contextweaver.serve.limits import InFlight
 from contextweaver.serve.loop_guard import LIMIT, LoopGuard
 from contextweaver.serve.payload import BadPayload, is_escaped_unsafe, parse_body
 from contextweaver.serve.redact import redact_text
@@ -89,8 +90,10 @@ def caller_of(request: Request) -> Caller:
 
 class Routes:
     def __init__(self, manager: SessionManager, upstream: Upstream, *, max_body_bytes: int, fmt: str,
-                 weaving_threads: int = 4, workers: WeavingProcesses | None = None) -> None:  # fmt: skip
+                 weaving_threads: int = 4, workers: WeavingProcesses | None = None,
+                 in_flight: InFlight | None = None) -> None:  # fmt: skip
         self.manager = manager
+        self.in_flight = in_flight or InFlight()
         self.workers = workers
         """Worker processes that weave (None: threads of this process, bounded by `weaving_threads`)."""
         self.upstream = upstream
@@ -262,7 +265,8 @@ class Routes:
     async def health(self, request: Request) -> Response:
         store = redact_text(self.manager.store.url)
         return JSONResponse({"status": "ok", "store": store, "upstream": self.upstream.shown,
-                             "loops_stopped": self.loops.stopped, "budget_refused": self.refused})  # fmt: skip
+                             "loops_stopped": self.loops.stopped, "budget_refused": self.refused,
+                             "in_flight": self.in_flight.summary()})  # fmt: skip
 
 
 def page_of(request: Request) -> tuple[int, int]:

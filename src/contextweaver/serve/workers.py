@@ -42,11 +42,13 @@ def _start(
     from contextweaver.serve.build import build_manager
     from contextweaver.serve.parent_watch import exit_with_parent
     from contextweaver.serve.redact import RedactingFilter, install_log_redaction
+    from contextweaver.serve.server import install_repeat_limit
 
     logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactingFilter())
     install_log_redaction()
+    install_repeat_limit()
     exit_with_parent(parent)
     _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget)
 
