@@ -32,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.serve.harness import task  # noqa: E402
 from tests.serve.processes import SERVE_ENV, serve_process, upstream_process  # noqa: E402
+from tests.serve.test_access_process import step  # noqa: E402
+from tests.serve.test_bystander_process import pinned_together  # noqa: E402
 from tests.serve.test_slow_clients_process import soft_file_limit, unfinished  # noqa: E402
 
 TOKEN = "bench-proxy-token-0123456789"
@@ -138,17 +140,24 @@ def slow(tmp: Path, port: int, count: int, *args: str) -> str:
 
 
 def bystander(tmp: Path, port: int, size_mb: int, *args: str) -> str:
+    """A session placed (by the old hash routing too) on the worker the huge output goes to, then 3 more of
+    its steps sent while that output is woven."""
     with serve_process(tmp, f"http://127.0.0.1:{port}/v1", "--budget", "20000", *args, token=TOKEN) as proxy:
-        small = json.dumps({"model": "m", "messages": task("bystander")}).encode()
         url = f"{proxy.url}/v1/chat/completions"
-        for warm in ("warm-a", "warm-b"):  # both weaving processes have loaded their tokenizer
-            httpx.post(url, content=small, headers=headers(warm), timeout=60)
+        name = pinned_together("huge")
+        messages = task("bystander")
+
+        def send(session: str, body: bytes) -> httpx.Response:
+            return httpx.post(url, content=body, headers=headers(session), timeout=300)
+
+        answer = send(name, json.dumps({"model": "m", "messages": messages}).encode())
+        messages = step(messages, answer, "output 0\n" * 20)
         body = big_body("huge", size_mb * MB)
         done: dict[str, float] = {}
 
         def huge() -> None:
             started = time.perf_counter()
-            httpx.post(url, content=body, headers=headers("huge"), timeout=300)
+            send("huge", body)
             done["huge"] = time.perf_counter() - started
 
         thread = threading.Thread(target=huge)
@@ -157,8 +166,9 @@ def bystander(tmp: Path, port: int, size_mb: int, *args: str) -> str:
         latencies = []
         for n in range(3):
             started = time.perf_counter()
-            answer = httpx.post(url, content=small, headers=headers(f"bystander-{n}"), timeout=120)
+            answer = send(name, json.dumps({"model": "m", "messages": messages}).encode())
             latencies.append(f"{answer.status_code} in {time.perf_counter() - started:.2f} s")
+            messages = step(messages, answer, f"output {n + 1}\n" * 20)
         thread.join()
     return f"huge step {done.get('huge', 0):.1f} s; bystander steps: {', '.join(latencies)}"
 

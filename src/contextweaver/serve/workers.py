@@ -3,15 +3,19 @@
 A worker thread is not enough: a test parser's regex or the tokenizer on a megabyte of hostile
 output holds the GIL for hundreds of milliseconds in one C call, and every other request (health
 checks included) waits for it. Each worker process has its own SessionManager on the same store
-(the store is safe for many processes); a conversation is always sent to the same worker (by its
-lock key), so its loaded session stays warm there and work on one session stays serialized. The
-prompt-cache simulation of a woven request (which tokenizes it) runs there too.
+(the store is safe for many processes, like replicas). A conversation goes back to the worker that
+wove its last request while that worker is idle, where its session and history are warm; when that
+worker is busy weaving another session's huge output, the least busy one takes it instead, brings
+the session up to date from the store (as a replica would) and gets the whole history (issue 27: a
+session pinned by hash waited 16 s behind another's 20 MB output). The proxy's lock on the key keeps
+the work on one conversation serialized wherever it runs. The prompt-cache simulation of a woven
+request (which tokenizes it) runs there too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -31,6 +35,8 @@ _manager: SessionManager | None = None
 _simulators: OrderedDict[str, PrefixCache] = OrderedDict()
 _histories = Histories()
 SIMULATED_SESSIONS = 256
+PLACES = 4096
+"""Conversations whose last worker is remembered (an older one goes to the least busy worker)."""
 
 
 def _start(
@@ -72,12 +78,19 @@ def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Wov
     return woven, use
 
 
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Any, *args: Any) -> None:
+    """From a pool's thread: `callback` on the loop, unless the loop is already closed (shutdown)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback, *args)
+
+
 def _ready() -> bool:
     return _manager is not None
 
 
 class WeavingProcesses:
-    """N single-process pools; `weave` runs SessionManager.weave in the one chosen by the lock key."""
+    """N single-process pools; `weave` runs SessionManager.weave in the conversation's last one while it
+    is idle, else in the least busy one."""
 
     def __init__(
         self, store_location: str, config: WeaverConfig, *, budget: int | None, processes: int
@@ -92,6 +105,10 @@ class WeavingProcesses:
         self.pools = [self._pool() for _ in range(max(1, processes))]
         self.histories = Histories()
         """The last history sent for each conversation, mirrored in its weaving process."""
+        self.busy = [0] * len(self.pools)
+        """Weaves submitted to each pool and not yet finished there."""
+        self.places: OrderedDict[str, int] = OrderedDict()
+        """The pool that wove each conversation's last request."""
 
     def _pool(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("spawn")  # no fork of a process that already runs threads
@@ -105,8 +122,9 @@ class WeavingProcesses:
         self, key: str, conversation: Conversation, session_id: str | None, owner: str | None, size: int = 0
     ) -> tuple[Woven, CacheUse | None]:
         """`size`: the request body's length, what keeping its history for the next request costs."""
-        number = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % len(self.pools)
-        delta = self.histories.delta(key, conversation, size)
+        before = self.places.get(key)
+        number = self.choose(key)  # another worker than the last holds none of this history: send it whole
+        delta = self.histories.delta(key, conversation, size, whole=before not in (None, number))
         try:
             try:
                 return await self._submit(number, delta, session_id, owner)
@@ -120,10 +138,27 @@ class WeavingProcesses:
         finally:  # the worker kept this history unless it died
             self.histories.keep(delta, conversation.messages or [])
 
+    def choose(self, key: str) -> int:
+        """The conversation's last pool while it is idle, else the least busy (the last one on a tie)."""
+        last = self.places.pop(key, None)
+        if last is None or last >= len(self.pools) or self.busy[last]:
+            last = min(range(len(self.pools)), key=lambda n: (self.busy[n], n != last))
+        self.places[key] = last
+        while len(self.places) > PLACES:
+            self.places.popitem(last=False)
+        return last
+
     async def _submit(
         self, number: int, delta: Delta, session_id: str | None, owner: str | None
     ) -> tuple[Woven, CacheUse | None]:
-        return await asyncio.wrap_future(self.pools[number].submit(_weave, delta, session_id, owner))
+        future = self.pools[number].submit(_weave, delta, session_id, owner)
+        self.busy[number] += 1  # until the worker is done, even when the caller stops waiting for it
+        loop = asyncio.get_running_loop()
+        future.add_done_callback(lambda _: _call_soon(loop, self._done, number))
+        return await asyncio.wrap_future(future)
+
+    def _done(self, number: int) -> None:
+        self.busy[number] -= 1
 
     def close(self) -> None:
         for pool in self.pools:
