@@ -10,7 +10,7 @@ from contextweaver.render import call_messages, compressed_messages, full_messag
 from contextweaver.selectors.plan import Plan
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
-from contextweaver.working_state import CAP, WorkingState
+from contextweaver.working_state import CAP, SHARE, WorkingState
 
 if TYPE_CHECKING:
     from contextweaver.excerpts import Excerpt
@@ -128,8 +128,8 @@ def _budgeted(
     min_trim: int,
     state: WorkingState | None = None,
 ) -> WovenContext:
-    """The fixed order of cuts: person's steps, status, planned steps by priority, placeholders; the
-    working-state note's room is held from the newest step on and it is written last."""
+    """The fixed order of cuts: person's steps, status, the working-state note's room (out of what the
+    newest step's least form leaves), planned steps by priority, placeholders; the note is written last."""
     room = _Room(root, budget)
     for node in steps:  # steps a person wrote come right after the root
         if node.step.kind == "user" and node.full_tokens <= room.left:
@@ -137,16 +137,18 @@ def _budgeted(
     status = room.fit_status(status)
     by_index = {n.index: n for n in steps}
     current = steps[-1].index if steps else None  # the newest step is the one the agent acts on next
-    held = 0.0
     noted = 0
+    if state is not None and current is not None:  # the note's room, out of what the newest step leaves
+        newest = 0 if current in room.chosen else least_tokens(by_index[current], min_trim)
+        noted = state.reserve(max(room.left - newest, room.left * SHARE))  # a huge newest step is trimmed
+        room.left -= noted
+    held = 0.0
     for index, reason in plan.full:
         if index in by_index and index not in room.chosen:
             node = by_index[index]
             _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
         if index == current:
             held = room.hold(plan.calls_share, steps)
-            noted = state.reserve(room.left) if state is not None else 0
-            room.left -= noted
     room.left += held
     if plan.short_calls:
         _take_calls(room, steps, plan)
@@ -176,10 +178,15 @@ def _note(state: WorkingState | None, steps: Sequence[Node], room: _Room, noted:
     return [written[0]]
 
 
+def least_tokens(newest: Node, min_trim: int) -> int:
+    """The fewest tokens the newest step can be kept in: whole, or its call with a trimmed output."""
+    return min(newest.full_tokens, max(min_trim, newest.compressed_tokens))
+
+
 def starved(root: Node, newest: Node, budget: float, min_trim: int) -> str:
     """Why a budget is refused: without the newest step (the call just made and its result) the
     agent would make the same call again, forever."""
-    least = root.full_tokens + min(newest.full_tokens, max(min_trim, newest.compressed_tokens))
+    least = root.full_tokens + least_tokens(newest, min_trim)
     return (
         f"a budget of {int(budget)} tokens cannot hold the system prompt and task ({root.full_tokens} "
         f"tokens) with the newest step (at least {least - root.full_tokens} tokens of its "

@@ -18,8 +18,8 @@ from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
 from contextweaver.types import Message, Node
 from contextweaver.validation.tracker import TestTracker, shown_id
 
-SHARE = 0.1
-"""Most of the room above the root the note may take."""
+SHARE = 1 / 3
+"""Most of the room left after the newest step the note may take (it takes only what its lines need)."""
 CAP = 320
 """Most tokens the note takes at any budget (~6% of an 8k budget's room on the dev runs)."""
 MIN_TOKENS = 40

@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass
 
 from contextweaver.eval.evidence import EarlierText, StepEvidence, next_step_evidence
+from contextweaver.facts import shell_lines
 from contextweaver.formats.base import Trajectory
 
 _SED = re.compile(
@@ -92,7 +93,9 @@ def find_edits(action: str) -> list[Edit]:
                 text = (old.group(1).strip("'\""),)
         edits.append(Edit(m.group(1), text))
     edits += [Edit(path.strip()) for path in _PATCH.findall(action)]  # apply_patch (Codex)
-    targets = _HEREDOC_TO.findall(action) + _REDIRECT.findall(action)
+    targets = _HEREDOC_TO.findall(action) + _REDIRECT.findall(
+        shell_lines(action)
+    )  # not `>` in a heredoc body
     known = {e.path for e in edits}
     for path in dict.fromkeys(targets):
         if path not in known and not path.startswith("/dev/"):
