@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     "-c",
     "overrides",
     multiple=True,
-    help="ContextWeaver setting for the cw-* strategies, key=value (repeatable).",
+    help="ContextWeaver setting for cw and the cw-* strategies, key=value (repeatable).",
 )
 @click.option(
     "--memory", "memory", multiple=True, help="Memory-model setting, key=value (default backend: fake)."
