@@ -53,6 +53,8 @@ class Row:
     """Artifact trail: of the files changed so far, the share a context that cut something names."""
     failing_pooled: float = math.nan
     """Failing-test recall: of the tests failing now, the share a context that cut something names."""
+    fresh_pooled: float = math.nan
+    """Edit freshness: of the texts the next edit replaces, the share a context that cut something holds."""
     cuts_marked: float = math.nan
     """Of the contexts that dropped steps whole, the share that says so."""
 
@@ -168,9 +170,14 @@ def rows(results: Sequence[Result]) -> list[Row]:
                     history_pooled=recall(
                         _trajectory_recall(s, "history_covered", "history_items") for s in per_traj
                     )[0],
-                    trail_pooled=recall(_trajectory_recall(s, "trail_covered", "trail_items") for s in per_traj)[0],
+                    trail_pooled=recall(
+                        _trajectory_recall(s, "trail_covered", "trail_items") for s in per_traj
+                    )[0],
                     failing_pooled=recall(
                         _trajectory_recall(s, "failing_covered", "failing_items") for s in per_traj
+                    )[0],
+                    fresh_pooled=recall(
+                        _trajectory_recall(s, "fresh_covered", "fresh_items") for s in per_traj
                     )[0],
                     cuts_marked=_marked(all_steps),
                 )

@@ -35,6 +35,7 @@ COLUMNS = [
     ("edit_pooled", "edit support", "{:.3f}"),
     ("trail_pooled", "artifact trail", "{:.3f}"),
     ("failing_pooled", "failing tests", "{:.3f}"),
+    ("fresh_pooled", "edit freshness", "{:.3f}"),
     ("cuts_marked", "cuts marked", "{:.2f}"),
     ("llm_calls_per_step", "LLM calls/step", "{:.2f}"),
     ("memory_tokens_per_step", "memory tokens/step", "{:,.0f}"),

@@ -182,7 +182,9 @@ def _work(
             unit.strategy,
             settings.budgets,
             seed=unit.seed,
-            overrides=settings.overrides if spec(unit.strategy).baseline is None else (),  # as the fingerprint
+            overrides=settings.overrides
+            if spec(unit.strategy).baseline is None
+            else (),  # as the fingerprint
             model_config=settings.model_config,
         )
     except Exception as exc:  # one unit's error is its own result, not the end of the grid

@@ -21,6 +21,17 @@ OMITTED = "steps omitted"
 """How a woven context says steps were left out (working_state.py); a baseline never says it."""
 
 
+def edit_old_texts(trajectory: Trajectory) -> dict[int, frozenset[str]]:
+    """Edit freshness: per step index, the texts its edits replace (old_str, a sed pattern), which the
+    context for that step should hold (else the agent edits a file it has not read)."""
+    out: dict[int, frozenset[str]] = {}
+    for index, step in enumerate(trajectory.steps, start=1):
+        old = {text for edit in find_edits(step.action) for text in edit.old if text.strip()}
+        if old:
+            out[index] = frozenset(old)
+    return out
+
+
 @dataclass(frozen=True)
 class StateTruth:
     changed: frozenset[str]

@@ -20,7 +20,7 @@ from contextweaver.eval.evidence import history_evidence, next_step_evidence
 from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import Budget, replay_steps
-from contextweaver.eval.state_probes import cut, state_truth, unmarked_drop
+from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, unmarked_drop
 from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import PrefixCache
 from contextweaver.strategies import build_strategy, cw_settings, spec
@@ -88,10 +88,11 @@ def evaluate(
     sources = latest_sources(trajectory, evidence)
     history = history_evidence(trajectory)
     truth = state_truth(trajectory)
+    replaced = edit_old_texts(trajectory)
     settings = cw_settings(overrides) if spec(strategy_name).baseline is None else {}
     built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     asked = set().union(*items.values(), *edits.values(), *history.values(), *sources.values(),
-                        *(t.changed | t.failing for t in truth.values()))  # fmt: skip
+                        *(t.changed | t.failing for t in truth.values()), *replaced.values())  # fmt: skip
     caches = {budget: PrefixCache() for budget in budgets}
     tracks = {budget: ContextTrack(asked, caches[budget].tokens) for budget in budgets}
     steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}
@@ -132,6 +133,9 @@ def evaluate(
                 record.update(trail_items=len(state.changed), trail_covered=track.covered(state.changed),
                               failing_items=len(state.failing), failing_covered=track.covered(state.failing),
                               cuts=1, unmarked=int(unmarked_drop(context)))  # fmt: skip
+                old = replaced.get(replayed.index + 1)
+                if old:
+                    record.update(fresh_items=len(old), fresh_covered=track.covered(old))
             if track.shared_tokens is not None:
                 shared = track.shared_tokens
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0
