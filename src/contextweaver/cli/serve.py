@@ -147,7 +147,8 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     if weaving_processes:
         from contextweaver.serve.workers import WeavingProcesses
 
-        workers = WeavingProcesses(store_location, config, budget=budget, processes=weaving_processes)
+        workers = WeavingProcesses(store_location, config, budget=budget, processes=weaving_processes,
+                                   exit_timeout=min(5.0, shutdown_timeout))  # fmt: skip
     limits = ServerLimits(header_timeout=header_timeout, limit_concurrency=limit_concurrency,
                           graceful_timeout=shutdown_timeout)  # fmt: skip
     run(create_app(settings, manager, workers=workers), host, port, log_level, limits)

@@ -8,6 +8,8 @@ cancels the upstream call and frees its connection, instead of leaving it to run
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
@@ -23,6 +25,7 @@ from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import error, response_headers, upstream_headers
 from contextweaver.serve.redact import redact_url
 
+log = logging.getLogger("contextweaver.serve")
 T = TypeVar("T")
 CLIENT_GONE = 499  # nginx's "client closed request": logged, never read by anyone
 
@@ -83,7 +86,7 @@ class Upstream:
             return Response(status_code=CLIENT_GONE)
         out_headers = response_headers(answer.headers.multi_items(), extra)
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            return StreamingResponse(_relay(answer, on_answer), status_code=answer.status_code,
+            return StreamingResponse(_relay(answer, on_answer, self.shown), status_code=answer.status_code,
                                      headers=out_headers)  # fmt: skip
         try:
             data = await until_disconnect(request, _read_all(answer))
@@ -126,14 +129,31 @@ async def _read_all(answer: httpx.Response) -> bytes:
     return b"".join([chunk async for chunk in answer.aiter_raw()])
 
 
-async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None) -> AsyncIterator[bytes]:
-    """The upstream's event stream, byte for byte; the upstream connection is closed either way."""
+async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None,
+                 shown: str = "") -> AsyncIterator[bytes]:  # fmt: skip
+    """The upstream's event stream, byte for byte; the upstream connection is closed either way.
+
+    A stream the upstream breaks off (an expected fault) is one WARNING line, no traceback, and ends
+    with an `error` event that the OpenAI and Anthropic SDKs raise, not with a silently cut stream."""
     tail = b""
+    sent = 0
     try:
         async for chunk in answer.aiter_raw():
             tail = (tail + chunk)[-TAIL_BYTES:]
+            sent += len(chunk)
             yield chunk
+    except httpx.HTTPError as exc:
+        log.warning("the upstream %s broke off its event stream after %d bytes: %s", shown, sent,
+                    type(exc).__name__)  # fmt: skip
+        yield broken_stream_event(f"the upstream {shown} broke off its answer: {type(exc).__name__}")
+        return
     finally:
         await answer.aclose()
     if on_answer is not None:
         on_answer(tail)
+
+
+def broken_stream_event(message: str) -> bytes:
+    """An SSE `error` event in the shape both SDKs read (Anthropic's, with OpenAI's `error` object)."""
+    error = {"type": "api_error", "code": "upstream_broken", "message": message}
+    return b"\n\nevent: error\ndata: " + json.dumps({"type": "error", "error": error}).encode() + b"\n\n"

@@ -105,6 +105,8 @@ class Routes:
         self.loops = LoopGuard()
         self.refused = 0
         """Requests refused because the budget cannot hold their root and newest step."""
+        self.store_error: str | None = None
+        """The last store failure, until a request is stored again: /health is then not ok."""
 
     def proxied(self, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
         return functools.partial(self.weave_and_forward, wire=wire)
@@ -135,9 +137,11 @@ class Routes:
             return wire.error(400, str(exc), code="budget_too_small", headers=headers)
         except Exception as exc:
             if is_store_failure(exc):
-                return store_unavailable(exc, wire.error)
+                return self._store_failed(exc, wire.error)
             log.warning("weaving failed (%s: %s): forwarding the request unwoven", type(exc).__name__, exc)
             woven, extra[FALLBACK_HEADER] = Woven(None, None), "weaving-failed"
+        if woven.session_id is not None:
+            self.store_error = None  # the store took this request's steps
         if woven.session_id is not None and self.loops.looping(woven.session_id, woven.newest):
             log.warning("session %s: the same newest call arrived %d times in a row: forwarding it unwoven",
                         woven.session_id, LIMIT)  # fmt: skip
@@ -237,7 +241,7 @@ class Routes:
             infos = await anyio.to_thread.run_sync(self.manager.store.sessions)
         except Exception as exc:
             if is_store_failure(exc):
-                return store_unavailable(exc)
+                return self._store_failed(exc)
             raise
         mine = [info for info in infos if info.owner == owner]
         page = [session_summary(info) for info in mine[offset : offset + limit]]
@@ -255,18 +259,26 @@ class Routes:
             )
         except Exception as exc:
             if is_store_failure(exc):
-                return store_unavailable(exc)
+                return self._store_failed(exc)
             raise
         if detail is None:  # another caller's session is as invisible as a missing one
             return error(404, f"no session {session_id!r} in the store", code="session_not_found")
         detail["prompt_cache"] = self.ledger.summary(session_id)
         return JSONResponse(detail)
 
+    def _store_failed(self, exc: BaseException, error: Callable[..., Response] = error) -> Response:
+        self.store_error = redact_text(f"{type(exc).__name__}: {exc}")[:300]
+        return store_unavailable(exc, error)
+
     async def health(self, request: Request) -> Response:
+        """200 and "ok", or 503 and "store_failing" (with the error) from a store failure until a request
+        is stored again: a full disk or a lost database shows here, not only in the callers' 503s."""
         store = redact_text(self.manager.store.url)
-        return JSONResponse({"status": "ok", "store": store, "upstream": self.upstream.shown,
+        failing = {"status": "store_failing", "store_error": self.store_error} if self.store_error else {}
+        return JSONResponse({"status": "ok", **failing, "store": store, "upstream": self.upstream.shown,
                              "loops_stopped": self.loops.stopped, "budget_refused": self.refused,
-                             "in_flight": self.in_flight.summary()})  # fmt: skip
+                             "in_flight": self.in_flight.summary()},
+                            status_code=503 if self.store_error else 200)  # fmt: skip
 
 
 def page_of(request: Request) -> tuple[int, int]:

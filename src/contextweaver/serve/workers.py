@@ -19,6 +19,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -31,6 +32,7 @@ from contextweaver.serve.conversation import Conversation
 from contextweaver.serve.histories import Delta, Histories, StaleHistory
 from contextweaver.serve.routing import SessionManager, Woven
 
+log = logging.getLogger("contextweaver.serve")
 _manager: SessionManager | None = None
 _simulators: OrderedDict[str, PrefixCache] = OrderedDict()
 _histories = Histories()
@@ -93,8 +95,9 @@ class WeavingProcesses:
     is idle, else in the least busy one."""
 
     def __init__(
-        self, store_location: str, config: WeaverConfig, *, budget: int | None, processes: int
-    ) -> None:
+        self, store_location: str, config: WeaverConfig, *, budget: int | None, processes: int,
+        exit_timeout: float = 5.0,
+    ) -> None:  # fmt: skip
         self.arguments = (
             store_location,
             config.model_dump(mode="json"),
@@ -103,6 +106,7 @@ class WeavingProcesses:
             os.getpid(),
         )
         self.pools = [self._pool() for _ in range(max(1, processes))]
+        self.exit_timeout = exit_timeout
         self.histories = Histories()
         """The last history sent for each conversation, mirrored in its weaving process."""
         self.busy = [0] * len(self.pools)
@@ -161,5 +165,19 @@ class WeavingProcesses:
         self.busy[number] -= 1
 
     def close(self) -> None:
+        """Stop the workers; one still weaving after `exit_timeout` seconds is terminated, so a shutdown
+        never waits for a huge or stalled weave (its request was already cancelled by the server)."""
+        processes = [
+            process for pool in self.pools for process in list(getattr(pool, "_processes", {}).values())
+        ]
         for pool in self.pools:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + self.exit_timeout
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                log.warning("terminating weaving process %s, still weaving %.0f s after shutdown began",
+                            process.pid, self.exit_timeout)  # fmt: skip
+                process.terminate()
+                process.join(5)
