@@ -110,8 +110,11 @@ def test_labels_record_the_failure_then_its_supersession(run):
 def test_the_graph_is_saved_beside_the_trajectory(run):
     agent, _, traj, _, _ = run
     document = json.loads(traj.with_name("toy.contextweaver.json").read_text())
-    assert document["format"] == "contextweaver-graph-1" and document["strategy"] == "contextweaver"
+    assert document["format"] == "contextweaver-graph-1" and document["strategy"] == "cw-ancestry"
     assert document["settings"]["weaver"]["window"] == 2
+    # the configuration that ran, not WeaverConfig's defaults (selector adaptive, mode lazy)
+    assert document["settings"]["weaver"]["selector"] == "ancestry"
+    assert document["settings"]["weaver"]["mode"] == "per_step"
     nodes = {n["index"]: n for n in document["nodes"]}
     assert sorted(nodes) == [1, 2, 3, 4, 5, 6]
     assert nodes[2]["validation_status"] == "superseded" and nodes[2]["superseded_by"] == 5

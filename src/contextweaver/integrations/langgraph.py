@@ -40,8 +40,18 @@ except ImportError as exc:
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align
 from contextweaver.integrations.feed import ChatFeed, ChatShape
-from contextweaver.integrations.settings import WeavingSettings
+from contextweaver.integrations.settings import WeavingSettings, announce
 from contextweaver.types import Message, Step, WovenContext
+
+_HOOK_NO_MODEL = " (a pre_model_hook is not given the model, so the budget is yours to set)"
+_MIDDLEWARE_LATER = " unless the chat model's `profile` gives its context window, read at the first call"
+
+
+def profile_window(model: Any) -> int | None:
+    """`max_input_tokens` of a LangChain chat model's profile (None when it has none)."""
+    profile = getattr(model, "profile", None)
+    window = profile.get("max_input_tokens") if isinstance(profile, dict) else None
+    return window if isinstance(window, int) and window > 0 else None
 
 
 def tool_call_step(turn: Sequence[Message], position: int) -> Step:
@@ -135,6 +145,10 @@ def _key(messages: Sequence[BaseMessage]) -> str:
 class ContextWeaverHook(MessageWeaver):
     """LangGraph `pre_model_hook`: returns the woven messages as `llm_input_messages`."""
 
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        announce("ContextWeaver (LangGraph pre_model_hook)", self, then=_HOOK_NO_MODEL)
+
     def __call__(self, state: Any) -> dict[str, list[BaseMessage]]:
         messages = state["messages"] if isinstance(state, dict) else state.messages
         return {"llm_input_messages": self.weave(messages)}
@@ -146,18 +160,41 @@ class ContextWeaverMiddleware(AgentMiddleware):
     def __init__(self, **settings: Any) -> None:
         super().__init__()
         self.weaver = MessageWeaver.model_validate(settings)
+        self.budget_from: str | None = None
+        """Where the budget came from when none was given (the chat model's profile), else None."""
+        self._window_looked_up = self.weaver.budget is not None
+        announce("ContextWeaver (LangChain middleware)", self.weaver, then=_MIDDLEWARE_LATER)
 
     @property
     def last_context(self) -> WovenContext | None:
         return self.weaver.last_context
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
+        self._take_window(request.model)
         return handler(request.override(messages=self._woven(request.messages)))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
     ) -> Any:
+        self._take_window(request.model)
         return await handler(request.override(messages=self._woven(request.messages)))
+
+    def _take_window(self, model: Any) -> None:
+        """With no budget given, the first call's chat model's context window becomes the budget."""
+        if self._window_looked_up:
+            return
+        self._window_looked_up = True
+        window = profile_window(model)
+        if window is None:
+            announce(
+                "ContextWeaver (LangChain middleware)",
+                self.weaver,
+                then=" (the model's profile has no max_input_tokens)",
+            )
+            return
+        self.weaver.weaver = self.weaver.weaver.model_copy(update={"budget": window})
+        self.budget_from = f"the context window of the chat model's profile, {window:,} tokens"
+        announce("ContextWeaver (LangChain middleware)", self.weaver, self.budget_from)
 
     def _woven(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         woven: list[AnyMessage] = self.weaver.weave(messages)  # type: ignore[assignment]

@@ -37,10 +37,19 @@ except ImportError as exc:
 from contextweaver.formats.minisweagent import RESPONSES_API, responses_api_item
 from contextweaver.integrations.feed import ChatFeed
 from contextweaver.integrations.record import ContextLog, graph_document, sidecar_paths
-from contextweaver.integrations.settings import WeavingSettings, memory_usage
+from contextweaver.integrations.settings import (
+    WeavingSettings,
+    announce,
+    describe,
+    litellm_window,
+    memory_usage,
+)
 from contextweaver.types import Message, WovenContext
 
 log = logging.getLogger("contextweaver.integrations")
+
+
+_NO_WINDOW = " (litellm, when installed and imported by the model class, gives a known model's window)"
 
 
 def _speaks_responses_api(model: Any) -> bool:
@@ -70,7 +79,15 @@ class WeavingModel:
         self.inner = model
         self.config = model.config
         """The wrapped model's config (mini-swe-agent reads `model.config.model_name`)."""
-        self.settings = WeavingSettings.model_validate(contextweaver or {})
+        settings = WeavingSettings.model_validate(contextweaver or {})
+        name = str(getattr(model.config, "model_name", "") or "")
+        window = litellm_window(name) if settings.budget is None else None
+        self.budget_from = (
+            f"the context window of {name}, {window:,} tokens (litellm's model info)" if window else None
+        )
+        """Where the budget came from when the config set none (None: the config's, or no budget)."""
+        self.settings = settings.with_budget(window)
+        announce("ContextWeaver (mini-swe-agent)", self.settings, self.budget_from, _NO_WINDOW)
         self.feed = ChatFeed(self.settings)
         self.log = ContextLog(with_messages=self.settings.record_messages)
         self.keep_records = False
@@ -131,6 +148,8 @@ class WeavingModel:
         """What goes into the trajectory's info: settings, per-query context tokens, the memory's cost."""
         return {
             "settings": self.settings.model_dump(mode="json"),
+            "effective": describe(self.settings),
+            "budget_from": self.budget_from,
             "queries": len(self.log.summaries),
             "context_tokens": [s["tokens"] for s in self.log.summaries],
             "full_history_tokens": [s["full_history_tokens"] for s in self.log.summaries],

@@ -40,7 +40,7 @@ except ImportError as exc:
 
 from contextweaver.formats.toolcalls import Call, action_text, tool_step
 from contextweaver.integrations.contexts import align
-from contextweaver.integrations.settings import WeavingSettings, build_strategy
+from contextweaver.integrations.settings import WeavingSettings, announce, build_strategy
 from contextweaver.protocols import Strategy
 from contextweaver.types import Step, WovenContext
 
@@ -99,6 +99,35 @@ class ContextWeaverCondenser(CondenserBase):
     _root: list[LLMConvertibleEvent] = PrivateAttr(default_factory=list)
     _last: WovenContext | None = PrivateAttr(default=None)
     _rebuilds: int = PrivateAttr(default=0)
+    _budget_from: str | None = PrivateAttr(default=None)
+    _window_looked_up: bool = PrivateAttr(default=False)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        later = " unless the agent's LLM config gives max_input_tokens, read at the first step"
+        announce("ContextWeaver (OpenHands condenser)", self.contextweaver, then=later)
+
+    @property
+    def budget_from(self) -> str | None:
+        """Where the budget came from when none was given (the LLM's max_input_tokens), else None."""
+        return self._budget_from
+
+    def _take_window(self, llm: LLM | None) -> None:
+        """With no budget given, the agent LLM's `max_input_tokens` becomes the budget (once)."""
+        if self._window_looked_up or self.contextweaver.budget is not None:
+            return
+        self._window_looked_up = True
+        window = getattr(llm, "max_input_tokens", None)
+        if not isinstance(window, int) or window <= 0:
+            announce(
+                "ContextWeaver (OpenHands condenser)",
+                self.contextweaver,
+                then=" (the LLM config has no max_input_tokens)",
+            )
+            return
+        self._budget_from = f"the agent LLM's max_input_tokens, {window:,} tokens"
+        object.__setattr__(self, "contextweaver", self.contextweaver.with_budget(window))
+        announce("ContextWeaver (OpenHands condenser)", self.contextweaver, self._budget_from)
 
     @property
     def rebuilds(self) -> int:
@@ -111,6 +140,7 @@ class ContextWeaverCondenser(CondenserBase):
         return self._last
 
     def condense(self, view: View, agent_llm: LLM | None = None) -> View:
+        self._take_window(agent_llm)
         events = list(view.events)
         ids = [e.id for e in events]
         if self._strategy is not None and ids[: len(self._seen)] != self._seen:

@@ -79,7 +79,7 @@ def graph_document(
     tracker = getattr(strategy, "tracker", None)
     return {
         "format": GRAPH_FORMAT,
-        "strategy": getattr(strategy, "name", None),
+        "strategy": settings.get("strategy") or getattr(strategy, "name", None),
         "settings": settings,
         "root_tokens": nodes[0].full_tokens if nodes else 0,
         "nodes": [node_record(n) for n in nodes[1:]],

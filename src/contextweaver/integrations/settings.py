@@ -10,9 +10,20 @@ fails at start with the name of the setting, not at the first query.
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from contextweaver import strategies
 from contextweaver.config import WeaverConfig
@@ -23,6 +34,11 @@ SHORTCUTS = ("window", "max_parents", "analyzer", "budget", "memory_model")
 """WeaverConfig fields also accepted at the top level of the block."""
 BASELINE_FIELDS = frozenset({"window", "budget"})
 """What a baseline takes: `window` is its n (observations kept), `budget` its token budget."""
+EFFECTIVE_FIELDS = ("selector", "mode", "analyzer", "summarizer", "window", "max_parents")
+"""What `describe` names of the configuration a ContextWeaver strategy really runs."""
+
+log = logging.getLogger("contextweaver.integrations")
+_said: set[str] = set()
 
 
 class WeavingSettings(BaseModel):
@@ -110,6 +126,24 @@ class WeavingSettings(BaseModel):
     def budget(self) -> int | None:
         return self.weaver.budget
 
+    @model_serializer(mode="wrap")
+    def _effective_dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        """Saved configs show what runs: a `weaver:` field the block left unset has the value the strategy
+        name gives it (`cw-ancestry` records selector ancestry, mode per_step), not WeaverConfig's default."""
+        data = handler(self)
+        if self.is_baseline or not isinstance(data, dict) or not isinstance(data.get("weaver"), dict):
+            return data
+        effective = self.weaver_config().model_dump(mode=info.mode)
+        unset = set(data["weaver"]) - self.weaver.model_fields_set
+        data["weaver"] = {k: effective[k] if k in unset else v for k, v in data["weaver"].items()}
+        return data
+
+    def with_budget(self, budget: int | None) -> WeavingSettings:
+        """A copy whose budget is `budget` (the model's context window when the block set none)."""
+        if budget is None:
+            return self
+        return self.model_copy(update={"weaver": self.weaver.model_copy(update={"budget": budget})})
+
     def weaver_config(self) -> WeaverConfig:
         """What the strategy name fixes, with these settings on top (the one strategy table decides)."""
         return strategies.weaver_config(self.strategy, self.chosen())
@@ -140,3 +174,59 @@ def memory_usage(model: Model | None) -> dict[str, int]:
         "prompt_tokens": total.prompt_tokens,
         "completion_tokens": total.completion_tokens,
     }
+
+
+def describe(settings: WeavingSettings) -> str:
+    """`cw-ancestry (selector ancestry, mode per_step, ...), budget 32,000 tokens`: what will run."""
+    if settings.is_baseline:
+        window = f", window {settings.window}" if settings.window else ""
+        inner = f"baseline {strategies.spec(settings.strategy).baseline}{window}"
+    else:
+        config = settings.weaver_config()
+        inner = ", ".join(f"{name} {getattr(config, name)}" for name in EFFECTIVE_FIELDS)
+    budget = f"budget {settings.budget:,} tokens" if settings.budget else "no budget"
+    return f"{settings.strategy} ({inner}), {budget}"
+
+
+def cuts_nothing(settings: WeavingSettings) -> bool:
+    """Without a budget the lazy mode (the default) and `full` pass the history through whole, and the
+    lazy mode adds no TEST STATUS line either."""
+    if settings.budget is not None:
+        return False
+    if settings.is_baseline:
+        return strategies.spec(settings.strategy).baseline == "full"
+    return settings.weaver_config().mode == "lazy"
+
+
+def announce(
+    integration: str, settings: WeavingSettings, budget_from: str | None = None, then: str = ""
+) -> str:
+    """Say once per process, as a logging WARNING when the user would otherwise be surprised, what the
+    integration will do: the budget it took and from where, or that it will cut nothing. Returns it."""
+    if budget_from:
+        message = f"{integration}: no budget was set, so it is {budget_from}: {describe(settings)}"
+    elif cuts_nothing(settings):
+        message = (
+            f"{integration}: {describe(settings)}: without a budget the history passes through whole and "
+            f"no TEST STATUS line is added (nothing is cut){then}. Set `budget:` (e.g. the model's context "
+            "window) to weave under it, or `strategy: cw-ancestry` to weave every step"
+        )
+    else:
+        message = f"{integration}: weaving with {describe(settings)}"
+    if message not in _said:
+        _said.add(message)
+        log.log(logging.WARNING if budget_from or cuts_nothing(settings) else logging.INFO, message)
+    return message
+
+
+def litellm_window(model_name: str) -> int | None:
+    """The model's input window from litellm's model info, when litellm is already imported (importing it
+    just for this costs seconds and, offline, a failed download) and knows the model."""
+    litellm = sys.modules.get("litellm")
+    if litellm is None or not model_name:
+        return None
+    try:
+        window = litellm.get_model_info(model_name).get("max_input_tokens")
+    except Exception:  # litellm raises for models it does not know
+        return None
+    return window if isinstance(window, int) and window > 0 else None

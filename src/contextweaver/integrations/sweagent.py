@@ -27,10 +27,11 @@ from pydantic import Field, PrivateAttr
 from contextweaver.formats.sweagent import history_step
 from contextweaver.integrations import missing_framework
 from contextweaver.integrations.feed import ChatFeed, ChatShape
-from contextweaver.integrations.settings import WeavingSettings
+from contextweaver.integrations.settings import WeavingSettings, announce
 from contextweaver.types import Message, Step, WovenContext
 
 HistoryItem = dict[str, Any]
+_NO_MODEL = " (SWE-agent does not tell a history processor its model, so the budget is yours to set)"
 SWE_AGENT_INSTALL = (
     "SWE-agent is not on PyPI: clone its repository and run `pip install -e .` in it, in this Python"
 )
@@ -74,6 +75,11 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
     _feeds: OrderedDict[str, ChatFeed] = PrivateAttr(default_factory=OrderedDict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _last: WovenContext | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Say at start what it will do (once per process: SWE-agent copies the processor per agent)."""
+        super().model_post_init(context)
+        announce("ContextWeaver (SWE-agent history processor)", self, then=_NO_MODEL)
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ContextWeaverHistoryProcessor:
         """A copy with the same settings and fresh state (SWE-agent deep-copies its config per agent)."""
