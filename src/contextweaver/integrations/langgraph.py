@@ -2,7 +2,11 @@
 
     from contextweaver.integrations.langgraph import ContextWeaverMiddleware, ContextWeaverHook
     agent = create_agent(model, tools, middleware=[ContextWeaverMiddleware(window=5)])   # langchain v1
-    agent = create_react_agent(model, tools, pre_model_hook=ContextWeaverHook(window=5))  # langgraph prebuilt
+    agent = create_react_agent(model, tools, pre_model_hook=ContextWeaverHook(window=5, budget=100_000))
+
+With no budget the middleware takes the chat model's context window (its `profile`'s max_input_tokens)
+at the first call and says so; the hook is not given the model, so its budget is yours to set (without
+one the lazy default passes the history through whole, which it says at construction).
 
 The middleware rewrites only the model request (`wrap_model_call`), the hook returns
 `llm_input_messages`: the graph's `messages` state stays the full, unwoven history. Messages of the

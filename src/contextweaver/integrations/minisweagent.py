@@ -9,6 +9,10 @@ Two ways in, both configured from mini-swe-agent's YAML:
   and a `model.contextweaver:` block) for runners whose agent class is fixed (`mini-extra swebench`):
   the same weaving, with a summary in the trajectory's `info.contextweaver`.
 
+With no `budget`, the model's context window is taken from litellm's model info when the model class has
+imported litellm and litellm knows the model (said at start, recorded as `budget_from`); otherwise the
+lazy default passes the history through whole, which it says at start as a logging WARNING.
+
 The agent keeps its messages; only the list sent to the model is woven. One ContextWeaver lives
 per run and is fed only the turns added since the previous query.
 """

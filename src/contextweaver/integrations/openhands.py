@@ -3,6 +3,9 @@
     from contextweaver.integrations.openhands import ContextWeaverCondenser
     agent = Agent(llm=llm, tools=tools, condenser=ContextWeaverCondenser(contextweaver={"window": 5}))
 
+With no budget the condenser takes the agent LLM's `max_input_tokens` at the first step (and says so);
+an LLM config without it leaves the lazy default passing the history through whole, said as a WARNING.
+
 `condense(view)` returns a new View (the SDK's event log is never touched): the system prompt and
 task first, the TEST STATUS line as a user message, then every step in order. Calls of one model
 response and their results form one step (the SDK's batch atomicity), so a step is kept, compressed

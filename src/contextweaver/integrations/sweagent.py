@@ -6,8 +6,11 @@ weaving settings. It returns items of the same shape it receives (all keys kept)
 full are the original items, compressed observations get SWE-agent's own placeholder, and a
 TEST STATUS item (tagged `keep_output`) follows the task. SWE-agent itself is not needed to use it:
 
-    processor = ContextWeaverHistoryProcessor(window=5)
+    processor = ContextWeaverHistoryProcessor(window=5, budget=100_000)  # or strategy="cw-ancestry"
     messages = processor(history)
+
+SWE-agent does not tell a history processor its model, so the budget is yours to set: without one the
+lazy default passes the history through whole (it says so at construction, as a logging WARNING).
 
 State is kept per conversation (keyed by the system prompt and task), and only the items added
 since the previous call are fed to its ContextWeaver; a changed prefix rebuilds that conversation.
