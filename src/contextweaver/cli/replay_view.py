@@ -72,7 +72,10 @@ def print_replay(
     else:
         table = _compact(title, names, rows, console.width)
     console.print(table)
-    console.print(f"[dim]{LEGEND}; kept: the steps {names[0]} sends in full.[/dim]")
+    console.print(
+        f"[dim]{LEGEND}; kept: the steps {names[0]} sends in full; "
+        f"{', '.join(names[:2] if not wide else names)}: the tokens of the context each sends.[/dim]"
+    )
     if not wide and len(names) > 2:
         console.print(f"[dim]--wide: the tokens of every strategy ({', '.join(names[2:])} too).[/dim]")
     if explained is not None:
@@ -105,6 +108,7 @@ def _compact(title: str, names: Sequence[str], rows: Sequence[Row], width: int) 
     longest_kept = max([12, *(len(r.kept) for r in rows)])
     kept = min(longest_kept, max(12, free * 2 // 5))
     action = min(40, free - kept)
+    kept = min(longest_kept, free - action)  # what a capped action column leaves goes to the kept steps
     table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False, show_edge=False)
     table.add_column("step", justify="right", no_wrap=True, width=4)
     table.add_column("", no_wrap=True, width=1)
@@ -122,13 +126,14 @@ def _compact(title: str, names: Sequence[str], rows: Sequence[Row], width: int) 
 
 def _wrap_at_commas(text: str, width: int) -> str:
     """ "1-5,7-9,12" in lines of at most `width`, broken after a comma (never inside a range)."""
+    parts = text.split(",")
     lines = [""]
-    for part in text.split(","):
-        piece = f"{part},"
+    for number, part in enumerate(parts, start=1):
+        piece = part if number == len(parts) else f"{part},"
         if lines[-1] and len(lines[-1]) + len(piece) > width:
             lines.append("")
         lines[-1] += piece
-    return "\n".join(lines).rstrip(",")
+    return "\n".join(lines)
 
 
 def _wide(title: str, names: Sequence[str], rows: Sequence[Row]) -> Table:
@@ -186,4 +191,4 @@ def console_for() -> Console:
 
 def title_of(path: Path, length: int, format_name: str, budget: int | None) -> str:
     under = f"budget {budget:,}" if budget is not None else "no budget"
-    return f"{path.name}: {length} steps ({format_name}), {under}; context tokens per strategy"
+    return f"{path.name}: {length} steps ({format_name}), {under}"
