@@ -159,7 +159,8 @@ def _budgeted(
             room.take(
                 node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
             )
-    return _assemble(root, steps, plan, strategy, status, room, _note(state, steps, room, noted))
+    note = _note(state, steps, room, noted)
+    return _assemble(root, steps, plan, strategy, status, room, note, state is not None and state.last)
 
 
 def _note(state: WorkingState | None, steps: Sequence[Node], room: _Room, noted: int) -> list[Message]:
@@ -225,10 +226,11 @@ def _assemble(
     status: list[Message],
     room: _Room,
     note: list[Message],
+    note_last: bool,
 ) -> WovenContext:
-    """Chosen steps in chronological order after the root (and the working-state note); the others are
-    dropped whole and said so."""
-    messages = [*full_messages(root), *note, *status]
+    """Chosen steps in chronological order after the root, the working-state note after the root or
+    last; the others are dropped whole and said so."""
+    messages = [*full_messages(root), *([] if note_last else note), *status]
     decisions = []
     budget = int(room.budget)
     for node in steps:
@@ -238,6 +240,7 @@ def _assemble(
         else:
             decision = Decision(node.index, "dropped", f"dropped to fit the budget of {budget} tokens", 0)
         decisions.append(decision)
+    messages += note if note_last else []
     notes = list(plan.notes)
     dropped = sum(1 for d in decisions if d.mode == "dropped")
     if dropped:

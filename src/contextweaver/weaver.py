@@ -127,7 +127,9 @@ class ContextWeaver:
                 self.graph.node(0), self.graph.nodes[1:], self._plan(), self.name, status_line
             )
         if self.config.mode == "per_step":
-            return self._weave_plan(self._plan(), budget, status_line, self.config.token_safety_factor)
+            return self._weave_plan(
+                self._plan(), budget, status_line, self.config.token_safety_factor, note_last=True
+            )
         return self.lazy(max_tokens).context(self.graph.nodes, self._cut, status_line, self.name)
 
     def lazy(self, max_tokens: int | None = None) -> LazyContext:
@@ -147,8 +149,15 @@ class ContextWeaver:
         return plan
 
     def _weave_plan(
-        self, plan: Plan, budget: float | None, status_line: str | None, safety: float = 1.0
+        self,
+        plan: Plan,
+        budget: float | None,
+        status_line: str | None,
+        safety: float = 1.0,
+        note_last: bool = False,
     ) -> WovenContext:
+        """`note_last`: per-step weaving rewrites the working-state note every step, so it goes last, where
+        changing it breaks no cached prefix; a lazy cut freezes it right after the root."""
         return weave(
             self.graph.node(0),
             self.graph.nodes[1:],
@@ -158,7 +167,9 @@ class ContextWeaver:
             status_line=status_line,
             min_trim_tokens=self.config.min_trim_tokens,
             safety_factor=safety,
-            state=WorkingState(self.graph.nodes, self.tracker) if self.config.working_state else None,
+            state=WorkingState(self.graph.nodes, self.tracker, note_last)
+            if self.config.working_state
+            else None,
         )
 
     def _cut(self, target: float, hold_calls: bool) -> WovenContext:

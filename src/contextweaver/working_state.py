@@ -39,6 +39,8 @@ class WorkingState:
 
     nodes: Sequence[Node]
     tracker: TestTracker
+    last: bool = False
+    """Where the note goes: right after the root (frozen with a lazy cut), or last (rewritten each step)."""
 
     @cached_property
     def state_lines(self) -> list[str]:

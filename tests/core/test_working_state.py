@@ -62,6 +62,8 @@ def test_no_note_without_a_cut_or_when_switched_off() -> None:
     assert all(note_of(c) is None for c in run(WeaverConfig(working_state=False), 3000))
 
 
-def test_per_step_weaving_writes_it_too() -> None:
+def test_per_step_weaving_writes_it_last_where_rewriting_it_breaks_no_prefix() -> None:
     contexts = run(WeaverConfig(mode="per_step"), 3000)
-    assert note_of(contexts[-1]) is not None and "src/calc.py" in note_of(contexts[-1])
+    note = note_of(contexts[-1])
+    assert note is not None and "src/calc.py" in note
+    assert contexts[-1].messages[-1]["content"] == note
