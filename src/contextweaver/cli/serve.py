@@ -121,7 +121,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     from contextweaver.serve.redact import RedactingFilter, install_log_redaction, redact_text
     from contextweaver.serve.server import ServerLimits, install_repeat_limit, run
 
-    token = _token(auth_token_env, host, api_key_env)
+    token = _token(auth_token_env, host, api_key_env, upstream)
     try:
         config = load_config(config_path, list(overrides))
     except ValueError as exc:
@@ -154,8 +154,15 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     run(create_app(settings, manager, workers=workers), host, port, log_level, limits)
 
 
-def _token(env: str | None, host: str, api_key_env: str | None) -> str | None:
+def _token(env: str | None, host: str, api_key_env: str | None, upstream: str) -> str | None:
     """The proxy token from its variable; refuses a setup that would expose sessions or the upstream key."""
+    from contextweaver.serve.forward import url_credentials
+
+    if env is None and url_credentials(upstream):
+        raise click.UsageError(
+            "the --upstream URL carries credentials, which the proxy lends to callers: set --auth-token-env "
+            "NAME so only callers holding that token get them"
+        )
     if env is None:
         if host not in LOOPBACK:
             raise click.UsageError(

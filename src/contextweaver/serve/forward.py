@@ -1,19 +1,23 @@
 """Sending a request upstream and its answer back, cancelled as soon as the caller goes away.
 
 The upstream URL may carry a query string (`?api-version=...`, `?key=...`): it is kept apart from
-the path and sent with every call, and only its redacted form is ever shown. While the upstream is
+the path, and only its redacted form is ever shown. Credentials in the URL (a user and password, a
+query value named like a key) are the operator's, like --api-key-env: lent only to callers holding
+the proxy token that send no key of their own, never replacing one; other query values (an
+api-version) go with every call. While the upstream is
 being waited for, the caller's connection is watched; a caller that disconnects (a client timeout)
 cancels the upstream call and frees its connection, instead of leaving it to run to the end.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import anyio
 import httpx
@@ -22,11 +26,14 @@ from starlette.responses import Response, StreamingResponse
 
 from contextweaver.serve.cache_ledger import TAIL_BYTES
 from contextweaver.serve.guard import Caller
-from contextweaver.serve.http import error, response_headers, upstream_headers
+from contextweaver.serve.http import error, has_own_key, response_headers, upstream_headers
 from contextweaver.serve.redact import redact_url
 
 log = logging.getLogger("contextweaver.serve")
 T = TypeVar("T")
+KEY_PARAMS = frozenset({"key", "api-key", "api_key", "apikey", "token", "access_token", "auth", "sig",
+                        "signature", "secret", "password", "code"})  # fmt: skip
+"""Query parameters of an upstream URL that are credentials (Gemini's `key`, Azure SAS `sig`, ...)."""
 CLIENT_GONE = 499  # nginx's "client closed request": logged, never read by anyone
 
 
@@ -37,8 +44,13 @@ class Upstream:
         self, base_url: str, *, timeout: float, api_key_env: str | None, transport: Any = None
     ) -> None:
         parts = urlsplit(base_url.strip())
-        self.base = urlunsplit(parts._replace(query="", fragment="")).rstrip("/")
-        self.params = parse_qsl(parts.query, keep_blank_values=True)
+        host = parts.netloc.rpartition("@")[2]
+        self.base = urlunsplit(parts._replace(netloc=host, query="", fragment="")).rstrip("/")
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        self.params = [(name, value) for name, value in query if name.lower() not in KEY_PARAMS]
+        self.url_keys = [(name, value) for name, value in query if name.lower() in KEY_PARAMS]
+        """Query credentials (`?key=`): lent like the userinfo."""
+        self.url_auth = basic_auth(parts) if "@" in parts.netloc else None
         self.shown = redact_url(base_url)
         self.timeout = timeout
         self.api_key_env = api_key_env
@@ -59,10 +71,12 @@ class Upstream:
         )
         if content is not None:
             headers["content-type"] = "application/json"
-        params: list[tuple[str, str | int | float | bool | None]] = [
-            *self.params,
-            *parse_qsl(request.url.query, keep_blank_values=True),
-        ]
+        own = parse_qsl(request.url.query, keep_blank_values=True)
+        lend = caller.authenticated and not any(name.lower() in KEY_PARAMS for name, _ in own)
+        lent_keys = self.url_keys if lend and not has_own_key(headers) else []
+        if self.url_auth and lend and not has_own_key(headers):
+            headers["authorization"] = self.url_auth
+        params: list[tuple[str, str | int | float | bool | None]] = [*self.params, *lent_keys, *own]
         return self.client.build_request(request.method, self.base + path, headers=headers, content=content,
                                          params=params or None)  # fmt: skip
 
@@ -100,6 +114,17 @@ class Upstream:
         if on_answer is not None:
             on_answer(data)
         return Response(data, status_code=answer.status_code, headers=out_headers)
+
+
+def basic_auth(parts: SplitResult) -> str:
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def url_credentials(url: str) -> bool:
+    """Whether an upstream URL carries credentials (userinfo, or a query value named like a key)."""
+    parts = urlsplit(url.strip())
+    return "@" in parts.netloc or any(name.lower() in KEY_PARAMS for name, _ in parse_qsl(parts.query))
 
 
 async def until_disconnect(request: Request, work: Awaitable[T]) -> T | None:

@@ -65,7 +65,8 @@ def upstream_headers(
     """The caller's headers for the upstream (its API key included), minus hop-by-hop and our own.
 
     `drop_authorization` when the Authorization header carried the proxy's own token; `fallback_key`
-    (the operator's key) is given only to callers the guard authenticated.
+    (the operator's key) is given only to callers the guard authenticated, and never beside a key of
+    the caller's own (Authorization, Azure's api-key, Anthropic's x-api-key).
     """
     out = {
         name: value
@@ -74,9 +75,17 @@ def upstream_headers(
         and not name.lower().startswith(OWN_PREFIX)
         and not (drop_authorization and name.lower() == "authorization")
     }
-    if fallback_key and not any(name.lower() in ("authorization", "api-key") for name in out):
+    if fallback_key and not has_own_key(out):
         out["authorization"] = f"Bearer {fallback_key}"
     return out
+
+
+def has_own_key(headers: Mapping[str, str]) -> bool:
+    """The outgoing headers already carry an upstream credential (the caller's, or one lent)."""
+    return any(name.lower() in CALLER_KEYS for name in headers)
+
+
+CALLER_KEYS = frozenset({"authorization", "api-key", "x-api-key"})
 
 
 def response_headers(headers: Iterable[tuple[str, str]], extra: Mapping[str, str]) -> dict[str, str]:
