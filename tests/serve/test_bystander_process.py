@@ -73,7 +73,9 @@ def test_a_bystander_step_is_answered_while_another_session_weaves_a_huge_output
         answer = post(proxy, messages, bystander)
         answered = time.perf_counter()
         thread.join()
-        stored = httpx.get(f"{proxy.url}/contextweaver/sessions/{bystander}", headers=headers("-"), timeout=10)
+        stored = httpx.get(
+            f"{proxy.url}/contextweaver/sessions/{bystander}", headers=headers("-"), timeout=10
+        )
     assert answer.status_code == 200 and huge["answer"].status_code == 200, (answer.text, huge["answer"].text)
     timing = huge["answer"].headers["server-timing"]
     weaving_ended = huge["started"] + float(timing.split("dur=")[1]) / 1000
