@@ -102,3 +102,22 @@ def test_the_installed_command_prints_no_traceback(bad_yaml: Path) -> None:
     )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and "not valid YAML" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["replay", "graph"])
+def test_a_run_without_its_task_names_the_file(command: str, tmp_path: Path) -> None:
+    steps = tmp_path / "steps-only.jsonl"
+    steps.write_text('{"thought": "t", "action": "ls", "observation": "a.py"}\n')
+    result = fails_cleanly([command, str(steps)] + (["--out", str(tmp_path)] if command == "graph" else []))
+    assert "steps-only.jsonl" in result.output and "no system prompt or task" in result.output
+    assert "begin()" not in result.output  # not the library's words
+
+
+def test_fit_with_too_few_runs_for_the_holdout(tmp_path: Path) -> None:
+    result = fails_cleanly(["fit", EXAMPLE, "-o", str(tmp_path / "w.json"), "--no-progress"])
+    assert "--holdout" in result.output and "1 run(s) read" in result.output
+
+
+def test_fit_into_a_missing_folder_fails_before_fitting(tmp_path: Path) -> None:
+    result = fails_cleanly(["fit", EXAMPLE, "-o", str(tmp_path / "nowhere" / "w.json"), "--no-progress"])
+    assert "-o" in result.output and "does not exist" in result.output

@@ -119,16 +119,26 @@ def command(
         begin = load_settings(start)
     except ContextWeaverError as exc:  # an unreadable run or weights file: say which, no traceback
         raise click.UsageError(str(exc)) from None
+    if not Path(out).absolute().parent.is_dir():  # found now, not after the fit
+        raise click.BadParameter(
+            f"the folder of {out} does not exist: create it or write the weights elsewhere", param_hint="-o"
+        )
     console.print(f"{len(runs)} runs from {len(inputs)} dataset(s), holdout {holdout}, {workers} worker(s)")
     started = time.perf_counter()
-    with _progress(console, no_progress) as (on_phase, on_done):
-        result = fit(
-            runs, begin, holdout=holdout, rounds=rounds, jobs=workers, on_phase=on_phase, on_done=on_done
-        )
+    try:
+        with _progress(console, no_progress) as (on_phase, on_done):
+            result = fit(
+                runs, begin, holdout=holdout, rounds=rounds, jobs=workers, on_phase=on_phase, on_done=on_done
+            )
+    except ValueError as exc:  # too few runs for the holdout, and the like: the message says what to change
+        raise click.UsageError(f"{exc} ({len(runs)} run(s) read)") from None
     line = ["contextweaver fit", *map(shlex.quote, inputs), "--split", split, "--holdout", str(holdout)]
     line += ["--rounds", str(rounds)] + (["--limit", str(limit)] if limit else [])
     line += (["--start", shlex.quote(start)] if start else []) + ["-o", shlex.quote(out)]
-    Path(out).write_text(json.dumps(document(result, " ".join(line)), indent=2) + "\n", encoding="utf-8")
+    try:
+        Path(out).write_text(json.dumps(document(result, " ".join(line)), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise click.BadParameter(f"cannot write {out}: {exc.strerror or exc}", param_hint="-o") from None
     _table(result, Console(width=160))
     console.print(
         f"{result.evaluations} settings evaluated in {time.perf_counter() - started:.0f}s; wrote {out} "

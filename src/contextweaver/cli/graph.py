@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from contextweaver.cli.options import config_option, instance_option
+from contextweaver.cli.options import config_option, instance_option, require_task
 
 WRITERS = {"dot": ".dot", "mermaid": ".mmd", "html": ".html"}
 
@@ -86,16 +86,7 @@ def command(
 
     if "mode" not in config.model_fields_set:  # colour by what the selection keeps, not by pass-through
         config = config.model_copy(update={"mode": "per_step"})
-    if not trajectory.root:
-        read_as = f"read as --input-format {input_format}" if input_format else f"read as {trajectory.format}"
-        raise click.ClickException(
-            f"{path}, {read_as}, has no system prompt or task: "
-            + (
-                "it is probably not that format; drop --input-format to detect it"
-                if input_format
-                else "give the run's trajectory file (its first messages are the system prompt and the task)"
-            )
-        )
+    require_task(path, trajectory, input_format)
     weaver = ContextWeaver(config=config)
     weaver.begin(trajectory.root)
     for step in trajectory.steps:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import yaml
 
 from contextweaver.strategies import ALIASES, TABLE
+
+if TYPE_CHECKING:
+    from contextweaver.formats.base import Trajectory
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -83,4 +86,22 @@ def instance_option(what: str = "read") -> Callable[[F], F]:
         "--instance",
         default=None,
         help=f"Run to {what} when the file holds several (id or 0-based index; PATH#id also works).",
+    )
+
+
+def require_task(path: str | Path, trajectory: Trajectory, input_format: str | None = None) -> None:
+    """A run read with no system prompt or task (the wrong --input-format, a file of steps only) is a
+    message naming the file and the fix, not the library's "no root messages"."""
+    if trajectory.root:
+        return
+    if input_format:
+        fix = "it is probably not that format: drop --input-format to detect it"
+    else:
+        fix = (
+            'give the whole run (ContextWeaver JSON Lines start with a {"system": ..., "task": ...} line)'
+            if trajectory.format == "jsonl"
+            else "give the whole run: its first messages are the system prompt and the task"
+        )
+    raise click.ClickException(
+        f"{path}, read as {input_format or trajectory.format}, has no system prompt or task: {fix}"
     )

@@ -13,7 +13,13 @@ from typing import Any
 
 import click
 
-from contextweaver.cli.options import chosen_strategies, config_option, instance_option, strategy_option
+from contextweaver.cli.options import (
+    chosen_strategies,
+    config_option,
+    instance_option,
+    require_task,
+    strategy_option,
+)
 from contextweaver.cli.replay_view import Row, console_for, print_replay, title_of
 from contextweaver.config import load_config
 from contextweaver.eval.lockstep import Lockstep
@@ -60,6 +66,7 @@ def command(
     try:
         config = load_config(config_path, list(overrides))
         recorded = load_trajectory(path, instance=instance)
+        require_task(path, recorded)
         settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
         lockstep = Lockstep(recorded, names, lambda name: _factory(name, settings)(), budget)
     except (TrajectoryError, ValueError, OSError) as exc:
