@@ -167,23 +167,20 @@ def rows(results: Sequence[Result]) -> list[Row]:
                     seeds=seeds,
                     kept_jaccard=agreement,
                     recall_std=recall_sd,
-                    history_pooled=recall(
-                        _trajectory_recall(s, "history_covered", "history_items") for s in per_traj
-                    )[0],
-                    trail_pooled=recall(
-                        _trajectory_recall(s, "trail_covered", "trail_items") for s in per_traj
-                    )[0],
-                    failing_pooled=recall(
-                        _trajectory_recall(s, "failing_covered", "failing_items") for s in per_traj
-                    )[0],
-                    fresh_pooled=recall(
-                        _trajectory_recall(s, "fresh_covered", "fresh_items") for s in per_traj
-                    )[0],
+                    history_pooled=_pooled(per_traj, "history"),
+                    trail_pooled=_pooled(per_traj, "trail"),
+                    failing_pooled=_pooled(per_traj, "failing"),
+                    fresh_pooled=_pooled(per_traj, "fresh"),
                     cuts_marked=_marked(all_steps),
                 )
             )
             vars(out[-1]).update(cache_columns(all_steps))
     return out
+
+
+def _pooled(per_traj: Sequence[list[dict[str, Any]]], name: str) -> float:
+    """Pooled recall of the `NAME_covered` / `NAME_items` fields of every step."""
+    return recall(_trajectory_recall(s, f"{name}_covered", f"{name}_items") for s in per_traj)[0]
 
 
 def _marked(steps: Sequence[dict[str, Any]]) -> float:
