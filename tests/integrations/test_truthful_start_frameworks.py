@@ -123,3 +123,24 @@ def test_openhands_condenser_takes_the_llms_max_input_tokens(caplog: pytest.LogC
     assert condenser.last_context.budget == 20000
     assert condenser.budget_from is not None and "20,000" in condenser.budget_from
     assert condenser.model_dump(mode="json")["contextweaver"]["weaver"]["budget"] == 20000
+
+
+def test_mini_swe_agents_saved_config_has_the_budget_taken(tmp_path: Any) -> None:
+    pytest.importorskip("minisweagent")
+    litellm = pytest.importorskip("litellm")
+    from minisweagent.environments.local import LocalEnvironment
+    from minisweagent.models.test_models import DeterministicModel
+
+    from contextweaver.integrations.minisweagent import ContextWeaverAgent
+
+    window = litellm.get_model_info("gpt-4o")["max_input_tokens"]
+    agent = ContextWeaverAgent(
+        DeterministicModel(outputs=[], model_name="gpt-4o"),
+        LocalEnvironment(cwd=str(tmp_path)),
+        system_template="You fix bugs.",
+        instance_template="{{task}}",
+        contextweaver={"strategy": "cw-ancestry", "window": 5},
+    )
+    saved = agent.config.model_dump(mode="json")["contextweaver"]
+    assert saved["weaver"]["budget"] == window
+    assert (saved["weaver"]["selector"], saved["weaver"]["mode"]) == ("ancestry", "per_step")

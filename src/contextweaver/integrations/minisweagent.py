@@ -256,6 +256,7 @@ class ContextWeaverAgent(DefaultAgent):
         settings: WeavingSettings = self.config.contextweaver
         if not isinstance(model, WeavingModel):
             model = WeavingModel(model=model, contextweaver=settings)
+            self.config.contextweaver = model.settings  # the saved config shows the budget taken, if any
         model.keep_records = True
         self.model: WeavingModel = model
 
