@@ -143,7 +143,8 @@ def test_replay_and_graph_read_what_the_cli_wrote(cli: str, tmp_path: Path, unbu
                             env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})  # fmt: skip
     assert replay.returncode == 0, replay.stderr
     assert re.search(r": 7 steps", replay.stdout), replay.stdout[:400]
-    assert "superseded" in replay.stdout and "passed" in replay.stdout  # failed, then fixed
+    marks = [line.split()[1] for line in replay.stdout.splitlines() if re.match(r"\s+\d+  \S  ", line)]
+    assert "↷" in marks and "✓" in marks and marks.index("↷") < marks.index("✓"), marks  # failed, then fixed
     graph = subprocess.run([str(CONTEXTWEAVER), "graph", str(written), "--out", str(tmp_path / "graph")],
                            capture_output=True, text=True)  # fmt: skip
     assert graph.returncode == 0, graph.stderr

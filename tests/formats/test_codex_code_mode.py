@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,11 @@ def test_the_failing_run_is_superseded_by_the_passing_one(tmp_path: Path) -> Non
     assert statuses[2] == "superseded" and statuses[4] == "passed"
     result = CliRunner().invoke(main, ["replay", str(tmp_path / run.source.rsplit("/", 1)[-1])])
     assert result.exit_code == 0, result.output
-    assert "6 steps (codex)" in result.output and "superseded" in result.output and "passed" in result.output
+    assert "6 steps (codex)" in result.output
+    rows = [line for line in result.output.splitlines() if re.match(r"\s+\d+  \S  ", line)]
+    assert [row.split()[1] for row in rows][2:5:2] == ["↷", "✓"], (
+        rows
+    )  # the failing run superseded, then passed
 
 
 def test_nested_calls_in_every_literal_form() -> None:

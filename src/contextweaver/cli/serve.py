@@ -7,6 +7,7 @@ import os
 
 import click
 
+from contextweaver.cli.options import config_option
 from contextweaver.serve.conversation import FORMATS
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -30,9 +31,7 @@ WILDCARDS = ("0.0.0.0", "::", "")
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=8400, show_default=True, type=int)
-@click.option(
-    "--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="Weaver YAML config."
-)
+@config_option("Weaver YAML config.")
 @click.option("-c", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config setting.")
 @click.option(
     "--budget", type=click.IntRange(min=1), help="Hard token budget of every woven context (tokens, > 0)."
