@@ -168,16 +168,19 @@ class WeavingProcesses:
         """Stop the workers; one still weaving after `exit_timeout` seconds is terminated, so a shutdown
         never waits for a huge or stalled weave (its request was already cancelled by the server)."""
         processes = [
-            process for pool in self.pools for process in list(getattr(pool, "_processes", {}).values())
+            (process, self.busy[number] > 0)
+            for number, pool in enumerate(self.pools)
+            for process in list(getattr(pool, "_processes", {}).values())
         ]
         for pool in self.pools:
             pool.shutdown(wait=False, cancel_futures=True)
         deadline = time.monotonic() + self.exit_timeout
-        for process in processes:
+        for process, _ in processes:
             process.join(max(0.0, deadline - time.monotonic()))
-        for process in processes:
-            if process.is_alive():
-                log.warning("terminating weaving process %s, still weaving %.0f s after shutdown began",
-                            process.pid, self.exit_timeout)  # fmt: skip
+        for process, weaving in processes:
+            if process.is_alive():  # one still starting up (a loaded machine) is no fault: said at INFO
+                log.log(logging.WARNING if weaving else logging.INFO,
+                        "terminating weaving process %s, %s %.0f s after shutdown began", process.pid,
+                        "still weaving" if weaving else "not yet exited", self.exit_timeout)  # fmt: skip
                 process.terminate()
                 process.join(5)
