@@ -21,8 +21,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.clis import clis  # noqa: E402
 from tests.clis.harness import closing_store, prefix_share, run_session  # noqa: E402
 
-from contextweaver import Session  # noqa: E402
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(
@@ -38,10 +36,7 @@ def main() -> None:
             sys.exit(clis.install_hint())
         with tempfile.TemporaryDirectory() as tmp:
             plain = run_session(cli, Path(tmp) / "plain")
-            with closing_store(plain.store) as store:
-                (info,) = store.sessions()
-                nodes = Session.open(store, info.id).graph.nodes
-            root, full = nodes[0].full_tokens, sum(n.full_tokens for n in nodes)
+            root, full = plain.sizes()  # tool definitions included: the budget holds them
             for fraction in map(float, args.fractions.split(",")):
                 budget = int(root + fraction * (full - root))
                 run = run_session(cli, Path(tmp) / f"b{fraction}", "--budget", str(budget))

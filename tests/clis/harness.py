@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 
+from contextweaver.serve.wire import tool_tokens
+from contextweaver.store import Session as StoredSession
 from contextweaver.store import open_store
 from contextweaver.tokens import count_text
 from tests.clis import clis
@@ -59,6 +61,15 @@ class Session:
     def diff(self) -> str:
         return subprocess.run(["git", "diff"], cwd=self.repo, capture_output=True, text=True).stdout
 
+    def sizes(self) -> tuple[int, int]:
+        """Tokens of the stored root and of the whole history, each with the tool definitions the
+        client sends (which the proxy's budget holds too)."""
+        with closing_store(self.store) as store:
+            (info,) = store.sessions()
+            nodes = StoredSession.open(store, info.id).graph.nodes
+        tools = tool_tokens(self.sent[-1].body)
+        return nodes[0].full_tokens + tools, sum(node.full_tokens for node in nodes) + tools
+
     def session_ids(self) -> list[str]:
         with closing_store(self.store) as store:
             return [info.id for info in store.sessions()]
@@ -95,9 +106,11 @@ def run_session(cli: str, tmp: Path, *serve_args: str) -> Session:
     """The scripted session of `cli` ("claude" or "codex") through a proxy started with `serve_args`."""
     upstream_log, relay_log = tmp / "upstream.jsonl", tmp / "relay.jsonl"
     repo = make_repo(tmp / "repo")
-    with _process(str(HERE / "scripted.py"), str(upstream_log)) as upstream_port, serve_process(
-        tmp, f"http://127.0.0.1:{upstream_port}/v1", *serve_args
-    ) as proxy, _process(str(HERE / "relay.py"), proxy.url, str(relay_log)) as relay_port:
+    with (
+        _process(str(HERE / "scripted.py"), str(upstream_log)) as upstream_port,
+        serve_process(tmp, f"http://127.0.0.1:{upstream_port}/v1", *serve_args) as proxy,
+        _process(str(HERE / "relay.py"), proxy.url, str(relay_log)) as relay_port,
+    ):
         base = f"http://127.0.0.1:{relay_port}"
         runner = clis.run_claude if cli == "claude" else clis.run_codex
         run = runner(base if cli == "claude" else base + "/v1", repo, tmp / "home")

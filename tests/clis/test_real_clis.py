@@ -61,12 +61,6 @@ def stored(session_store: Path) -> Session:
         return Session.open(store, info.id)
 
 
-def root_and_history(session_store: Path) -> tuple[int, int]:
-    session = stored(session_store)
-    nodes = session.graph.nodes
-    return nodes[0].full_tokens, sum(node.full_tokens for node in nodes)
-
-
 @pytest.mark.parametrize("cli", CLIS)
 def test_the_session_goes_through_unchanged_without_a_budget(
     cli: str, tmp_path: Path, unbudgeted: dict
@@ -89,7 +83,7 @@ def test_the_session_goes_through_unchanged_without_a_budget(
 def test_a_budget_that_cuts_keeps_the_newest_step_and_every_field(
     cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
 ) -> None:
-    root, full = root_and_history(plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).store)
+    root, full = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).sizes()
     budget = root + (full - root) // 2
     run = run_session(cli, tmp_path, "--budget", str(budget))
     assert run.run.returncode == 0, run.run.stderr[-2000:] + run.log[-2000:]
@@ -123,7 +117,7 @@ def test_a_budget_that_cuts_keeps_the_newest_step_and_every_field(
 def test_a_budget_below_the_root_is_an_error_the_cli_shows(
     cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
 ) -> None:
-    root, _ = root_and_history(plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).store)
+    root, _ = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).sizes()
     run = run_session(cli, tmp_path, "--budget", str(root // 2))
     assert run.run.returncode != 0
     shown = run.run.stdout + run.run.stderr

@@ -119,3 +119,23 @@ def test_an_item_type_or_role_that_is_not_a_string_is_a_400_naming_it(field: str
     item = {"type": "message", "role": "user", "content": "hi", field: value}
     with pytest.raises(responses.BadConversation, match=rf"input\[0\]\.{field} must be a string"):
         responses.read({"input": [item]}, "auto")
+
+
+def test_tool_definitions_count_against_the_proxy_budget(tmp_path) -> None:  # noqa: ANN001
+    from contextweaver.config import WeaverConfig
+    from contextweaver.serve.build import build_manager
+    from contextweaver.serve.routing import BudgetTooSmall
+    from contextweaver.serve.wire import tool_tokens
+
+    tools = [{"name": f"tool_{n}", "description": "does a thing " * 40, "input_schema": {"type": "object"}}
+             for n in range(20)]  # fmt: skip
+    payload = {"messages": [TASK], "tools": tools}
+    reserved = tool_tokens(payload)
+    assert reserved > 2000 and tool_tokens({"messages": [TASK]}) == 0
+    conversation, _ = wire.read(payload, "auto")
+    conversation.reserved = reserved
+    manager = build_manager(str(tmp_path / "s.db"), WeaverConfig(), budget=reserved // 2)
+    with pytest.raises(BudgetTooSmall, match="tool definitions"):
+        manager.weave(conversation, None, None)
+    roomy = build_manager(str(tmp_path / "t.db"), WeaverConfig(), budget=reserved + 500)
+    assert roomy.weave(conversation, None, None).context is None  # no step yet: it goes out as sent

@@ -60,6 +60,8 @@ class Conversation:
             raise ValueError("a Conversation needs its steps or its request messages")
         self.root = root
         self.format = format
+        self.reserved = 0
+        """Tokens the request sends besides its messages (tool definitions): the budget holds them too."""
         self.messages = messages
         """The request's chat messages (None when built from steps): the root, then the steps' messages."""
         if steps is not None:

@@ -36,9 +36,12 @@ class Delta:
     """The request body's length in bytes: what keeping this history is charged."""
     root: list[Message]
     format: str
+    reserved: int = 0
 
     def conversation(self, messages: list[Message]) -> Conversation:
-        return Conversation(root=self.root, format=self.format, messages=messages)
+        conversation = Conversation(root=self.root, format=self.format, messages=messages)
+        conversation.reserved = self.reserved
+        return conversation
 
 
 class Histories:
@@ -60,8 +63,9 @@ class Histories:
         if kept is not None:
             base, before, _ = kept
             if len(messages) >= len(before) and messages[: len(before)] == before:
-                return Delta(key, number, base, len(before), messages[len(before) :], size, root, fmt)
-        return Delta(key, number, None, 0, messages, size, root, fmt)
+                return Delta(key, number, base, len(before), messages[len(before) :], size, root, fmt,
+                             conversation.reserved)  # fmt: skip
+        return Delta(key, number, None, 0, messages, size, root, fmt, conversation.reserved)
 
     def apply(self, delta: Delta) -> list[Message]:
         """The whole history a delta stands for, kept for the next one (the weaving process's side)."""

@@ -42,7 +42,7 @@ from contextweaver.serve.routing import (
     check_session_id,
     lock_key,
 )
-from contextweaver.serve.wire import Payload, Wire
+from contextweaver.serve.wire import Payload, Wire, tool_tokens
 from contextweaver.serve.workers import WeavingProcesses
 from contextweaver.store.base import StoreError
 
@@ -201,6 +201,7 @@ class Routes:
         try:
             session_id = check_session_id(named) if named is not None else None
             conversation, state = wire.read(payload, self.format)
+            conversation.reserved = tool_tokens(payload)
         except BadSessionId as exc:
             return error(400, str(exc), param=SESSION_HEADER, code="invalid_session_id")
         except BadConversation as exc:

@@ -213,7 +213,7 @@ class SessionManager:
         if info is None:
             try:
                 session = self._create(session_id, conversation, None, owner)
-                return self._advance(session, conversation.steps, conversation.format, True)
+                return self._advance(session, conversation.steps, conversation, True)
             except SessionExists:
                 info = self.store.session(session_id)
                 assert info is not None
@@ -239,7 +239,7 @@ class SessionManager:
                 f"(the session holds {session.step_count} steps, the request {len(conversation.steps)}); "
                 "use a new session id for an edited or restarted conversation"
             )
-        return self._advance(session, new, conversation.format, False)
+        return self._advance(session, new, conversation, False)
 
     def _derived(self, conversation: Conversation, owner: str | None) -> Woven:
         key = derived_key(conversation, owner)
@@ -252,7 +252,7 @@ class SessionManager:
             session = self._current(info)
             new = continuation(session, conversation)
             if new is not None:
-                return self._advance(session, new, conversation.format, False)
+                return self._advance(session, new, conversation, False)
         for number in range(len(candidates), len(candidates) + 1000):
             session_id = derived_id(key, number)
             try:
@@ -265,35 +265,40 @@ class SessionManager:
                 new = continuation(session, conversation)
                 if new is None:
                     continue
-                return self._advance(session, new, conversation.format, False)
-            return self._advance(session, conversation.steps, conversation.format, True)
+                return self._advance(session, new, conversation, False)
+            return self._advance(session, conversation.steps, conversation, True)
         raise RuntimeError(f"could not find a free session id for conversation {key[:16]}")
 
-    def _advance(self, session: Session, new: list[Step], fmt: str, created: bool) -> Woven:
+    def _advance(self, session: Session, new: list[Step], conversation: Conversation, created: bool) -> Woven:
         try:
             for step in new:
-                session.add_step(step, fmt=fmt)
+                session.add_step(step, fmt=conversation.format)
         finally:
             if session.broken:
                 self._forget(session.id)
         self._grow(session.id, sum(step_bytes(step) for step in new))
         try:
-            context = session.context(self.budget)
+            context = session.context(self._budget_for(conversation))
         except BudgetError as exc:
-            raise BudgetTooSmall(f"{exc} (contextweaver serve --budget)", session.id) from exc
+            tools = f", {conversation.reserved} more go to tool definitions" if conversation.reserved else ""
+            raise BudgetTooSmall(f"{exc} (contextweaver serve --budget{tools})", session.id) from exc
         newest = digest([{"action": new[-1].action, "observation": new[-1].observation}]) if new else None
         return Woven(session.id, context, len(new), created, tuple(session.notes), newest=newest)
+
+    def _budget_for(self, conversation: Conversation) -> int | None:
+        """The budget of the request's messages: the proxy's, less what its tool definitions take."""
+        return None if self.budget is None else max(1, self.budget - conversation.reserved)
 
     def _check_root(self, conversation: Conversation) -> None:
         """A root above the budget is refused at the first request, before the agent makes a call."""
         if self.budget is None:
             return
-        tokens = sum(count_message(m) for m in conversation.root)
+        tokens = sum(count_message(m) for m in conversation.root) + conversation.reserved
         if tokens > self.budget:
             least = -(-tokens * 5 // 4 // 100) * 100
             raise BudgetTooSmall(
-                f"a budget of {self.budget} tokens is below the {tokens} tokens of this agent's system prompt "
-                f"and task, which are always kept verbatim: raise the budget to at least {least} tokens "
+                f"a budget of {self.budget} tokens is below the {tokens} tokens of this agent's system prompt, "
+                f"task and tool definitions, which are always sent whole: raise the budget to at least {least} tokens "
                 "(contextweaver serve --budget)",
                 "",
             )

@@ -8,6 +8,8 @@ Everything between (sessions, the store, weaving, locks, forwarding) is the same
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +18,7 @@ from starlette.responses import JSONResponse
 
 from contextweaver.serve.conversation import BadConversation, Conversation, read_conversation
 from contextweaver.serve.http import error as openai_error
+from contextweaver.tokens import count_text
 from contextweaver.types import Message
 
 Payload = dict[str, Any]
@@ -58,10 +61,23 @@ def _write_chat(payload: Payload, messages: list[Message], state: None) -> None:
 CHAT = Wire("chat", "/chat/completions", "messages", _read_chat, _write_chat, verbatim=True)
 
 
+def tool_tokens(payload: Payload) -> int:
+    """Tokens of the request's tool definitions (`tools` on every wire): sent with every call, so the
+    budget holds them too (Claude Code's are about 8k)."""
+    tools = payload.get("tools")
+    return _tokens(json.dumps(tools, ensure_ascii=False, sort_keys=True)) if tools else 0
+
+
+@functools.lru_cache(maxsize=256)
+def _tokens(text: str) -> int:
+    """An agent sends the same tools with every request: counted once."""
+    return count_text(text)
+
+
 def as_chat(messages: list[Message], checked: range = range(0)) -> Conversation:
     """A conversation already converted to chat messages with tool calls, read as OpenAI chat
     (`checked`: positions of messages checked by an earlier request)."""
     return read_conversation(messages, "openai", checked)
 
 
-__all__ = ["CHAT", "BadConversation", "Payload", "Wire", "as_chat"]
+__all__ = ["CHAT", "BadConversation", "Payload", "Wire", "as_chat", "tool_tokens"]
