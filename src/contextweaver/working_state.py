@@ -2,10 +2,11 @@
 
 A cut drops or compresses older steps. Compactors that summarize lose most of all the trail of files
 touched and which tests fail; the graph and the tracker know both exactly, so a cut writes them in
-one short message after the root, deterministic and without an LLM call: which steps were left out,
-the files the agent changed (with the step of the last change), the failing tests and the command
-that last ran them, the tests fixed so far, and, while room is left, a one-line trace of the left-out
-steps' actions, newest first. Lazy weaving writes it once per cut and freezes it with the cut.
+one short message, deterministic and without an LLM call: which steps were left out, the files the
+agent changed (with the step of the last change), the failing tests and the command that last ran
+them, the tests fixed so far, and, while room is left, a one-line trace of the left-out steps'
+actions, newest first. A lazy cut puts it right after the root and freezes it with the cut; per-step
+weaving rewrites it every step, so there it goes last, where it breaks no cached prefix.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 
 from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
 from contextweaver.types import Message, Node
@@ -21,16 +23,14 @@ from contextweaver.validation.tracker import TestTracker, shown_id
 SHARE = 1 / 3
 """Most of the room left after the newest step the note may take (it takes only what its lines need)."""
 CAP = 320
-"""Most tokens the note takes at any budget (~6% of an 8k budget's room on the dev runs)."""
+"""Most tokens the note takes at any budget (4% of an 8k budget)."""
 MIN_TOKENS = 40
 """A room that cannot spare this much gets no note."""
+OMITTED_LINE = 30
+"""Tokens held for the line naming the omitted steps (known only once the steps are chosen)."""
 HEAD = "[ContextWeaver working state at step {step}: older steps were cut from this context]"
 FILES = 15
 TRACE_CHARS = 90
-
-
-OMITTED_LINE = 30
-"""Tokens held for the line naming the omitted steps (known only once the steps are chosen)."""
 
 
 @dataclass
@@ -61,8 +61,10 @@ class WorkingState:
             if left_out
             else []
         )
-        trace = [f"- step {i} did: {_command(self.nodes[i])}" for i in sorted(left_out, reverse=True)]
-        lines = [self.state_lines[0], *omitted, *self.state_lines[1:], *trace]
+        trace = (f"- step {i} did: {_command(self.nodes[i])}" for i in sorted(left_out, reverse=True))
+        lines = chain(
+            [self.state_lines[0], *omitted, *self.state_lines[1:]], trace
+        )  # the trace while room is left
         kept, used = [], MESSAGE_OVERHEAD
         for line in lines:
             cost = count_text(line) + 1

@@ -16,13 +16,17 @@ PYTEST_FAIL = (
 
 def run(config: WeaverConfig, budget: int | None, steps: int = 30) -> list[WovenContext]:
     weaver = ContextWeaver(config)
-    weaver.begin([{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix calc.py."}])
+    weaver.begin(
+        [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix calc.py."}]
+    )
     contexts = []
     for n in range(1, steps + 1):
         if n == 2:
             step = Step(thought="fix", action="sed -i 's/a - b/a + b/' src/calc.py", observation="")
         elif n == 3:
-            step = Step(thought="test", action="python -m pytest -q tests/test_calc.py", observation=PYTEST_FAIL)
+            step = Step(
+                thought="test", action="python -m pytest -q tests/test_calc.py", observation=PYTEST_FAIL
+            )
         else:
             step = Step(thought=f"look {n}", action=f"cat src/mod_{n}.py", observation=f"line {n}\n" * 120)
         weaver.add_step(step)
@@ -40,9 +44,13 @@ def test_a_cut_names_what_it_left_out_the_changed_files_and_the_failing_test() -
     last = contexts[-1]
     assert any(d.mode == "dropped" for d in last.decisions)
     note = note_of(last)
-    assert note is not None and last.messages.index(next(m for m in last.messages if m["content"] == note)) == 2
+    assert (
+        note is not None and last.messages.index(next(m for m in last.messages if m["content"] == note)) == 2
+    )
     assert "steps omitted: " in note and "src/calc.py (step 2)" in note
-    assert "failing at step 3 (`python -m pytest -q tests/test_calc.py`): tests/test_calc.py::test_add" in note
+    assert (
+        "failing at step 3 (`python -m pytest -q tests/test_calc.py`): tests/test_calc.py::test_add" in note
+    )
     assert last.tokens <= 3000
 
 
@@ -67,3 +75,31 @@ def test_per_step_weaving_writes_it_last_where_rewriting_it_breaks_no_prefix() -
     note = note_of(contexts[-1])
     assert note is not None and "src/calc.py" in note
     assert contexts[-1].messages[-1]["content"] == note
+
+
+def test_the_note_is_the_same_under_any_hash_seed() -> None:
+    """A restarted proxy must write the same bytes: nothing in the note may follow set order."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from contextweaver import ContextWeaver, WeaverConfig\n"
+        "from contextweaver.formats import load_trajectory\n"
+        "import contextweaver, pathlib\n"
+        "run = load_trajectory(pathlib.Path(contextweaver.__file__).parent / 'examples' / 'bugfix.jsonl')\n"
+        "weaver = ContextWeaver(WeaverConfig())\nweaver.begin(run.root)\n"
+        "for step in run.steps:\n    weaver.add_step(step)\n    context = weaver.context(3000)\n"
+        "    print([m['content'] for m in context.messages if str(m.get('content')).startswith('[ContextWeaver')])\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout  # fmt: skip
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1 and "fixed so far" in next(iter(outputs))

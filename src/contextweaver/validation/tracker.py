@@ -146,8 +146,8 @@ class TestTracker:
         return [(test, step) for test, (status, step) in self.latest.items() if status.is_failure]
 
     def fixed(self) -> list[str]:
-        """Tests that failed in this run and pass now."""
-        return [t for t in self._failed_by if t in self.latest and self.latest[t][0] is TestStatus.PASSED]
+        """Tests that failed in this run and pass now, sorted (the failures were recorded from a set)."""
+        return sorted(t for t in self._failed_by if t in self.latest and self.latest[t][0] is TestStatus.PASSED)
 
     def status_line(self, max_chars: int = 600) -> str | None:
         """`TEST STATUS: ✓ a: PASSED, ✗ b: FAILED`, failures first; counts plus failing names when long."""
