@@ -2,7 +2,7 @@
 
     python benchmarks/cache_cost.py                               # dev runs + every training set's validation split
     python benchmarks/cache_cost.py --sets gemini --split train   # where the water marks are tuned
-    python benchmarks/cache_cost.py --sets dev -c low_water=0.7   # ContextWeaver settings for the lazy rows
+    python benchmarks/cache_cost.py --sets dev -c lazy.low_water=0.7   # ContextWeaver settings for the lazy rows
 
 Per data set, strategy and budget: next-step evidence recall and history evidence (EVALUATION.md) on
 average and at the steps right after ContextWeaver's default cuts the context (the same steps for
@@ -30,10 +30,10 @@ from contextweaver.eval.aggregate import cache_columns
 from contextweaver.eval.metrics import mean, recall
 from contextweaver.eval.splits import split_of
 from contextweaver.eval.trajectory_run import budget_key, evaluate, parse_budgets, trajectory_id
-from contextweaver.extract import root_node
+from contextweaver.nodes.extract import root_node
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectories
 from contextweaver.prompt_cache import PRICES
-from contextweaver.weave import BudgetError
+from contextweaver.weaving.weave import BudgetError
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SETS = {

@@ -22,8 +22,8 @@ from core_benchmark import synthetic_step
 
 from contextweaver.baselines import BASELINES
 from contextweaver.config import WeaverConfig
-from contextweaver.extract import make_node, root_node
-from contextweaver.graph import DependencyGraph
+from contextweaver.nodes.extract import make_node, root_node
+from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import Strategy
 from contextweaver.selectors.select import SelectSelector
 from contextweaver.types import Parent

@@ -5,20 +5,18 @@ from __future__ import annotations
 from contextweaver.config import ModelConfig, WeaverConfig, load_config
 from contextweaver.errors import ContextWeaverError
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectory
-from contextweaver.graph import DependencyGraph
+from contextweaver.formats.base import Reader
 from contextweaver.models import ModelError, build_model
+from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import (
     Analyzer,
     Annotator,
     Model,
-    Reader,
     Selector,
-    Store,
     Strategy,
     Summarizer,
 )
-from contextweaver.selectors.plan import Plan
-from contextweaver.store import Session, StoreError, open_store
+from contextweaver.store import Session, Store, StoreError, open_store
 from contextweaver.strategies import TABLE as STRATEGIES
 from contextweaver.strategies import build_strategy, strategy_names
 from contextweaver.types import (
@@ -30,8 +28,9 @@ from contextweaver.types import (
     ValidationStatus,
     WovenContext,
 )
-from contextweaver.weave import BudgetError
 from contextweaver.weaver import ContextWeaver
+from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.weave import BudgetError
 
 __version__ = "0.2.0"
 

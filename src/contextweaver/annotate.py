@@ -1,23 +1,19 @@
-"""Per-step memory work: summary, parents, dependency summary (the paper's three calls)."""
+"""Per-step memory work: summary, parents, dependency summary (the paper's three calls), and the one
+place that decides which annotator a configuration builds and whether it calls the memory model."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from contextweaver.types import Node, Parent
+from contextweaver.analyzers import ANALYZERS, build_analyzer
+from contextweaver.summaries import SUMMARIZERS, build_summarizer
+from contextweaver.types import Annotation, Node
 
 if TYPE_CHECKING:
-    from contextweaver.graph import DependencyGraph
-    from contextweaver.protocols import Analyzer, Summarizer
-
-
-@dataclass(frozen=True)
-class Annotation:
-    summary: str
-    parents: list[Parent]
-    dependency_summary: str
+    from contextweaver.config import WeaverConfig
+    from contextweaver.nodes.graph import DependencyGraph
+    from contextweaver.protocols import Analyzer, Annotator, Model, Summarizer
 
 
 class ThreeCallAnnotator:
@@ -34,3 +30,19 @@ class ThreeCallAnnotator:
         parents = self.analyzer.select_parents(node, candidates, graph, task, m)[:m]
         parent_nodes = [graph.node(p.index) for p in parents]
         return Annotation(node.summary, parents, self.summarizer.dependency_summary(node, parent_nodes))
+
+
+def needs_model(config: WeaverConfig) -> bool:
+    """Whether a configured component calls the memory model: each analyzer and summarizer class
+    declares it (`uses_model`), so this is the one place the question is answered."""
+    return bool(ANALYZERS.get(config.analyzer).uses_model or SUMMARIZERS.get(config.summarizer).uses_model)
+
+
+def build_annotator(config: WeaverConfig, model: Model | None) -> Annotator:
+    """`llm_mode: fused` folds the three calls into one for an analyzer that calls the model; an analyzer
+    that calls none (the heuristic) keeps the three steps, which then cost no model call."""
+    if config.llm_mode == "fused" and ANALYZERS.get(config.analyzer).uses_model:
+        from contextweaver.analyzers.fused import FusedAnnotator
+
+        return FusedAnnotator(config, model)
+    return ThreeCallAnnotator(build_analyzer(config, model), build_summarizer(config, model))

@@ -11,12 +11,11 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from contextweaver.annotate import Annotation
-from contextweaver.types import Node, ValidationStatus
+from contextweaver.types import Annotation, Node, ValidationStatus
 from contextweaver.validation.tracker import TestTracker, Verdict
 
 if TYPE_CHECKING:
-    from contextweaver.graph import DependencyGraph
+    from contextweaver.nodes.graph import DependencyGraph
     from contextweaver.protocols import Annotator
 
 _log = logging.getLogger(__name__)

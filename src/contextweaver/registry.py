@@ -1,9 +1,13 @@
-"""Name -> class registries with lazy imports, so optional backends cost nothing until used."""
+"""Name -> class registries with lazy imports, so optional backends cost nothing until used; and the
+tables of the components a `WeaverConfig` names (analyzers, summarizers, selectors), here so the config
+checks a name when it is read without importing the components. A new one is a line in its table."""
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
+
+from contextweaver.errors import UnknownName
 
 
 class Registry:
@@ -14,15 +18,44 @@ class Registry:
         self.kind = kind
         self._entries = dict(entries)
 
-    def register(self, name: str, path: str) -> None:
-        self._entries[name] = path
-
     def names(self) -> list[str]:
         return list(self._entries)
 
+    def check(self, name: str) -> None:
+        """Raise UnknownName, listing the valid names, unless `name` is registered."""
+        if name not in self._entries:
+            raise UnknownName(f"unknown {self.kind} {name!r}; valid: {', '.join(self.names())}")
+
     def get(self, name: str) -> Any:
-        try:
-            module_name, _, attribute = self._entries[name].partition(":")
-        except KeyError:
-            raise ValueError(f"unknown {self.kind} {name!r}; valid: {', '.join(self.names())}") from None
+        self.check(name)
+        module_name, _, attribute = self._entries[name].partition(":")
         return getattr(importlib.import_module(module_name), attribute)
+
+
+ANALYZERS = Registry(
+    "analyzer",
+    {
+        "heuristic": "contextweaver.analyzers.heuristic:HeuristicAnalyzer",
+        "llm": "contextweaver.analyzers.llm:LLMAnalyzer",
+        "hybrid": "contextweaver.analyzers.hybrid:HybridAnalyzer",
+    },
+)
+SUMMARIZERS = Registry(
+    "summarizer",
+    {
+        "extractive": "contextweaver.summaries.extractive:ExtractiveSummarizer",
+        "llm": "contextweaver.summaries.llm:LLMSummarizer",
+    },
+)
+SELECTORS = Registry(
+    "selector",
+    {
+        "ancestry": "contextweaver.selectors.ancestry:AncestrySelector",
+        "frontier": "contextweaver.selectors.frontier:FrontierSelector",
+        "recency": "contextweaver.selectors.recency:RecencySelector",
+        "adaptive": "contextweaver.selectors.adaptive:AdaptiveSelector",
+        "select": "contextweaver.selectors.select:SelectSelector",
+    },
+)
+COMPONENTS = {"analyzer": ANALYZERS, "summarizer": SUMMARIZERS, "selector": SELECTORS}
+"""The `WeaverConfig` setting -> the registry its value names."""

@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from contextweaver.config import ModelConfig, WeaverConfig, apply_overrides
+from contextweaver.annotate import needs_model as annotate_needs_model
+from contextweaver.config import ModelConfig, WeaverConfig, apply_overrides, validated
+from contextweaver.errors import ConfigError, UnknownName
 from contextweaver.models.timed import TimedModel
 from contextweaver.protocols import Strategy
 
@@ -112,7 +114,7 @@ def spec(name: str) -> StrategySpec:
     """The table entry of a name (or alias); an unknown name lists the valid ones."""
     found = TABLE.get(ALIASES.get(name, name))
     if found is None:
-        raise ValueError(f"unknown strategy {name!r}; valid: {', '.join([*TABLE, *ALIASES])}")
+        raise UnknownName(f"unknown strategy {name!r}; valid: {', '.join([*TABLE, *ALIASES])}")
     return found
 
 
@@ -120,8 +122,8 @@ def weaver_config(name: str, settings: Mapping[str, Any] | None = None) -> Weave
     """The ContextWeaver config a name means: library defaults, then the name's settings, then the user's."""
     entry = spec(name)
     if entry.baseline is not None:
-        raise ValueError(f"strategy {name!r} is a baseline, not a ContextWeaver configuration")
-    return WeaverConfig.model_validate({**entry.weaver, **(settings or {})})
+        raise ConfigError(f"strategy {name!r} is a baseline, not a ContextWeaver configuration")
+    return validated({**entry.weaver, **(settings or {})}, f"strategy {name!r}: ")
 
 
 def needs_model(name: str, settings: Mapping[str, Any] | None = None) -> bool:
@@ -131,7 +133,7 @@ def needs_model(name: str, settings: Mapping[str, Any] | None = None) -> bool:
         from contextweaver.baselines import BASELINES
 
         return bool(getattr(BASELINES.get(entry.baseline), "uses_model", False))
-    return weaver_config(name, settings).needs_model()
+    return annotate_needs_model(weaver_config(name, settings))
 
 
 @dataclass
@@ -152,7 +154,7 @@ def build_strategy(
     """Build `name` with user `settings` (WeaverConfig fields; for baselines only `window`). The memory
     model comes from `model_config`, else the settings' `memory_model`, else the offline fake; `seed`
     reaches it so replays with different seeds sample differently where the backend samples."""
-    from contextweaver.models import build_model
+    from contextweaver.models import memory_model
 
     entry = spec(name)
     settings = dict(settings or {})
@@ -165,7 +167,7 @@ def build_strategy(
         memory = settings.pop("memory_model", None)
         window = settings.pop("window", None)
         if settings:
-            raise ValueError(
+            raise ConfigError(
                 f"strategy {name!r} takes only `window`; {', '.join(sorted(settings))} apply to ContextWeaver (cw-*)"
             )
         kwargs: dict[str, Any] = {}
@@ -173,13 +175,13 @@ def build_strategy(
             kwargs[entry.window_arg] = window
         model = None
         if getattr(cls, "uses_model", False):
-            model = TimedModel(build_model(_model_config(memory), seed=seed))
+            model = memory_model(_model_config(memory), seed=seed)
             kwargs["model"] = model
         return Built(cls(**kwargs), model)
     from contextweaver.weaver import ContextWeaver
 
     config = weaver_config(name, settings)
-    model = TimedModel(build_model(config.memory_model, seed=seed)) if config.needs_model() else None
+    model = memory_model(config.memory_model, seed=seed) if annotate_needs_model(config) else None
     return Built(ContextWeaver(config, model=model), model)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import tiktoken
 
-from contextweaver.types import Message
+from contextweaver.types import Message, content_text
 
 # o200k_base's split pattern and special tokens, as tiktoken defines them (tiktoken_ext.openai_public).
 _O200K_PAT = "|".join(
@@ -87,23 +87,6 @@ def encode(text: str) -> list[int]:
 def count_text(text: str) -> int:
     """Tokens of `text` (see `encode`)."""
     return len(encode(text)) if text else 0
-
-
-def content_text(content: Any) -> str:
-    """The text of a message content: a string, or the text parts of a multimodal list."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, dict) and part.get("type") == "text":
-                parts.append(str(part.get("text", "")))
-            elif isinstance(part, str):
-                parts.append(part)
-        return "\n".join(parts)
-    return str(content)
 
 
 def count_images(content: Any) -> int:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from contextweaver.extract import Extraction
+from typing import Any, Literal
 
 Message = dict[str, Any]
 """One OpenAI-style chat message: role, content, optional tool_calls / tool_call_id."""
@@ -74,13 +72,6 @@ class Step:
         assistant = "\n\n".join(part for part in (self.thought, self.action) if part)
         return ({"role": "assistant", "content": assistant}, {"role": "user", "content": self.observation})
 
-    @cached_property
-    def extraction(self) -> Extraction:
-        """Facts and token counts of this step, computed on first use and shared by every node built
-        from it (each strategy of a replay builds its own node from the same step). Immutable."""
-        from contextweaver.extract import extract
-
-        return extract(self)
 
 
 @dataclass(frozen=True)
@@ -90,6 +81,15 @@ class Parent:
     index: int
     confidence: float
     reason: str
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """What the memory work made of a new step: its summary, its parents, its dependency summary."""
+
+    summary: str
+    parents: list[Parent]
+    dependency_summary: str
 
 
 @dataclass(frozen=True)
@@ -198,6 +198,33 @@ class WovenContext:
 
     def text(self) -> str:
         """Plain-text rendering: each message's content in order (what evidence recall reads)."""
-        from contextweaver.render import messages_to_text
-
         return messages_to_text(self.messages)
+
+
+def content_text(content: Any) -> str:
+    """The text of a message content: a string, or the text parts of a multimodal list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text":
+                parts.append(str(part.get("text", "")))
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return str(content)
+
+
+def messages_to_text(messages: Sequence[Message]) -> str:
+    """Plain text of a conversation: each message's content and tool-call arguments, in order."""
+    return "\n\n".join(message_text(m) for m in messages)
+
+
+def message_text(message: Message) -> str:
+    """One message's part of `messages_to_text`: its content, then each tool call's arguments."""
+    text = content_text(message.get("content"))
+    calls = [str(c.get("function", {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
+    return "\n".join(p for p in [text, *calls] if p)

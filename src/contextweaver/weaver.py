@@ -12,22 +12,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from contextweaver import boundary
-from contextweaver.analyzers import build_analyzer
-from contextweaver.annotate import ThreeCallAnnotator
+from contextweaver.annotate import build_annotator, needs_model
 from contextweaver.config import WeaverConfig
-from contextweaver.extract import make_node, root_node
-from contextweaver.graph import DependencyGraph, LabelRecord
-from contextweaver.lazy import LazyContext, upgraded_plan
-from contextweaver.protocols import Annotator, Model
-from contextweaver.repeats import drop_repeated_outputs
-from contextweaver.reweave import Reweave, detached
+from contextweaver.errors import CallOrder
+from contextweaver.nodes.extract import make_node, root_node
+from contextweaver.nodes.graph import DependencyGraph, LabelRecord
+from contextweaver.protocols import Model
 from contextweaver.selectors import build_selector
-from contextweaver.selectors.plan import Plan
-from contextweaver.summaries import build_summarizer
+from contextweaver.selectors.repeats import drop_repeated_outputs
 from contextweaver.types import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.validation import TestTracker
-from contextweaver.weave import weave
-from contextweaver.working_state import WorkingState
+from contextweaver.weaving.lazy import LazyContext
+from contextweaver.weaving.modes import WeaveSettings, Weaving
+from contextweaver.weaving.plan import Plan, warmup_plan
+from contextweaver.weaving.reweave import detached
+from contextweaver.weaving.working_state import WorkingState
 
 
 class ContextWeaver:
@@ -41,31 +40,29 @@ class ContextWeaver:
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
         self.selector = build_selector(self.config)
-        self.model = model if model is not None or not self.config.needs_model() else self._memory_model()
-        self.annotator = self._build_annotator(self.model)
+        self.model = model if model is not None or not needs_model(self.config) else self._memory_model()
+        self.annotator = build_annotator(self.config, self.model)
         self.task = ""
-        self._lazy: dict[int | None, LazyContext] = {}
-        """Lazy mode: one growing context per budget asked for (replays may ask for several)."""
-        self._reweave = Reweave()
-        """Per-step mode without a budget: the last context, updated for the steps the plan changes."""
+        settings = WeaveSettings(
+            mode=self.config.mode,
+            high_water=self.config.lazy.high_water,
+            low_water=self.config.lazy.low_water,
+            safety_factor=self.config.token_safety_factor,
+            min_trim_tokens=self.config.min_trim_tokens,
+            cut_calls_share=self.config.lazy.calls_share,
+        )
+        self.weaving = Weaving(self.name, settings, self._plan, lambda: self.graph.nodes, state=self._state)
 
     def _memory_model(self) -> Model:
         """One client for all memory work, so retries, the circuit breaker and usage are shared."""
-        from contextweaver.models import build_model
+        from contextweaver.models import memory_model
 
-        return build_model(self.config.memory_model)
-
-    def _build_annotator(self, model: Model | None) -> Annotator:
-        if self.config.llm_mode == "fused" and self.config.analyzer != "heuristic":
-            from contextweaver.analyzers.fused import FusedAnnotator
-
-            return FusedAnnotator(self.config, model)
-        return ThreeCallAnnotator(build_analyzer(self.config, model), build_summarizer(self.config, model))
+        return memory_model(self.config.memory_model)
 
     def begin(self, messages: Sequence[Message]) -> None:
         """Set the root N_0: the system prompt and the task, kept verbatim in every context."""
         if len(self.graph):
-            raise RuntimeError("begin() was already called: use a new ContextWeaver per conversation")
+            raise CallOrder("begin() was already called: use a new ContextWeaver per conversation")
         root = root_node(messages)
         self.task = root.step.observation
         self.graph.add(root)
@@ -74,7 +71,7 @@ class ContextWeaver:
         """Algorithm 1 for a new step k: extract, validate, select parents, summarize. A stage that raises
         leaves the step stored with a plain placeholder (`boundary`), never lost."""
         if not len(self.graph):
-            raise RuntimeError("call begin(messages) with the system prompt and task before add_step()")
+            raise CallOrder("call begin(messages) with the system prompt and task before add_step()")
         k = len(self.graph)
         node = make_node(k, step)  # 1. node extraction: facts and token counts, once
 
@@ -100,7 +97,7 @@ class ContextWeaver:
         """Add a node annotated earlier (read from a store) as add_step left it, with nothing recomputed:
         its parents, summaries and status as given, the labels its step gave, its tests re-recorded."""
         if node.index != len(self.graph) or not len(self.graph):
-            raise ValueError(f"cannot restore node {node.index}: the graph holds {len(self.graph)} nodes")
+            raise CallOrder(f"cannot restore node {node.index}: the graph holds {len(self.graph)} nodes")
         self.tracker.record(node.index, node.test_results, node.inferred_passes, node.runner)
         parents, node.parents = node.parents, ()
         self.graph.add(node)
@@ -109,77 +106,41 @@ class ContextWeaver:
             self.graph.label(label.index, label.status, label.by, label.reason)
 
     def context(self, max_tokens: int | None = None) -> WovenContext:
-        """Steps 5-7: warmup or ancestry, then weaving (placeholders, TEST STATUS, budget).
+        """Steps 5-7: warmup or the selector's plan, then weaving (placeholders, TEST STATUS, budget).
 
         In lazy mode (the default) the history passes through unchanged until it would exceed the
-        budget's high-water mark; then it is woven once, down to the low-water mark, and frozen.
+        budget's high-water mark; then it is woven once, down to the low-water mark, and frozen
+        (`weaving/modes.py` decides).
         """
         return detached(self.shared_context(max_tokens))
 
     def shared_context(self, max_tokens: int | None = None) -> WovenContext:
         """`context`, its messages shared with the later contexts (`reweave`): for readers only."""
         if not len(self.graph):
-            raise RuntimeError("call begin(messages) before context()")
-        budget = max_tokens if max_tokens is not None else self.config.budget
+            raise CallOrder("call begin(messages) before context()")
         status_line = self.tracker.status_line(self.config.status_line_chars)
-        if self.config.mode == "per_step" and budget is None:
-            return self._reweave.weave(
-                self.graph.node(0), self.graph.nodes[1:], self._plan(), self.name, status_line
-            )
-        if self.config.mode == "per_step":
-            return self._weave_plan(
-                self._plan(), budget, status_line, self.config.token_safety_factor, note_last=True
-            )
-        return self.lazy(max_tokens).context(self.graph.nodes, self._cut, status_line, self.name)
+        return self.weaving.context(self._budget(max_tokens), status_line)
 
     def lazy(self, max_tokens: int | None = None) -> LazyContext:
         """Lazy mode's growing context for a budget (`max_tokens`, else the configured one)."""
-        budget = max_tokens if max_tokens is not None else self.config.budget
-        lazy = self._lazy.get(budget)
-        if lazy is None:
-            limit = None if budget is None else budget / self.config.token_safety_factor
-            lazy = LazyContext(self.graph.node(0), limit, self.config.high_water, self.config.low_water)
-            self._lazy[budget] = lazy
-        return lazy
+        return self.weaving.lazy(self._budget(max_tokens))
+
+    def _budget(self, max_tokens: int | None) -> int | None:
+        return max_tokens if max_tokens is not None else self.config.budget
 
     def _plan(self) -> Plan:
+        """Warmup (at most W steps: all of them, no selector asked), else the selector's plan with the
+        outputs a later kept one repeats compressed."""
+        warmup = warmup_plan(self.graph, self.config.window)
+        if warmup is not None:
+            return warmup
         plan = self.selector.plan(self.graph, self.config)
-        if self.config.drop_repeated_outputs and len(self.graph) - 1 > self.config.window:  # not in warmup
+        if self.config.drop_repeated_outputs:
             plan = drop_repeated_outputs(plan, self.graph.nodes)
         return plan
 
-    def _weave_plan(
-        self,
-        plan: Plan,
-        budget: float | None,
-        status_line: str | None,
-        safety: float = 1.0,
-        note_last: bool = False,
-    ) -> WovenContext:
-        """`note_last`: per-step weaving rewrites the working-state note every step, so it goes last, where
-        changing it breaks no cached prefix; a lazy cut freezes it right after the root."""
-        return weave(
-            self.graph.node(0),
-            self.graph.nodes[1:],
-            plan,
-            strategy=self.name,
-            budget=budget,
-            status_line=status_line,
-            min_trim_tokens=self.config.min_trim_tokens,
-            safety_factor=safety,
-            state=WorkingState(self.graph.nodes, self.tracker, note_last)
-            if self.config.working_state
-            else None,
-        )
-
-    def _cut(self, target: float, hold_calls: bool) -> WovenContext:
-        """A lazy cut: the selector's plan woven under `target`, then recent outputs in the room left."""
-        plan = self._plan()
-        plan.calls_share = self.config.cut_calls_share if hold_calls else 0.0
-        plan.short_calls = True
-        base = self._weave_plan(plan, target, None)
-        upgraded = upgraded_plan(plan, base, self.graph.nodes, target)
-        return base if upgraded is None else self._weave_plan(upgraded, target, None)
+    def _state(self, note_last: bool) -> WorkingState | None:
+        return WorkingState(self.graph.nodes, self.tracker, note_last) if self.config.working_state else None
 
     @property
     def nodes(self) -> list[Node]:

@@ -6,9 +6,9 @@ from contextweaver.analyzers import ANALYZERS
 from contextweaver.analyzers.hybrid import HybridAnalyzer
 from contextweaver.analyzers.llm import LLMAnalyzer
 from contextweaver.config import WeaverConfig
-from contextweaver.extract import make_node, root_node
-from contextweaver.graph import DependencyGraph
 from contextweaver.models.fake import FakeModel
+from contextweaver.nodes.extract import make_node, root_node
+from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.testing.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
 from contextweaver.types import Parent, Step
 

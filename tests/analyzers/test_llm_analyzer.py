@@ -10,6 +10,7 @@ from contextweaver import ContextWeaver
 from contextweaver.analyzers import ANALYZERS, build_analyzer
 from contextweaver.analyzers.heuristic import HeuristicAnalyzer
 from contextweaver.analyzers.llm import LLMAnalyzer
+from contextweaver.annotate import needs_model
 from contextweaver.config import WeaverConfig
 from contextweaver.models import CircuitOpen, ModelTimeout
 from contextweaver.models.fake import FakeModel
@@ -40,7 +41,7 @@ def test_registered_and_built_from_config() -> None:
     analyzer = ContextWeaver(config).annotator.analyzer  # type: ignore[attr-defined]
     assert isinstance(analyzer, LLMAnalyzer) and isinstance(analyzer.model, FakeModel)
     assert ANALYZERS.get("llm") is LLMAnalyzer
-    assert config.needs_model() and not WeaverConfig().needs_model()
+    assert needs_model(config) and not needs_model(WeaverConfig())
 
 
 def test_the_llm_parts_receive_their_model_and_refuse_to_run_without_one() -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contextweaver.annotate import Annotation
-from contextweaver.types import Node, Parent, Step
+from contextweaver.types import Annotation, Node, Parent, Step
 
 ROOT = [
     {"role": "system", "content": "You are a coding agent. Use one bash command per turn."},

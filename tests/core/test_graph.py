@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from contextweaver.extract import make_node, root_node
-from contextweaver.graph import DependencyGraph
+from contextweaver.nodes.extract import make_node, root_node
+from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.types import Parent, ValidationStatus
 from tests.core.helpers import ROOT, step
 

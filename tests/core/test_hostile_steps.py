@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from contextweaver import extract
 from contextweaver.config import WeaverConfig
-from contextweaver.facts import extract_facts
+from contextweaver.nodes import extract
+from contextweaver.nodes.facts import extract_facts
 from contextweaver.types import Step, ValidationStatus
 from contextweaver.weaver import ContextWeaver
 from tests.core.helpers import ROOT, step

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from contextweaver.baselines.full import FullHistory
-from contextweaver.config import WeaverConfig
+from contextweaver.config import WeaverConfig, load_config
 from contextweaver.tokens import count_message
 from contextweaver.types import Step, WovenContext
 from contextweaver.weaver import ContextWeaver
@@ -50,7 +50,7 @@ def test_a_budget_never_reached_changes_nothing() -> None:
 
 
 def test_between_cuts_each_context_extends_the_last_one_byte_for_byte() -> None:
-    config = WeaverConfig(high_water=0.9, low_water=0.6)
+    config = WeaverConfig(lazy={"high_water": 0.9, "low_water": 0.6})
     contexts = replay(ContextWeaver(config), 40, 3000)
     root = contexts[0].tokens - contexts[0].decisions[0].tokens
     cuts = [i for i, c in enumerate(contexts) if c.compacted]
@@ -73,7 +73,7 @@ def test_a_large_root_does_not_starve_the_steps_after_a_cut() -> None:
     task = " ".join(f"requirement_{i} must hold for every page" for i in range(180))
     root = [ROOT[0], {"role": "user", "content": task}]
     budget = 3000
-    contexts = replay(ContextWeaver(WeaverConfig(low_water=0.5)), 40, budget, root)
+    contexts = replay(ContextWeaver(WeaverConfig(lazy={"low_water": 0.5})), 40, budget, root)
     root_tokens = contexts[0].tokens - contexts[0].decisions[0].tokens
     assert 0.4 * budget < root_tokens < 0.6 * budget
     cuts = [c for c in contexts if c.compacted]
@@ -87,7 +87,7 @@ def test_a_large_root_does_not_starve_the_steps_after_a_cut() -> None:
 
 
 def test_what_a_cut_compressed_stays_compressed_until_the_next_cut() -> None:
-    contexts = replay(ContextWeaver(WeaverConfig(low_water=0.5)), 40, 3000)
+    contexts = replay(ContextWeaver(WeaverConfig(lazy={"low_water": 0.5})), 40, 3000)
     cut = next(i for i, c in enumerate(contexts) if c.compacted)
     frozen = {d.index: d for d in contexts[cut].decisions}
     assert any(d.mode != "full" for d in frozen.values())
@@ -124,8 +124,8 @@ def test_per_step_mode_re_weaves_every_context() -> None:
 
 
 def test_marks_out_of_order_are_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="low_water .* must not exceed high_water"):
-        WeaverConfig(high_water=0.5, low_water=0.8)
+    with pytest.raises(ValueError, match="lazy.low_water .* must not exceed lazy.high_water"):
+        WeaverConfig(lazy={"high_water": 0.5, "low_water": 0.8})
 
 
 def long_steps(n: int, thought_lines: int) -> list[Step]:
@@ -195,3 +195,15 @@ def test_a_room_of_few_steps_is_cut_at_the_high_mark() -> None:
     contexts = replay_steps(WeaverConfig(), given, 1000)
     cuts = [c for c in contexts if c.compacted]
     assert cuts and all(cut_share(c) == 1.0 for c in cuts)
+
+
+def test_the_old_setting_names_still_work_with_a_warning() -> None:
+    with pytest.warns(FutureWarning) as caught:
+        config = WeaverConfig(low_water=0.6, cut_calls_share=0.1)
+    assert (config.lazy.low_water, config.lazy.calls_share) == (0.6, 0.1)
+    assert sorted(str(w.message).split(" is now ")[0] for w in caught) == [
+        "setting 'cut_calls_share'",
+        "setting 'low_water'",
+    ]
+    with pytest.warns(FutureWarning, match=r"'select_weights' is now `select.weights`"):
+        assert load_config(overrides=["select_weights=null"]).select.weights is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextweaver.render import trim_text
+from contextweaver.nodes.render import trim_text
 from contextweaver.tokens import PIECE_CHARS, count_text, encode, get_encoding
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from contextweaver.facts import extract_facts
 from contextweaver.formats.toolcalls import action_text
+from contextweaver.nodes.facts import extract_facts
+from contextweaver.nodes.views import file_key, outline, same_file, viewed_file, viewed_paths
 from contextweaver.types import Step
-from contextweaver.views import file_key, outline, same_file, viewed_file, viewed_paths
 
 
 def test_paths_match_by_their_tail() -> None:

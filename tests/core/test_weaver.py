@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from contextweaver.annotate import build_annotator
 from contextweaver.config import WeaverConfig
 from contextweaver.types import PLACEHOLDER, Step, ValidationStatus
 from contextweaver.weaver import ContextWeaver
@@ -55,7 +56,7 @@ def test_tree_variant_m_1_gives_one_parent_per_node() -> None:
 
 def test_dependency_summaries_never_enter_the_context() -> None:
     weaver = weaver_with({}, 8)
-    weaver.annotator = weaver._build_annotator(None)  # the real extractive summaries
+    weaver.annotator = build_annotator(weaver.config, None)  # the real extractive summaries
     weaver.add_step(
         Step(thought="Check the tail.", action="tail -n 3 src/pager.py", observation="def paginate(items):")
     )

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from contextweaver.cli import main
 from contextweaver.config import WeaverConfig
+from contextweaver.config.select_weights import SelectSettings, load_settings
 from contextweaver.eval.fit import Run, fit, holdout_of
 from contextweaver.eval.fit_score import prepare, run_point
 from contextweaver.eval.frontier import run_point as report_point
@@ -19,7 +20,6 @@ from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats import load_trajectories
 from contextweaver.formats.base import Trajectory
 from contextweaver.selectors.select import SelectSelector
-from contextweaver.selectors.select_settings import SelectSettings, load_settings
 from contextweaver.types import Step
 
 from .conftest import ROOT, write_jsonl
@@ -105,7 +105,7 @@ def test_the_command_writes_weights_the_selector_reads(tmp_path: Path) -> None:
     assert document["started_from"]["extra_tokens"] == 0
     fitted = load_settings(out)
     assert fitted.extra_tokens > 0
-    selector = SelectSelector.from_config(WeaverConfig(selector="select", select_weights=str(out)))
+    selector = SelectSelector.from_config(WeaverConfig(selector="select", select={"weights": str(out)}))
     assert selector.settings == fitted
     assert "objective" in result.output
 

@@ -20,7 +20,7 @@ from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import PRICES, CostMeter, PrefixCache
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy
 from contextweaver.types import Message, Step
-from contextweaver.weave import weave
+from contextweaver.weaving.weave import weave
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
 

@@ -11,6 +11,7 @@ from contextweaver.eval.evidence import EarlierText, covered, covered_in, eviden
 from contextweaver.eval.metrics import index_runs, run_indices
 from contextweaver.eval.replay import replay, replay_steps
 from contextweaver.formats.base import Trajectory
+from contextweaver.nodes.extract import cached_extraction, extraction_of
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy
 from contextweaver.types import Step
 
@@ -20,7 +21,7 @@ def test_strategies_share_one_extraction_per_step_but_never_a_node(bugfix: Traje
     for strategy in (weaver, window):
         strategy.begin(bugfix.root)
     step = bugfix.steps[0]
-    assert "extraction" not in step.__dict__
+    assert cached_extraction(step) is None
     mine, theirs = weaver.add_step(step), window.add_step(step)
     assert mine is not theirs and mine.facts is theirs.facts  # computed once, for both
     assert mine.full_tokens == theirs.full_tokens > 0 and mine.compressed is theirs.compressed
@@ -106,7 +107,7 @@ def test_kept_steps_are_stored_as_runs() -> None:
 
 def test_memory_time_counts_the_shared_extraction_for_every_strategy(bugfix: Trajectory) -> None:
     for step in bugfix.steps:
-        step.extraction  # noqa: B018 (computed before the replay, as the eval runner does)
-    assert all(step.extraction.seconds > 0 for step in bugfix.steps)
+        extraction_of(step)  # computed before the replay, as the eval runner does
+    assert all(extraction_of(step).seconds > 0 for step in bugfix.steps)
     for replayed in replay(bugfix, lambda: build_strategy("sliding_window").strategy):
-        assert replayed.add_seconds >= bugfix.steps[replayed.index - 1].extraction.seconds
+        assert replayed.add_seconds >= extraction_of(bugfix.steps[replayed.index - 1]).seconds

@@ -12,9 +12,9 @@ from typing import Any
 from click.testing import CliRunner
 
 from contextweaver.cli import main
-from contextweaver.facts import extract_facts
 from contextweaver.formats import detect_format, load_trajectory
 from contextweaver.formats.toolcalls import action_text, code_mode_actions
+from contextweaver.nodes.facts import extract_facts
 from contextweaver.tokens import content_text
 from contextweaver.weaver import ContextWeaver
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
-from contextweaver.extract import make_node, root_node
-from contextweaver.graph import DependencyGraph
+from contextweaver.nodes.extract import make_node, root_node
+from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.selectors import SELECTORS
 from contextweaver.selectors.adaptive import AdaptiveSelector, recent_shape
 from contextweaver.types import Parent, Step

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from contextweaver.excerpts import OutputLines, build_excerpt
-from contextweaver.extract import make_node
+from contextweaver.nodes.extract import extraction_of, make_node
 from contextweaver.tokens import count_message
 from contextweaver.types import Step
+from contextweaver.weaving.excerpts import OutputLines, build_excerpt
 
 VIEW = "\n".join(
     f"{n:>6}\tdef helper_{n}(value): return value * {n}  # ünïcode" if n % 5 else "}" for n in range(1, 40)
@@ -47,7 +47,7 @@ def test_an_excerpts_count_is_its_texts_count(step: Step, drop: set[int]) -> Non
 
 def test_extraction_counts_each_messages_text() -> None:
     node = make_node(1, TOOL_STEP)
-    counts = node.step.extraction.content_tokens
+    counts = extraction_of(node.step).content_tokens
     assert len(counts) == 2 and counts[1] > 39 * 10
     assert node.full_tokens == sum(count_message(m) for m in TOOL_STEP.chat_messages())
     assert node.full_tokens > sum(counts) + 2 * 4  # the tool call is counted beside the texts

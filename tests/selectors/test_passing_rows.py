@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.selectors.test_select import filler, weaver_with
 
-from contextweaver.passing_rows import passing_rows
+from contextweaver.selectors.passing_rows import passing_rows
 from contextweaver.types import Step
 
 PYTEST_V = "\n".join(

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 from contextweaver.config import WeaverConfig
-from contextweaver.excerpts import MARKER, OutputLines, build_excerpt
-from contextweaver.extract import make_node
+from contextweaver.nodes.extract import make_node
 from contextweaver.selectors import SELECTORS
 from contextweaver.selectors.select import SelectSelector
 from contextweaver.tokens import count_message
 from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
+from contextweaver.weaving.excerpts import MARKER, OutputLines, build_excerpt
 
 FILE_VIEW = "\n".join(f"{n:>4}\tline {n} of the module" for n in range(1, 201))
 FILE_VIEW = FILE_VIEW.replace("line 150 of the module", "def compute_total_price(order):")
@@ -67,7 +67,7 @@ def test_nothing_older_is_kept_when_recent_steps_mention_nothing_in_it() -> None
 def test_the_extra_token_allowance_bounds_the_excerpts() -> None:
     steps = [Step("read the module", "nl -ba shop/pricing.py", FILE_VIEW), *filler(8)]
     steps.append(Step("the bug must be in compute_total_price", "grep -n total shop/*.py", "no match"))
-    context = weaver_with(steps, select_extra_tokens=0).context()
+    context = weaver_with(steps, select={"extra_tokens": 0}).context()
     assert next(d for d in context.decisions if d.index == 1).mode == "compressed"
 
 

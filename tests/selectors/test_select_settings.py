@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 from contextweaver.config import WeaverConfig, load_config
-from contextweaver.errors import ContextWeaverError
-from contextweaver.selectors.select import SelectSelector
-from contextweaver.selectors.select_settings import (
+from contextweaver.config.select_weights import (
     FORMAT,
     SHIPPED,
     SelectSettings,
@@ -19,6 +17,8 @@ from contextweaver.selectors.select_settings import (
     load_settings,
     weights_document,
 )
+from contextweaver.errors import ContextWeaverError
+from contextweaver.selectors.select import SelectSelector
 from contextweaver.strategies import build_strategy
 from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
@@ -68,30 +68,30 @@ def test_default_contexts_are_those_of_the_record_defaults(tmp_path: Path) -> No
     reference = select_weaver()
     direct = select_weaver()
     direct.selector = SelectSelector(SelectSettings())
-    named = select_weaver(select_weights=str(SHIPPED))
-    written = select_weaver(select_weights=str(write(tmp_path / "w.json", SelectSettings())))
+    named = select_weaver(select={"weights": str(SHIPPED)})
+    written = select_weaver(select={"weights": str(write(tmp_path / "w.json", SelectSettings()))})
     expected = contexts(reference)
     assert contexts(direct) == contexts(named) == contexts(written) == expected
 
 
 def test_a_file_setting_changes_the_context(tmp_path: Path) -> None:
     wider = write(tmp_path / "w.json", replace(SelectSettings(), context_lines=4))
-    text = contexts(select_weaver(select_weights=str(wider)))[-1]
+    text = contexts(select_weaver(select={"weights": str(wider)}))[-1]
     assert " 146\tline 146 of the module" in text
     assert " 146\tline 146 of the module" not in contexts(select_weaver())[-1]
     none = write(tmp_path / "none.json", replace(SelectSettings(), extra_tokens=0))
-    assert "compute_total_price(order)" not in contexts(select_weaver(select_weights=str(none)))[-1]
+    assert "compute_total_price(order)" not in contexts(select_weaver(select={"weights": str(none)}))[-1]
 
 
 def test_config_tokens_override_the_file(tmp_path: Path) -> None:
     path = str(write(tmp_path / "w.json", replace(SelectSettings(), extra_tokens=0)))
-    selector = SelectSelector.from_config(WeaverConfig(select_weights=path, select_extra_tokens=1000))
+    selector = SelectSelector.from_config(WeaverConfig(select={"weights": path, "extra_tokens": 1000}))
     assert selector.extra_tokens == 1000 and selector.excerpt_tokens == 900
 
 
 def test_override_on_the_command_line(tmp_path: Path) -> None:
     path = write(tmp_path / "w.json", replace(SelectSettings(), lookback=3))
-    config = load_config(overrides=[f"select_weights={path}", "selector=select"])
+    config = load_config(overrides=[f"select.weights={path}", "selector=select"])
     assert ContextWeaver(config).selector.lookback == 3  # type: ignore[attr-defined]
 
 
@@ -117,7 +117,7 @@ def test_bad_files_say_which_file_key_and_fix(tmp_path: Path, document: object, 
     assert str(path) in str(caught.value) and says in str(caught.value)
     assert isinstance(caught.value, ContextWeaverError)
     with pytest.raises(ValueError, match="bad.json"):  # the config names it before any run starts
-        load_config(overrides=[f"select_weights={path}"])
+        load_config(overrides=[f"select.weights={path}"])
 
 
 def test_unreadable_files(tmp_path: Path) -> None:

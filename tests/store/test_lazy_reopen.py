@@ -53,6 +53,6 @@ def test_without_the_saved_cut_the_reopened_context_would_differ(store_location:
     store = open_store(store_location)
     assert store.cut("fresh") is not None
     reopened = Session.open(store, "fresh")
-    reopened.weaver._lazy.clear()  # as a store without the cut would rebuild it
+    reopened.weaver.weaving.forget_cuts()  # as a store without the cut would rebuild it
     rebuilt = reopened.context(BUDGET)
     assert rebuilt.compacted and rebuilt.messages != session.context(BUDGET).messages

@@ -102,7 +102,7 @@ def test_reopening_reads_rows_and_recomputes_nothing(
 
     monkeypatch.setattr("contextweaver.weaver.make_node", recomputed)  # facts and token counts
     monkeypatch.setattr("contextweaver.validation.tracker.TestTracker.observe", recomputed)  # test parsers
-    monkeypatch.setattr("contextweaver.render.placeholder", recomputed)  # observation line counts
+    monkeypatch.setattr("contextweaver.nodes.render.placeholder", recomputed)  # observation line counts
     resumed = Session.open(store, "rows")
     assert signature(resumed.graph) == signature(session.graph)
     assert resumed.context(2500).messages == session.context(2500).messages

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contextweaver.graph import LabelRecord
+from contextweaver.nodes.graph import LabelRecord
 from contextweaver.store import SessionExists, SessionNotFound, StepConflict, Store, StoredAnnotation, digest
 from contextweaver.types import Parent, Step, ValidationStatus
 

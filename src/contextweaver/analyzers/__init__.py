@@ -4,21 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from contextweaver.registry import Registry
+from contextweaver.registry import ANALYZERS
 
 if TYPE_CHECKING:
     from contextweaver.config import WeaverConfig
     from contextweaver.protocols import Analyzer, Model
-
-ANALYZERS = Registry(
-    "analyzer",
-    {
-        "heuristic": "contextweaver.analyzers.heuristic:HeuristicAnalyzer",
-        "llm": "contextweaver.analyzers.llm:LLMAnalyzer",
-        "hybrid": "contextweaver.analyzers.hybrid:HybridAnalyzer",
-    },
-)
-
 
 def build_analyzer(config: WeaverConfig, model: Model | None = None) -> Analyzer:
     analyzer: Analyzer = ANALYZERS.get(config.analyzer)(config, model)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from contextweaver.analyzers.hybrid import top_c
 from contextweaver.analyzers.llm import HeuristicBackedJudge
-from contextweaver.annotate import Annotation
 from contextweaver.config import WeaverConfig
 from contextweaver.models import ModelError, at_step
 from contextweaver.prompts import (
@@ -28,10 +27,10 @@ from contextweaver.prompts import (
 from contextweaver.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
 from contextweaver.protocols import Model
 from contextweaver.summaries.extractive import ExtractiveSummarizer
-from contextweaver.types import Node
+from contextweaver.types import Annotation, Node
 
 if TYPE_CHECKING:
-    from contextweaver.graph import DependencyGraph
+    from contextweaver.nodes.graph import DependencyGraph
 
 
 class FusedAnnotator(HeuristicBackedJudge):

@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
-from contextweaver.postings import Posting, post
+from contextweaver.nodes.postings import Posting, post
 from contextweaver.protocols import Model
 from contextweaver.types import Node, Parent
 
 if TYPE_CHECKING:
-    from contextweaver.graph import DependencyGraph
+    from contextweaver.nodes.graph import DependencyGraph
 
 USES_OUTPUT, RETURNS_TO, SEES_AGAIN = 2.0, 0.2, 0.25
 EDITS_VIEWED, EDITS_AGAIN, VIEWS_EDIT, RUNS_AFTER_EDIT, RERUNS = 3.0, 1.5, 2.0, 2.0, 1.0
@@ -144,7 +144,7 @@ class HeuristicAnalyzer:
     @staticmethod
     def _allowed(candidates: Sequence[Node]) -> Callable[[int], bool]:
         """Whether an index is a candidate: O(1) on the graph's lazy view, else a set built once."""
-        from contextweaver.graph import CandidateView
+        from contextweaver.nodes.graph import CandidateView
 
         if isinstance(candidates, CandidateView):
             return candidates.allows

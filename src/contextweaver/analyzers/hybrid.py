@@ -14,7 +14,7 @@ from contextweaver.analyzers.llm import LLMAnalyzer
 from contextweaver.types import Node
 
 if TYPE_CHECKING:
-    from contextweaver.graph import DependencyGraph
+    from contextweaver.nodes.graph import DependencyGraph
 
 
 def top_c(

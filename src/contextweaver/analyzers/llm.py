@@ -28,7 +28,7 @@ from contextweaver.protocols import Model
 from contextweaver.types import Node, Parent
 
 if TYPE_CHECKING:
-    from contextweaver.graph import DependencyGraph
+    from contextweaver.nodes.graph import DependencyGraph
 
 log = logging.getLogger("contextweaver.analyzers")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from contextweaver.extract import make_node, root_node
-from contextweaver.reweave import Reweave, detached
-from contextweaver.selectors.plan import Plan
+from contextweaver.errors import CallOrder
+from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.types import Message, Node, Step, WovenContext
-from contextweaver.weave import weave
+from contextweaver.weaving.modes import WeaveSettings, Weaving
+from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.reweave import detached
 
 
 class HistoryStrategy:
@@ -20,17 +21,20 @@ class HistoryStrategy:
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
-        self.reweave = Reweave()
-        """Without a budget, the last context updated per step rather than woven anew."""
+        self.weaving = self._weaving()
+
+    def _weaving(self) -> Weaving:
+        """Per-step weaving of `plan()` (a subclass that weaves its own contexts or cuts lazily says so)."""
+        return Weaving(self.name, WeaveSettings(), self.plan, lambda: self.nodes)
 
     def begin(self, messages: Sequence[Message]) -> None:
         if self.nodes:
-            raise RuntimeError("begin() was already called: use a new strategy object per conversation")
+            raise CallOrder("begin() was already called: use a new strategy object per conversation")
         self.nodes.append(root_node(messages))
 
     def add_step(self, step: Step) -> Node:
         if not self.nodes:
-            raise RuntimeError("call begin(messages) with the system prompt and task before add_step()")
+            raise CallOrder("call begin(messages) with the system prompt and task before add_step()")
         node = make_node(len(self.nodes), step)
         self.nodes.append(node)
         return node
@@ -47,7 +51,5 @@ class HistoryStrategy:
     def shared_context(self, max_tokens: int | None = None) -> WovenContext:
         """The context, its messages shared with the later contexts (`reweave`): for readers only."""
         if not self.nodes:
-            raise RuntimeError("call begin(messages) before context()")
-        if max_tokens is None:
-            return self.reweave.weave(self.nodes[0], self.nodes[1:], self.plan(), self.name)
-        return weave(self.nodes[0], self.nodes[1:], self.plan(), strategy=self.name, budget=max_tokens)
+            raise CallOrder("call begin(messages) before context()")
+        return self.weaving.context(max_tokens)

@@ -13,8 +13,8 @@ import re
 import bm25s
 
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.selectors.plan import Plan
 from contextweaver.types import Node, Step
+from contextweaver.weaving.plan import Plan
 
 _TERM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 _PART = re.compile(r"[A-Za-z][a-z0-9]+|[A-Z]+(?![a-z])|\d+")

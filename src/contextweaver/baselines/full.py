@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.selectors.plan import Plan
-from contextweaver.types import WovenContext
+from contextweaver.weaving.modes import WeaveSettings, Weaving
+from contextweaver.weaving.plan import Plan
 
 REASON = "full history"
 
@@ -16,8 +16,5 @@ class FullHistory(HistoryStrategy):
         last = len(self.nodes) - 1
         return Plan(full=[(i, REASON) for i in range(last, 0, -1)], compressed_reason="")
 
-    def shared_context(self, max_tokens: int | None = None) -> WovenContext:
-        """Without a budget the context only grows: each new step is appended, nothing is re-planned."""
-        if max_tokens is not None or not self.nodes:
-            return super().shared_context(max_tokens)
-        return self.reweave.append(self.nodes[0], self.nodes[1:], REASON, self.name)
+    def _weaving(self) -> Weaving:
+        return Weaving(self.name, WeaveSettings(keep_all=REASON), self.plan, lambda: self.nodes)

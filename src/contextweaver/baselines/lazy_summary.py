@@ -6,9 +6,9 @@ the result is frozen until the next crossing (the compaction Claude Code and Ope
 from __future__ import annotations
 
 from contextweaver.baselines.llm_summary import LLMSummary
-from contextweaver.lazy import LazyContext
 from contextweaver.protocols import Model
-from contextweaver.types import Node, Step, WovenContext
+from contextweaver.types import Node, Step
+from contextweaver.weaving.modes import WeaveSettings, Weaving
 
 
 class LazySummary(LLMSummary):
@@ -23,23 +23,21 @@ class LazySummary(LLMSummary):
         high_water: float = 1.0,
         low_water: float = 0.85,
     ) -> None:
-        super().__init__(keep_last, model)
         self.high_water = high_water
         self.low_water = low_water
-        self._lazy: dict[int | None, LazyContext] = {}
+        super().__init__(keep_last, model)
+
+    def _weaving(self) -> Weaving:
+        """Lazy: the history whole until the high-water mark; a cut folds the leaving steps, then weaves."""
+        settings = WeaveSettings(mode="lazy", high_water=self.high_water, low_water=self.low_water)
+        return Weaving(
+            self.name,
+            settings,
+            self.plan,
+            lambda: self.nodes,
+            woven=self.summarized_context,
+            before_cut=self.fold_leaving,
+        )
 
     def add_step(self, step: Step) -> Node:
         return super(LLMSummary, self).add_step(step)  # no fold per step: only at a cut
-
-    def _cut(self, target: float, hold_calls: bool = True) -> WovenContext:
-        self.fold_leaving()
-        return super().shared_context(max_tokens=int(target))
-
-    def shared_context(self, max_tokens: int | None = None) -> WovenContext:
-        if not self.nodes:
-            raise RuntimeError("call begin(messages) before context()")
-        lazy = self._lazy.get(max_tokens)
-        if lazy is None:
-            lazy = LazyContext(self.nodes[0], max_tokens, self.high_water, self.low_water)
-            self._lazy[max_tokens] = lazy
-        return lazy.context(self.nodes, self._cut, None, self.name)

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.extract import root_node
 from contextweaver.models import ModelError, at_step, require_model
+from contextweaver.nodes.extract import root_node
+from contextweaver.nodes.render import trim_text
 from contextweaver.prompts.render import clip
 from contextweaver.protocols import Model
-from contextweaver.render import trim_text
-from contextweaver.selectors.plan import Plan
 from contextweaver.types import Decision, Message, Node, Step, WovenContext
-from contextweaver.weave import weave
+from contextweaver.weaving.modes import WeaveSettings, Weaving
+from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.weave import weave
 
 log = logging.getLogger("contextweaver.baselines")
 
@@ -124,9 +125,11 @@ class LLMSummary(HistoryStrategy):
             compressed_reason="left the window; the summary call for it failed, so it stays as a placeholder",
         )
 
-    def shared_context(self, max_tokens: int | None = None) -> WovenContext:
-        if not self.nodes:
-            raise RuntimeError("call begin(messages) before context()")
+    def _weaving(self) -> Weaving:
+        return Weaving(self.name, WeaveSettings(), self.plan, lambda: self.nodes, woven=self.summarized_context)
+
+    def summarized_context(self, max_tokens: int | None) -> WovenContext:
+        """The summary after the root, then the steps it does not cover, woven under `max_tokens`."""
         folded = self.nodes[1 : self.summarized + 1]
         shown = [n for n in folded if n.step.kind == "user"] + self.nodes[self.summarized + 1 :]
         woven = weave(self._summary_root(), shown, self.plan(), strategy=self.name, budget=max_tokens)

@@ -7,7 +7,7 @@ With n=5 this is the paper's sliding-window baseline; with n=10 it is the observ
 from __future__ import annotations
 
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.selectors.plan import Plan
+from contextweaver.weaving.plan import Plan
 
 
 class RecentObservations(HistoryStrategy):

@@ -37,7 +37,7 @@ class LazyGroup(click.Group):
         whose `--config` is `options.config_option` names the file and fails earlier, as a usage error)."""
         import yaml
 
-        from contextweaver.cli.options import yaml_problem
+        from contextweaver.config import yaml_problem
         from contextweaver.errors import ContextWeaverError
 
         try:

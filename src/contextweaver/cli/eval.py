@@ -176,7 +176,7 @@ def _seeds(text: str) -> list[int]:
 
 def _check_budgets(budgets: Sequence[int | None], trajectories: Sequence[tuple[str, Trajectory]]) -> None:
     """A budget below a run's system prompt and task fails every run at it: say so once, before any runs."""
-    from contextweaver.extract import root_node
+    from contextweaver.nodes.extract import root_node
 
     numbers = [b for b in budgets if b is not None]
     if not numbers:

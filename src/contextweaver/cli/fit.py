@@ -108,8 +108,8 @@ def command(
     target, across datasets, keeping recent evidence; write the weights for `-c select_weights=FILE`."""
     from rich.console import Console
 
+    from contextweaver.config.select_weights import load_settings
     from contextweaver.eval.fit import fit
-    from contextweaver.selectors.select_settings import load_settings
 
     console = Console(stderr=True, soft_wrap=True)
     from contextweaver.errors import ContextWeaverError
@@ -152,8 +152,8 @@ def document(result: FitResult, command_line: str) -> dict[str, Any]:
     the same command writes the same file)."""
     from dataclasses import asdict
 
+    from contextweaver.config.select_weights import weights_document
     from contextweaver.eval.fit import ids_hash
-    from contextweaver.selectors.select_settings import weights_document
 
     def part(runs: list[Run]) -> dict[str, Any]:
         return {"runs": len(runs), "ids_sha256": ids_hash(runs)}

@@ -1,5 +1,5 @@
 """Options several commands share, defined once: `--config` (its YAML checked as it is parsed),
-`-s/--strategy` and `--instance`; and the one-paragraph message for a YAML file that does not parse."""
+`-s/--strategy` and `--instance`."""
 
 from __future__ import annotations
 
@@ -10,23 +10,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 import yaml
 
+from contextweaver.config import yaml_problem
 from contextweaver.strategies import ALIASES, TABLE
 
 if TYPE_CHECKING:
     from contextweaver.formats.base import Trajectory
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def yaml_problem(name: str, exc: yaml.YAMLError) -> str:
-    """`bad.yaml is not valid YAML (line 2, column 8: expected ...)`: the place, the problem, the fix."""
-    mark = getattr(exc, "problem_mark", None)
-    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    return (
-        f"{name} is not valid YAML ({where}{problem}): fix that line; the file holds settings as "
-        "`key: value` lines (e.g. `window: 5`, or nested under `contextweaver:`)"
-    )
 
 
 class ConfigFile(click.Path):

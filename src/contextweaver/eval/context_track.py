@@ -22,8 +22,7 @@ from operator import itemgetter
 from contextweaver.eval.evidence import finder
 from contextweaver.eval.metrics import MessageTokens
 from contextweaver.prompt_cache import common_prefix
-from contextweaver.render import message_text, messages_to_text
-from contextweaver.types import Message
+from contextweaver.types import Message, message_text, messages_to_text
 
 
 class ContextTrack:

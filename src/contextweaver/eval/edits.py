@@ -16,8 +16,8 @@ import shlex
 from dataclasses import dataclass
 
 from contextweaver.eval.evidence import EarlierText, StepEvidence, next_step_evidence
-from contextweaver.facts import shell_lines
 from contextweaver.formats.base import Trajectory
+from contextweaver.nodes.facts import shell_lines
 
 _SED = re.compile(
     r"\bsed\s+((?:-[^\s]+\s+)*)(?:-e\s+)?('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")[ \t]+((?:[^\s;&|]+[ \t]*)+)"

@@ -8,10 +8,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from contextweaver.facts import is_code_like
 from contextweaver.formats.base import Trajectory
-from contextweaver.render import message_text, messages_to_text
-from contextweaver.types import Message
+from contextweaver.nodes.facts import is_code_like
+from contextweaver.types import Message, message_text, messages_to_text
 
 _WORD = re.compile(r"[A-Za-z0-9_./-]*[A-Za-z0-9_]")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?![\w])")

@@ -18,10 +18,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from contextweaver.config.select_weights import SelectSettings, grid
 from contextweaver.eval.fit_score import Prepared, Score, dataset_score, prepare, run_point
 from contextweaver.eval.frontier import RunPoint
 from contextweaver.formats.base import Trajectory
-from contextweaver.selectors.select_settings import SelectSettings, grid
 
 MIN_GAIN = 0.001
 """A move must raise the objective by this much: smaller gains are noise a user's runs would not repeat."""

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contextweaver.config.select_weights import SelectSettings
 from contextweaver.eval.context_track import ContextTrack
 from contextweaver.eval.evidence import next_step_evidence
 from contextweaver.eval.frontier import (
@@ -26,7 +27,6 @@ from contextweaver.eval.frontier import run_point as point_of
 from contextweaver.eval.replay import replay_steps
 from contextweaver.formats.base import Trajectory
 from contextweaver.selectors.select import SelectSelector
-from contextweaver.selectors.select_settings import SelectSettings
 from contextweaver.strategies import weaver_config
 
 RECENT_FLOOR = 0.995

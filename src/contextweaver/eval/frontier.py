@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.eval.evidence import EarlierText, StepEvidence
-from contextweaver.extract import make_node, root_node
 from contextweaver.formats.base import Trajectory
+from contextweaver.nodes.extract import make_node, root_node
 
 WINDOWS = tuple(range(2, 21))
 BUCKETS = ("0-4", "5-9", "10+")

@@ -3,7 +3,7 @@
 The one replay loop of the project (the CLI, the evaluation grid and the benchmarks all use it). It
 yields one step at a time and keeps nothing, so a caller that aggregates as it goes holds only the
 current contexts: several strategies replayed in lockstep (`zip` of their replays) share each step's
-node extraction (`Step.extraction`), and memory is bounded by the largest context, not the run.
+node extraction (`extraction_of`), and memory is bounded by the largest context, not the run.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from contextweaver.formats.base import Trajectory
+from contextweaver.nodes.extract import cached_extraction
 from contextweaver.protocols import Strategy
 from contextweaver.tokens import count_text
 from contextweaver.types import Node, Step, WovenContext
@@ -85,7 +86,7 @@ def _add(strategy: Strategy, step: Step, model_timer: Any) -> tuple[Node, float]
     """add_step and its memory time: without the model's time, and with the step's extraction even when
     another strategy computed it (it is shared, but each strategy would pay it alone)."""
     model_before = model_timer.seconds if model_timer is not None else 0.0
-    shared = step.__dict__.get("extraction")
+    shared = cached_extraction(step)
     start = time.perf_counter()
     node = strategy.add_step(step)
     added = time.perf_counter() - start

@@ -28,6 +28,7 @@ from contextweaver.formats import detect_format, load_trajectories
 from contextweaver.formats.archive import is_archive
 from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
+from contextweaver.nodes.extract import extraction_of
 from contextweaver.strategies import needs_model, spec
 
 SCHEMA = 2
@@ -235,7 +236,7 @@ def _share_extraction(todo: Sequence[tuple[Unit, Trajectory]]) -> None:
         units[id(trajectory)] = units.get(id(trajectory), 0) + 1
     for trajectory in {id(t): t for _, t in todo if units[id(t)] > 1}.values():
         for step in trajectory.steps:
-            step.extraction  # noqa: B018 (computed and cached on the step)
+            extraction_of(step)
 
 
 @dataclass

@@ -11,10 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from contextweaver.formats.archive import is_archive, load_archive
-from contextweaver.formats.base import Trajectory, TrajectoryError
+from contextweaver.formats.base import Reader, Trajectory, TrajectoryError
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import chat_step
-from contextweaver.protocols import Reader
 from contextweaver.registry import Registry
 
 __all__ = [

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.tokens import content_text
 from contextweaver.types import Message, Step
+
+if TYPE_CHECKING:
+    from contextweaver.formats.source import Source
 
 
 class TrajectoryError(ContextWeaverError, ValueError):
@@ -35,3 +38,15 @@ class Trajectory:
     @property
     def system(self) -> str:
         return "\n".join(content_text(m.get("content")) for m in self.root if m.get("role") == "system")
+
+
+class Reader(Protocol):
+    """What a format module exposes as READER: a name, what it expects, a detector and a reader."""
+
+    name: str
+    expected: str
+    """Completes "expected ...": e.g. "a mini-swe-agent .traj.json with 'messages'"."""
+
+    def detect(self, source: Source) -> bool: ...
+
+    def read(self, source: Source) -> Trajectory: ...

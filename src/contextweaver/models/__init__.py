@@ -17,6 +17,7 @@ from contextweaver.models.errors import (
     ModelTimeout,
     ModelUnavailable,
 )
+from contextweaver.models.timed import TimedModel
 from contextweaver.models.usage import Tally, Usage, at_step, usage_of
 from contextweaver.protocols import Model
 from contextweaver.registry import Registry
@@ -44,6 +45,12 @@ def build_model(config: ModelConfig | None = None, *, seed: int | None = None) -
     return model
 
 
+def memory_model(config: ModelConfig | None = None, *, seed: int | None = None) -> TimedModel:
+    """The one client all of a strategy's memory work shares (so retries, the circuit breaker and usage are
+    shared), timed so reports can tell the model's time from the memory's own. Every builder calls this."""
+    return TimedModel(build_model(config, seed=seed))
+
+
 def require_model(model: Model | None, part: str) -> Model:
     """The LLM parts receive their memory model from whoever builds them (one client shared per
     strategy); building one of them without it is a programming error, said plainly."""
@@ -53,6 +60,7 @@ def require_model(model: Model | None, part: str) -> Model:
 
 
 __all__ = [
+    "memory_model",
     "MODELS",
     "CachedModel",
     "CircuitOpen",

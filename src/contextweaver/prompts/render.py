@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contextweaver.render import trim_text
+from contextweaver.nodes.render import trim_text
 from contextweaver.tokens import encode, get_encoding
 from contextweaver.types import Node
 

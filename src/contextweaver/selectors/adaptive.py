@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contextweaver.config import WeaverConfig
-from contextweaver.graph import DependencyGraph
-from contextweaver.selectors import warmup_plan
-from contextweaver.selectors.plan import Plan
+from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.weaving.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -58,9 +57,6 @@ class AdaptiveSelector:
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
         k = len(graph) - 1
         window = config.window
-        warmup = warmup_plan(graph, window)
-        if warmup is not None:
-            return warmup
         slots, why = self.recent_slots(recent_shape(graph, self.lookback), window)
         full = [(k, "current step")]
         chosen = {k}

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
-from contextweaver.graph import DependencyGraph
-from contextweaver.selectors import warmup_plan
-from contextweaver.selectors.plan import Plan
+from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.weaving.plan import Plan
 
 
 class AncestrySelector:
@@ -14,9 +13,6 @@ class AncestrySelector:
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
         k = len(graph) - 1
         window = config.window
-        warmup = warmup_plan(graph, window)
-        if warmup is not None:
-            return warmup
         full = [(k, "current step")]
         for ancestor, child in graph.ancestry_via(k, window).items():
             edge = next(p for p in graph.node(child).parents if p.index == ancestor)

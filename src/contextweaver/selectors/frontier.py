@@ -8,9 +8,8 @@ ancestry of the recent frontier rather than of the current step alone. Cost: O(W
 from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
-from contextweaver.graph import DependencyGraph
-from contextweaver.selectors import warmup_plan
-from contextweaver.selectors.plan import Plan
+from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.weaving.plan import Plan
 
 
 class FrontierSelector:
@@ -19,9 +18,6 @@ class FrontierSelector:
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
         k = len(graph) - 1
         window = config.window
-        warmup = warmup_plan(graph, window)
-        if warmup is not None:
-            return warmup
         full = [(k, "current step")]
         chosen = {k}
         for user in range(k, 0, -1):

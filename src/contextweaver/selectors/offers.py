@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from contextweaver.excerpts import OutputLines
+from contextweaver.weaving.excerpts import OutputLines
 
 
 @dataclass(frozen=True)

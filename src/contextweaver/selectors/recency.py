@@ -7,8 +7,8 @@ TEST STATUS line and budget handling, so any difference comes from which steps a
 from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
-from contextweaver.graph import DependencyGraph
-from contextweaver.selectors.plan import Plan
+from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.weaving.plan import Plan
 
 
 class RecencySelector:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from contextweaver.excerpts import MARKER_TOKENS, MIN_DEDUPE_CHARS, OutputLines, echoes, runs_of
+from contextweaver.weaving.excerpts import MARKER_TOKENS, MIN_DEDUPE_CHARS, OutputLines, echoes, runs_of
 
 TASK = 0
 """The root's index: where a line repeated from the system prompt or the task is read."""

@@ -24,22 +24,21 @@ import math
 from dataclasses import asdict, replace
 
 from contextweaver.config import WeaverConfig
-from contextweaver.excerpts import (
+from contextweaver.config.select_weights import SelectSettings, load_settings
+from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.nodes.postings import Posting, post
+from contextweaver.nodes.views import file_key, outline, same_file, viewed_file
+from contextweaver.selectors.offers import Offer, Recent, cut_offer
+from contextweaver.selectors.passing_rows import passing_rows
+from contextweaver.selectors.repeat_cut import TASK, Cut, RepeatIndex
+from contextweaver.tokens import content_text
+from contextweaver.weaving.excerpts import (
     WORD,
     Excerpt,
     OutputLines,
     build_excerpt,
 )
-from contextweaver.graph import DependencyGraph
-from contextweaver.passing_rows import passing_rows
-from contextweaver.postings import Posting, post
-from contextweaver.selectors import warmup_plan
-from contextweaver.selectors.offers import Offer, Recent, cut_offer
-from contextweaver.selectors.plan import Plan
-from contextweaver.selectors.repeat_cut import TASK, Cut, RepeatIndex
-from contextweaver.selectors.select_settings import SelectSettings, load_settings
-from contextweaver.tokens import content_text
-from contextweaver.views import file_key, outline, same_file, viewed_file
+from contextweaver.weaving.plan import Plan
 
 
 class SelectSelector:
@@ -66,12 +65,12 @@ class SelectSelector:
 
     @classmethod
     def from_config(cls, config: WeaverConfig) -> SelectSelector:
-        """The settings of `select_weights` (else the shipped file); `select_*_tokens` override theirs."""
-        settings = load_settings(config.select_weights)
-        if config.select_extra_tokens is not None:
-            settings = replace(settings, extra_tokens=config.select_extra_tokens)
-        if config.select_excerpt_tokens is not None:
-            settings = replace(settings, excerpt_tokens=config.select_excerpt_tokens)
+        """The settings of `select.weights` (else the shipped file); `select.extra_tokens` and `select.excerpt_tokens` override theirs."""
+        settings = load_settings(config.select.weights)
+        if config.select.extra_tokens is not None:
+            settings = replace(settings, extra_tokens=config.select.extra_tokens)
+        if config.select.excerpt_tokens is not None:
+            settings = replace(settings, excerpt_tokens=config.select.excerpt_tokens)
         return cls(settings)
 
     def __init__(self, settings: SelectSettings | None = None) -> None:
@@ -120,9 +119,6 @@ class SelectSelector:
         k = len(graph) - 1
         window = config.window
         self._index(graph)
-        warmup = warmup_plan(graph, window)
-        if warmup is not None:
-            return warmup
         floor = list(range(k, max(0, k - window), -1))
         full = [(k, "current step")] + [(i, f"one of the last {window} outputs") for i in floor[1:]]
         recent = self._recent(graph, k)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from contextweaver.annotate import needs_model
 from contextweaver.config import WeaverConfig
-from contextweaver.models import build_model
+from contextweaver.models import memory_model
 from contextweaver.protocols import Model
 from contextweaver.serve.routing import SessionManager
 from contextweaver.store import Store, open_store
@@ -12,7 +13,7 @@ from contextweaver.store import Store, open_store
 def shared_cache(config: WeaverConfig, store: Store) -> WeaverConfig:
     """Keep the memory model's response cache in the store's SQLite file unless told otherwise."""
     path = getattr(store, "path", None)
-    if path is None or config.memory_model.cache_path is not None or not config.needs_model():
+    if path is None or config.memory_model.cache_path is not None or not needs_model(config):
         return config
     memory = config.memory_model.model_copy(update={"cache_path": str(path)})
     return config.model_copy(update={"memory_model": memory})
@@ -21,5 +22,5 @@ def shared_cache(config: WeaverConfig, store: Store) -> WeaverConfig:
 def build_manager(store_location: str, config: WeaverConfig, *, budget: int | None = None) -> SessionManager:
     store = open_store(store_location)
     config = shared_cache(config, store)
-    model: Model | None = build_model(config.memory_model) if config.needs_model() else None
+    model: Model | None = memory_model(config.memory_model) if needs_model(config) else None
     return SessionManager(store, config, model=model, budget=budget)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from contextweaver.formats.base import Trajectory
-from contextweaver.protocols import Store
 from contextweaver.store import Session
-from contextweaver.store.base import SessionInfo, StoredStep
+from contextweaver.store.base import SessionInfo, Store, StoredStep
 from contextweaver.types import WovenContext
 
 

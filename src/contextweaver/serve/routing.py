@@ -33,7 +33,7 @@ from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
 from contextweaver.tokens import count_message
 from contextweaver.types import Step, WovenContext
-from contextweaver.weave import BudgetError
+from contextweaver.weaving.weave import BudgetError
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 DERIVED_PREFIX = "auto-"

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contextweaver.protocols import Store
 from contextweaver.store.base import (
     SessionExists,
     SessionInfo,
     SessionNotFound,
     StepConflict,
+    Store,
     StoredAnnotation,
     StoredStep,
     StoreError,

@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from contextweaver.errors import ContextWeaverError
-from contextweaver.graph import LabelRecord
+from contextweaver.nodes.graph import LabelRecord
 from contextweaver.types import Message, Node, Parent, Step
 
 if TYPE_CHECKING:
@@ -133,3 +134,77 @@ def annotation_of(node: Node, labels: Sequence[LabelRecord]) -> StoredAnnotation
         validation_status=str(node.validation_status),
         labels=tuple(labels),
     )
+
+
+class Store(Protocol):
+    """The durable store behind sessions: SQLite (one file) or PostgreSQL (shared by many machines)."""
+
+    url: str
+
+    def create_session(
+        self,
+        session_id: str,
+        root: Sequence[Message],
+        config: dict[str, Any],
+        *,
+        conversation_key: str | None = None,
+        meta: dict[str, Any] | None = None,
+        owner: str | None = None,
+    ) -> SessionInfo:
+        """Create and commit a session; raises SessionExists when the id is taken."""
+        ...
+
+    def session(self, session_id: str) -> SessionInfo | None: ...
+
+    def sessions(self, conversation_key: str | None = None) -> list[SessionInfo]:
+        """All sessions (oldest first), or those started from one conversation key."""
+        ...
+
+    def step_count(self, session_id: str) -> int: ...
+
+    def steps(self, session_id: str, start: int = 1, limit: int | None = None) -> list[StoredStep]:
+        """Stored steps from index `start` on (at most `limit`), with their annotations when stored."""
+        ...
+
+    def digests(self, session_id: str) -> list[str]:
+        """Digests of the stored steps in order (index 1 first)."""
+        ...
+
+    def append_step(self, session_id: str, index: int, step: Step, step_digest: str, fmt: str | None) -> None:
+        """Commit step `index` (must be the next one, else StepConflict) before anything else happens."""
+        ...
+
+    def save_annotation(self, session_id: str, index: int, annotation: StoredAnnotation) -> None:
+        """Commit the node's summaries, parents, status and the labels it gave, in one transaction."""
+        ...
+
+    def secret(self, name: str) -> str:
+        """A random secret kept in the store, made on first use (e.g. the key of owner hashes)."""
+        ...
+
+    def append_node(
+        self,
+        session_id: str,
+        index: int,
+        step: Step,
+        step_digest: str,
+        fmt: str | None,
+        annotation: StoredAnnotation,
+        computed: StoredNode,
+    ) -> None:
+        """Commit step `index` with everything the memory made of it, in one transaction (else nothing)."""
+        ...
+
+    def save_cut(self, session_id: str, step: int, state: dict[str, Any]) -> None:
+        """Keep the lazy context as a cut at step `step` left it (replacing the previous cut's)."""
+        ...
+
+    def cut(self, session_id: str) -> tuple[int, dict[str, Any]] | None:
+        """The step and state of the session's last saved cut, if any."""
+        ...
+
+    def hold(self, key: str) -> AbstractContextManager[None]:
+        """Keep other processes off `key` (a conversation) until released, where the database can."""
+        ...
+
+    def close(self) -> None: ...

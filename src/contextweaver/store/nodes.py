@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from contextweaver.render import is_observation, placeholders, with_placeholders
+from contextweaver.nodes.render import is_observation, placeholders, with_placeholders
 from contextweaver.store.base import StoredAnnotation, canonical, ordered
 from contextweaver.types import Facts, Node, Step, TestStatus, ValidationStatus
 

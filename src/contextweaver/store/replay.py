@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from contextweaver.annotate import Annotation
-from contextweaver.graph import DependencyGraph
+from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import Annotator
 from contextweaver.store.base import StoredAnnotation
-from contextweaver.types import Node, ValidationStatus
+from contextweaver.types import Annotation, Node, ValidationStatus
 
 NodeSignature = tuple[int, tuple[tuple[int, float, str], ...], str, int | None, str, str]
 """(index, parents as (index, confidence, reason), status, superseded_by, summary, dependency summary)."""

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from contextweaver.graph import LabelRecord
+from contextweaver.nodes.graph import LabelRecord
 from contextweaver.store.base import SessionInfo, StoredAnnotation, StoredStep, step_from_row
 from contextweaver.store.nodes import StoredNode
 from contextweaver.types import Parent, ValidationStatus

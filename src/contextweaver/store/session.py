@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from contextweaver.config import WeaverConfig
-from contextweaver.graph import DependencyGraph
-from contextweaver.protocols import Model, Store
-from contextweaver.store.base import SessionInfo, SessionNotFound, StoredStep, annotation_of, digest
+from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.protocols import Model
+from contextweaver.store.base import SessionInfo, SessionNotFound, Store, StoredStep, annotation_of, digest
 from contextweaver.store.nodes import StoredNode
 from contextweaver.store.replay import StoredAnnotator, differences, signature, stored_signature
 from contextweaver.types import Message, Node, Step, WovenContext

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from contextweaver.types import Step
 
 if TYPE_CHECKING:
-    from contextweaver.graph import DependencyGraph
+    from contextweaver.nodes.graph import DependencyGraph
 
 TASK = "Reading a settings file saved with a byte-order mark crashes the app. Make it load."
 TRUE_PARENT = 1
@@ -37,8 +37,8 @@ STEPS = (
 def planted_graph() -> DependencyGraph:
     """Root plus steps 1-5 as nodes with extractive summaries; steps 1-4 hang off the root, step 5 has no
     parents yet (the analyzer under test chooses them from nodes 0-4)."""
-    from contextweaver.extract import make_node, root_node
-    from contextweaver.graph import DependencyGraph
+    from contextweaver.nodes.extract import make_node, root_node
+    from contextweaver.nodes.graph import DependencyGraph
     from contextweaver.summaries.extractive import ExtractiveSummarizer
     from contextweaver.types import Parent
 

@@ -54,6 +54,9 @@ class RunnerParser:
     failure_marker: ClassVar[re.Pattern[str]] = NEVER
     """A line only this runner prints when a test fails: when it is present, no other runner's clean
     summary in the same output is a pass."""
+    passing_rows: ClassVar[tuple[str, ...]] = ()
+    """Patterns of one whole line that only says a test passed (or shows progress with no failure): the
+    rows a kept test output may drop first (`selectors/passing_rows.py` joins every parser's)."""
     hints: ClassVar[tuple[str, ...]] = ()
     """Plain substrings one of which every detectable output holds, checked before the regex on
     short-lined text, where a line-anchored pattern tried at every line start costs ten times a scan

@@ -32,6 +32,10 @@ class GoTestParser(RunnerParser):
     """Tests are held until their package line names the package; a FAIL package with no failing test
     fails the tests still running (panic, timeout) or records a package-level error."""
 
+    passing_rows = (
+        r"=== (?:RUN|PAUSE|CONT|NAME) +\S+",
+        r"--- PASS: \S+ \([\d.]+ ?s\)",
+    )
     runner = "go"
     family = "go"
     command_pattern = re.compile(r"\bgo\s+test\b|\bgotestsum\b")

@@ -34,6 +34,10 @@ _GOAL_IDS = {"Compilation failure": "[compilation error]", "No tests were execut
 class MavenParser(RunnerParser):
     """Surefire names only failing tests; a class whose line shows no failure is a passed scope."""
 
+    passing_rows = (
+        r"(?:\[INFO\] )?Tests run: \d+, Failures: 0, Errors: 0, Skipped: \d+, Time elapsed: [^\n]* - in \S+",
+        r"(?:\[INFO\] )?Running [\w.$]+Test\w*",
+    )
     runner = "maven"
     family = "maven"
     command_pattern = re.compile(r"\bmvnw?\b|\bmaven\b")

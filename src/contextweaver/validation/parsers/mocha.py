@@ -23,6 +23,9 @@ _JSON_START = re.compile(r'\n\{\s*"stats":\s*\{')
 class MochaParser(RunnerParser):
     """Ids are mocha's full titles: describe titles and the test title joined by spaces."""
 
+    passing_rows = (
+        r"[✓✔√] [^\n]*",
+    )
     runner = "mocha"
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")

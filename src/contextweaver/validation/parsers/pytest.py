@@ -89,6 +89,11 @@ _STATUSES = {
 class PytestParser(RunnerParser):
     """Reads pytest's own anchors: session header, per-test status words, short summary, closing line."""
 
+    passing_rows = (
+        r"\S+::\S.*? PASSED(?: +\[ *\d+%\])?",
+        r"PASSED \S+::\S+",
+        r"\S+\.py [.sx]+(?: +\[ *\d+%\])?|[.sx]+ +\[ *\d+%\]|\.{4,}",
+    )
     runner = "pytest"
     family = "pytest"
     command_pattern = re.compile(r"\bpy\.?test\b")

@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import astuple
 from typing import Any
 
-from contextweaver.render import full_messages
-from contextweaver.selectors.plan import Plan
+from contextweaver.nodes.render import full_messages
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
-from contextweaver.weave import BudgetError
+from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.weave import BudgetError
 
 Compact = Callable[[float, bool], WovenContext]
 """Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line; the

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from contextweaver.excerpts import Excerpt
+    from contextweaver.nodes.graph import DependencyGraph
+    from contextweaver.weaving.excerpts import Excerpt
 
 
 @dataclass
@@ -33,3 +34,13 @@ class Plan:
 
     def why_compressed(self, index: int) -> str:
         return self.compressed_reasons.get(index, self.compressed_reason)
+
+
+def warmup_plan(graph: DependencyGraph, window: int) -> Plan | None:
+    """While the history has at most W steps it is returned unchanged (the graph is still built): decided
+    here, before any selector is asked."""
+    k = len(graph) - 1
+    if k > window:
+        return None
+    reason = f"warmup: the history has at most W={window} steps"
+    return Plan(full=[(i, reason) for i in range(k, 0, -1)], compressed_reason=reason)

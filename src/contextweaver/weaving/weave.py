@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.errors import ContextWeaverError
-from contextweaver.render import call_messages, compressed_messages, full_messages, trimmed_messages
-from contextweaver.selectors.plan import Plan
+from contextweaver.nodes.render import call_messages, compressed_messages, full_messages, trimmed_messages
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
-from contextweaver.working_state import CAP, SHARE, WorkingState
+from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.working_state import CAP, SHARE, WorkingState
 
 if TYPE_CHECKING:
-    from contextweaver.excerpts import Excerpt
+    from contextweaver.weaving.excerpts import Excerpt
 
 
 class BudgetError(ContextWeaverError, ValueError):

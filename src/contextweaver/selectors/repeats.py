@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contextweaver.selectors.plan import Plan
 from contextweaver.types import Node
+from contextweaver.weaving.plan import Plan
 
 
 def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:

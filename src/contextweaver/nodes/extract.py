@@ -7,8 +7,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from contextweaver.facts import extract_facts
-from contextweaver.render import is_observation, placeholder_messages
+from contextweaver.nodes.facts import extract_facts
+from contextweaver.nodes.render import is_observation, placeholder_messages
 from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
 from contextweaver.types import PLACEHOLDER, Facts, Message, Node, Step
 
@@ -30,8 +30,26 @@ class Extraction:
     """Wall time the extraction took: what a strategy would have spent on it alone (for time reports)."""
 
 
+CACHED = "extraction"
+"""The key of a step's cached extraction in its `__dict__`."""
+
+
+def extraction_of(step: Step) -> Extraction:
+    """The step's facts and token counts, computed on first use and cached on the step: every node built
+    from it (each strategy of a replay builds its own) shares them. Immutable."""
+    found = step.__dict__.get(CACHED)
+    if found is None:
+        found = step.__dict__[CACHED] = extract(step)
+    return found
+
+
+def cached_extraction(step: Step) -> Extraction | None:
+    """The step's extraction when one was already computed (`extraction_of`), else None."""
+    return step.__dict__.get(CACHED)
+
+
 def extract(step: Step) -> Extraction:
-    """The facts and both token counts of a step (use `step.extraction`: it is cached on the step);
+    """The facts and both token counts of a step (call `extraction_of`, which caches it on the step);
     a plain extraction when that raises, so the step is still stored and woven."""
     try:
         return _extract(step)
@@ -71,7 +89,7 @@ def _extract(step: Step) -> Extraction:
 
 def make_node(index: int, step: Step) -> Node:
     """A node with its facts and both token counts; nothing here is recomputed later, nor per strategy."""
-    found = step.extraction
+    found = extraction_of(step)
     return Node(
         index=index,
         step=step,

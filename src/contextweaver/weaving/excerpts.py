@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from contextweaver.render import is_observation, placeholder
+from contextweaver.nodes.extract import cached_extraction
+from contextweaver.nodes.render import is_observation, placeholder
 from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
 from contextweaver.types import Message, Node
 
@@ -120,7 +121,7 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
     tokens = lines.call_tokens
     messages: list[Message] = []
     kept = sorted(keep)
-    extraction = node.step.__dict__.get("extraction")  # when already computed: counts of the whole texts
+    extraction = cached_extraction(node.step)  # when already computed: counts of the whole texts
     for position, message in enumerate(node.step.chat_messages()):
         span = lines.spans.get(position)
         if span is None:

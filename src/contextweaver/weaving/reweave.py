@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate, chain
 
-from contextweaver.render import full_messages
-from contextweaver.selectors.plan import Plan
+from contextweaver.nodes.render import full_messages
 from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
-from contextweaver.weave import unbounded_step
+from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.weave import unbounded_step
 
 
 def detached(context: WovenContext) -> WovenContext:

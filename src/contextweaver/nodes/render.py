@@ -7,14 +7,13 @@ from functools import lru_cache
 
 from contextweaver.tokens import (
     MESSAGE_OVERHEAD,
-    content_text,
     count_images,
     count_message,
     count_text,
     encode,
     get_encoding,
 )
-from contextweaver.types import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step
+from contextweaver.types import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step, content_text
 
 TRIM_MARKER = "\n... [{omitted} tokens of this output omitted] ...\n"
 
@@ -39,8 +38,8 @@ def compressed_messages(node: Node) -> list[Message]:
     """Thought and action kept, each observation replaced by the placeholder (tool_call_id kept).
 
     Built once per step (counting an observation's lines is the costly part) and copied per use."""
-    if node.compressed is None:
-        node.compressed = node.step.extraction.compressed
+    if node.compressed is None:  # a node built by hand, not by `make_node`
+        node.compressed = tuple(placeholder_messages(node.step))
     return [dict(m) for m in node.compressed]
 
 
@@ -139,15 +138,3 @@ def trim_text(text: str, max_tokens: int) -> str:
         if head_len + tail_len == 0:
             return ""
         head_len, tail_len = head_len * 9 // 10, tail_len * 9 // 10
-
-
-def messages_to_text(messages: Sequence[Message]) -> str:
-    """Plain text of a conversation: each message's content and tool-call arguments, in order."""
-    return "\n\n".join(message_text(m) for m in messages)
-
-
-def message_text(message: Message) -> str:
-    """One message's part of `messages_to_text`: its content, then each tool call's arguments."""
-    text = content_text(message.get("content"))
-    calls = [str(c.get("function", {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
-    return "\n".join(p for p in [text, *calls] if p)

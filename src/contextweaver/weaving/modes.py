@@ -1,0 +1,129 @@
+"""When and how a strategy's plan becomes a context: the one place a weaving mode is chosen.
+
+- Without a budget, per-step: every planned step rendered, the last context updated for the steps the
+  plan changes (`Reweave`).
+- Per-step under a budget: the plan woven anew at every call (`weave`), the working-state note last.
+- Lazy (any budget, or none, which never cuts): the history appended unchanged until the budget's
+  high-water mark, then cut once and frozen (`LazyContext`, one per budget, saved and restored with a
+  session). A cut is the plan woven under the low-water mark with room held for older steps' calls,
+  then the newest outputs it left compressed brought back while they fit.
+
+The weaver and the baselines hand in a plan function (and, for the LLM summary, their own weaving); they
+never switch modes themselves. A new mode is a new branch of `Weaving.context` and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from contextweaver.types import Node, WovenContext
+from contextweaver.weaving.lazy import LazyContext, upgraded_plan
+from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.reweave import Reweave
+from contextweaver.weaving.weave import weave
+from contextweaver.weaving.working_state import WorkingState
+
+Budget = float | None
+Mode = Literal["lazy", "per_step"]
+
+
+@dataclass(frozen=True)
+class WeaveSettings:
+    """How one strategy's plans are woven; the baselines keep the defaults, the weaver passes its config's."""
+
+    mode: Mode = "per_step"
+    high_water: float = 1.0
+    low_water: float = 0.85
+    safety_factor: float = 1.0
+    """Budgets are divided by it (for models whose tokenizer counts more than o200k)."""
+    min_trim_tokens: int = 128
+    cut_calls_share: float = 0.0
+    """At a lazy cut, the share of the room held for older steps' calls before planned outputs."""
+    keep_all: str | None = None
+    """The reason of a strategy whose plan keeps every step in full: without a budget its context only
+    grows, so new steps are appended and nothing is planned (O(new steps) per call)."""
+
+
+class Weaving:
+    """One strategy's contexts: `context(budget)` in the configured mode, `lazy(budget)` for a session's
+    saved cut. `nodes()` is the strategy's whole history with the root at 0; `state(last)` the note a
+    cutting context carries (None: no note); `woven(budget)`, when given, replaces plan weaving for a
+    strategy that builds its own contexts (a lazy cut then calls `before_cut` and weaves at the target)."""
+
+    def __init__(
+        self,
+        strategy: str,
+        settings: WeaveSettings,
+        plan: Callable[[], Plan],
+        nodes: Callable[[], Sequence[Node]],
+        *,
+        state: Callable[[bool], WorkingState | None] = lambda last: None,
+        woven: Callable[[int | None], WovenContext] | None = None,
+        before_cut: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.strategy = strategy
+        self.settings = settings
+        self._plan, self._nodes, self._state = plan, nodes, state
+        self._woven, self._before_cut = woven, before_cut
+        self._lazy: dict[Budget, LazyContext] = {}
+        """Lazy mode: one growing context per budget asked for (replays may ask for several)."""
+        self._reweave = Reweave()
+        """Per-step mode without a budget: the last context, updated for the steps the plan changes."""
+
+    def context(self, budget: Budget, status_line: str | None = None) -> WovenContext:
+        """The context for the next call; its messages are shared with later contexts (readers only)."""
+        nodes = self._nodes()
+        if self.settings.mode == "lazy":
+            return self.lazy(budget).context(nodes, self._cut, status_line, self.strategy)
+        if self._woven is not None:
+            return self._woven(None if budget is None else int(budget))
+        if budget is None and self.settings.keep_all is not None:
+            return self._reweave.append(nodes[0], nodes[1:], self.settings.keep_all, self.strategy)
+        if budget is None:
+            return self._reweave.weave(nodes[0], nodes[1:], self._plan(), self.strategy, status_line)
+        return self._weave(self._plan(), budget, status_line, self.settings.safety_factor, note_last=True)
+
+    def lazy(self, budget: Budget) -> LazyContext:
+        """Lazy mode's growing context for `budget` (made on first use)."""
+        lazy = self._lazy.get(budget)
+        if lazy is None:
+            limit = None if budget is None else budget / self.settings.safety_factor
+            lazy = LazyContext(self._nodes()[0], limit, self.settings.high_water, self.settings.low_water)
+            self._lazy[budget] = lazy
+        return lazy
+
+    def forget_cuts(self) -> None:
+        """Drop every lazy context (a session reopened without a saved cut rebuilds them)."""
+        self._lazy.clear()
+
+    def _weave(
+        self, plan: Plan, budget: float, status_line: str | None, safety: float, note_last: bool
+    ) -> WovenContext:
+        """`note_last`: per-step weaving rewrites the working-state note every step, so it goes last, where
+        changing it breaks no cached prefix; a lazy cut freezes it right after the root."""
+        nodes = self._nodes()
+        return weave(
+            nodes[0],
+            nodes[1:],
+            plan,
+            strategy=self.strategy,
+            budget=budget,
+            status_line=status_line,
+            min_trim_tokens=self.settings.min_trim_tokens,
+            safety_factor=safety,
+            state=self._state(note_last),
+        )
+
+    def _cut(self, target: float, hold_calls: bool) -> WovenContext:
+        """A lazy cut under `target`: the plan woven, then recent outputs in the room left."""
+        self._before_cut()
+        if self._woven is not None:
+            return self._woven(int(target))
+        plan = self._plan()
+        plan.calls_share = self.settings.cut_calls_share if hold_calls else 0.0
+        plan.short_calls = True
+        base = self._weave(plan, target, None, 1.0, note_last=False)
+        upgraded = upgraded_plan(plan, base, self._nodes(), target)
+        return base if upgraded is None else self._weave(upgraded, target, None, 1.0, note_last=False)
