@@ -42,7 +42,7 @@ SETS = {
     "nebius": DATA / "train" / "swe-agent__nebius-llama__150.tar.gz",
     "java": DATA / "train" / "swe-agent__gpt-4o__multi-swe-bench-java__89.tar.gz",
 }
-DEFAULT = "cw-adaptive"
+DEFAULT = "cw"
 """ContextWeaver's default settings (lazy mode); its cuts mark the steps of the at-cut columns."""
 STRATEGIES = ("full", "sliding_window", "masking", "cw-perstep", "cw-recency", "llm_summary_lazy", DEFAULT)
 SUFFIXES = (".traj.json", ".traj", ".json", ".jsonl")

@@ -21,7 +21,11 @@ from contextweaver.types import Step
 @pytest.mark.parametrize(
     ("call", "error", "said"),
     [
-        (lambda: load_config(overrides=["analyzer=bogus"]), ConfigError, "analyzer\n.*unknown analyzer 'bogus'"),
+        (
+            lambda: load_config(overrides=["analyzer=bogus"]),
+            ConfigError,
+            "analyzer\n.*unknown analyzer 'bogus'",
+        ),
         (lambda: load_config(overrides=["selector=ancestr"]), ConfigError, "valid: ancestry, frontier"),
         (lambda: load_config(overrides=["window"]), ConfigError, "must look like key=value"),
         (lambda: load_config(overrides=["lazy.low_water=2"]), ConfigError, "lazy.low_water"),
@@ -62,7 +66,9 @@ def test_a_config_object_checks_component_names() -> None:
         WeaverConfig(analyzer="bogus")
 
 
-@pytest.mark.parametrize("command", [["replay"], ["graph", str(example_path())], ["eval", str(example_path())]])
+@pytest.mark.parametrize(
+    "command", [["replay"], ["graph", str(example_path())], ["eval", str(example_path())]]
+)
 def test_the_cli_names_a_bad_component_at_load(command: list[str]) -> None:
     result = CliRunner().invoke(main, [*command, "-c", "analyzer=bogus"])
     assert result.exit_code != 0

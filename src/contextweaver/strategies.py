@@ -52,11 +52,7 @@ TABLE: dict[str, StrategySpec] = {
     "cw-perstep": StrategySpec(
         "ContextWeaver's defaults, but every context woven anew (no lazy cuts)", weaver={"mode": "per_step"}
     ),
-    "cw-adaptive": StrategySpec("ContextWeaver, adaptive selection", weaver={"selector": "adaptive"}),
     "cw-ancestry": StrategySpec("ContextWeaver as the paper: heuristic analyzer, ancestry BFS", weaver=PAPER),
-    "cw-heuristic": StrategySpec(
-        "the same as cw-ancestry (the paper's method, heuristic analyzer)", weaver=PAPER
-    ),
     "cw-llm": StrategySpec(
         "the paper's method with the LLM analyzer and summaries (three calls per step)",
         weaver={"analyzer": "llm", "summarizer": "llm", "selector": "ancestry", "mode": "per_step"},
@@ -80,7 +76,9 @@ TABLE: dict[str, StrategySpec] = {
         weaver={"selector": "select", "mode": "per_step"},
     ),
 }
-ALIASES = {"contextweaver": "cw"}
+ALIASES = {"contextweaver": "cw", "cw-adaptive": "cw", "cw-heuristic": "cw-ancestry"}
+"""Other names of a table entry: `cw-adaptive` is the default (its selector is `adaptive`), `cw-heuristic`
+the paper's method (its analyzer is `heuristic`). Reports show the table name."""
 REPLAY_DEFAULT = ("cw-select", "cw", "sliding_window", "masking", "full")
 """The per-step selection first (its kept steps are the table's column), then the lazy default, which
 passes a history under its budget through whole, then the baselines."""
@@ -90,15 +88,14 @@ EVAL_DEFAULT = (
     "masking",
     "bm25",
     "llm_summary",
-    "cw-heuristic",
+    "cw-ancestry",
     "cw-llm",
     "cw-hybrid",
-    "cw-adaptive",
+    "cw",
     "cw-select",
 )
-"""What `contextweaver eval` runs without `-s`: the baselines, the paper's modes, the lazy default (as
-`cw-adaptive`, its selector named) and the per-step selection the frontier section is about; `-s all`
-runs the whole table."""
+"""What `contextweaver eval` runs without `-s`: the baselines, the paper's modes, the lazy default (`cw`)
+and the per-step selection the frontier section is about; `-s all` runs the whole table."""
 
 
 def cw_settings(overrides: Sequence[str]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ Message = dict[str, Any]
 
 PLACEHOLDER = "Old environment output: ({lines} lines omitted)"
 IMAGES_SUFFIX = " ({images} images omitted)"
-API_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id", "function_call"})
 
 
 class ValidationStatus(StrEnum):
@@ -191,10 +190,6 @@ class WovenContext:
     @property
     def dropped(self) -> list[int]:
         return [d.index for d in self.decisions if d.mode == "dropped"]
-
-    def api_messages(self) -> list[Message]:
-        """The messages with only the keys chat APIs accept (readers may keep extra bookkeeping keys)."""
-        return [{k: v for k, v in m.items() if k in API_KEYS} for m in self.messages]
 
     def text(self) -> str:
         """Plain-text rendering: each message's content in order (what evidence recall reads)."""

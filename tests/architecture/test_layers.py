@@ -83,17 +83,28 @@ def upward_imports() -> list[str]:
             continue
         for line, name in imported(path):
             there = room(name)
-            if there and there not in rank and (SRC / f"{there}.py").exists() is False and not (SRC / there).is_dir():
+            if (
+                there
+                and there not in rank
+                and (SRC / f"{there}.py").exists() is False
+                and not (SRC / there).is_dir()
+            ):
                 there = ""  # `from contextweaver import Step`: a name the root re-exports
             if not there:
                 found.append(f"{path.relative_to(SRC)}:{line} imports the package root")
             elif there != here and rank[there] > rank[here]:
-                found.append(f"{path.relative_to(SRC)}:{line} ({here}) imports {name} ({there}, a higher room)")
+                found.append(
+                    f"{path.relative_to(SRC)}:{line} ({here}) imports {name} ({there}, a higher room)"
+                )
     return found
 
 
 def test_every_room_has_a_layer() -> None:
-    rooms = {p.stem if p.is_file() else p.name for p in SRC.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
+    rooms = {
+        p.stem if p.is_file() else p.name
+        for p in SRC.iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").exists()
+    }
     assert rooms - {"__init__"} == set(LAYERS)
 
 

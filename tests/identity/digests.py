@@ -48,16 +48,26 @@ def synthetic_run(n: int = 300) -> Trajectory:
             )
             steps.append(Step(f"Where is helper_{rng.randrange(200)} used?", f"nl -ba {path}", body))
         elif kind < 0.5:
-            hits = "\n".join(f"pkg/module_{rng.randrange(30)}.py:{rng.randrange(1, 41)}:helper_{i}" for _ in range(4))
+            hits = "\n".join(
+                f"pkg/module_{rng.randrange(30)}.py:{rng.randrange(1, 41)}:helper_{i}" for _ in range(4)
+            )
             steps.append(Step("Search.", f"grep -rn helper_{i} pkg/", hits))
         elif kind < 0.7:
             steps.append(Step(f"Patch {path}.", f"sed -i 's/helper_{i}/helper_{i + 1}/' {path}", ""))
         elif kind < 0.78:
-            steps.append(Step("Write a script.", f"cat > check_{i}.py <<'EOF'\nimport pkg\nprint(pkg)\nEOF", ""))
+            steps.append(
+                Step("Write a script.", f"cat > check_{i}.py <<'EOF'\nimport pkg\nprint(pkg)\nEOF", "")
+            )
         else:
-            failing = [f"tests/test_helpers.py::test_case_{rng.randrange(12)}" for _ in range(rng.randrange(3))]
+            failing = [
+                f"tests/test_helpers.py::test_case_{rng.randrange(12)}" for _ in range(rng.randrange(3))
+            ]
             lines = [f"FAILED {name} - AssertionError" for name in failing]
-            summary = f"{len(failing)} failed, {40 - len(failing)} passed in 0.91s" if failing else "40 passed in 0.88s"
+            summary = (
+                f"{len(failing)} failed, {40 - len(failing)} passed in 0.91s"
+                if failing
+                else "40 passed in 0.88s"
+            )
             steps.append(Step("Run the tests.", "python -m pytest -q tests/", "\n".join([*lines, summary])))
     return Trajectory(root=ROOT, steps=steps, source="synthetic-300", meta={"instance_id": "synthetic-300"})
 
@@ -92,7 +102,9 @@ def compute(only_synthetic: bool = False) -> dict[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--write", action="store_true", help="record the digests instead of comparing")
     parser.add_argument("--synthetic", action="store_true", help="only the synthetic run")
     args = parser.parse_args()

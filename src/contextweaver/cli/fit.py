@@ -1,7 +1,7 @@
 """`contextweaver fit`: calibrate the per-step selection (`cw-select`) on recorded runs; write its weights.
 
 contextweaver fit runs/ other-agent.tar.gz --holdout 0.25 -o weights.json
-contextweaver replay run.traj.json -s cw-select -c select_weights=weights.json
+contextweaver replay run.traj.json -s cw-select -c select.weights=weights.json
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def command(
 ) -> None:
     """Fit the per-step selection's settings to recorded runs (files, directories or .tar.gz archives;
     each argument is one dataset): maximise the smallest margin over the recency frontier, minus its
-    target, across datasets, keeping recent evidence; write the weights for `-c select_weights=FILE`."""
+    target, across datasets, keeping recent evidence; write the weights for `-c select.weights=FILE`."""
     from rich.console import Console
 
     from contextweaver.config.select_weights import load_settings
@@ -142,7 +142,7 @@ def command(
     _table(result, Console(width=160))
     console.print(
         f"{result.evaluations} settings evaluated in {time.perf_counter() - started:.0f}s; wrote {out} "
-        f"(use it with -c select_weights={out})",
+        f"(use it with -c select.weights={out})",
         highlight=False,
     )
 

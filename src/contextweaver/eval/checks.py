@@ -2,7 +2,7 @@
 
 1. Recall at equal or lower cost: for the sliding window at each budget, the best ContextWeaver mode
    at any budget whose mean tokens do not exceed the window's, against the window.
-2. Adaptive selection against its two pure arms (ancestry = cw-heuristic, recency = cw-recency) on
+2. Adaptive selection against its two pure arms (ancestry = cw-ancestry, recency = cw-recency) on
    every repository group: is it at least as good as the better arm?
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from contextweaver.eval.aggregate import GroupRow, Row
 
-ANCESTRY, RECENCY, ADAPTIVE = "cw-heuristic", "cw-recency", "cw-adaptive"
+ANCESTRY, RECENCY, ADAPTIVE = "cw-ancestry", "cw-recency", "cw"
 TOLERANCE = 0.0005
 """Recall differences below this are ties (rounding of the printed three decimals)."""
 

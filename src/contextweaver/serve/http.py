@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -120,8 +119,3 @@ class KeyedLocks:
 
     def __len__(self) -> int:
         return len(self._locks)
-
-
-def json_error_detail(exc: Any) -> str:
-    """Where a JSON body broke, for the caller."""
-    return f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
