@@ -112,7 +112,7 @@ def test_langgraph_prebuilt_react_agent_with_the_pre_model_hook(tmp_path: Path):
 
 
 def test_bad_settings_name_the_setting():
-    with pytest.raises(ValidationError, match="weaver.selector: unknown selector 'ancestr'"):
+    with pytest.raises(ValidationError, match=r"weaver.selector\n.*unknown selector 'ancestr'"):
         ContextWeaverMiddleware(weaver={"selector": "ancestr"})
     with pytest.raises(ValidationError, match="windw"):
         ContextWeaverHook(windw=2)

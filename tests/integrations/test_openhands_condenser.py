@@ -129,6 +129,19 @@ def test_each_request_is_the_woven_context_with_every_call_paired(run):
     assert not any(PLACEHOLDER_START in str(m.get("content")) for m in first_tool_request)
 
 
+def test_the_test_status_follows_the_last_step_and_never_rewrites_the_task(run):
+    _, requests, _ = run
+    with_status = [
+        r.messages for r in requests if any("TEST STATUS" in str(m["content"]) for m in r.messages)
+    ]
+    assert len(with_status) >= 2  # the failing run, then the passing one
+    for messages in with_status:
+        assert "TEST STATUS" in str(messages[-1]["content"]) and messages[-1]["role"] == "user"
+        assert not any("TEST STATUS" in str(m["content"]) for m in messages[:-1])
+    tasks = {json.dumps(r.messages[1], sort_keys=True) for r in requests}
+    assert len(tasks) == 1 and TASK in next(iter(tasks))  # message 1 is the task, byte-identical every call
+
+
 def test_the_graph_labels_the_failure_superseded_by_the_passing_run(run):
     condenser, _, _ = run
     graph = condenser._strategy.graph

@@ -46,3 +46,39 @@ def test_a_long_report_is_listed_whole_and_ids_cannot_write_lines() -> None:
     assert result.exit_code == 0, result.output
     assert "\x07" not in result.output and '"t.py::test_x\\x07y"' in result.output
     assert all(f"t.py::test_{i} " in result.output for i in (0, 1500, 2999))
+
+
+PYTEST_RUN = (
+    "============================= test session starts ==============================\n"
+    "collected 2 items\n\n"
+    "test_calc.py::test_add FAILED                                            [ 50%]\n"
+    "test_calc.py::test_mul PASSED                                            [100%]\n\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED test_calc.py::test_add - assert -1 == 5\n"
+    "========================= 1 failed, 1 passed in 0.02s ==========================\n"
+)
+
+
+def mini_yaml_observation(output: str, returncode: int) -> str:
+    """The tool message mini-swe-agent 2's `mini.yaml` sends (its template's shape and escaping)."""
+    literal = json.dumps(output).replace("<", "\\u003c").replace(">", "\\u003e")
+    return f'{{\n  "returncode": {returncode},\n  "output": {literal}\n}}\n'
+
+
+def test_mini_yaml_json_output_is_read_as_the_agent_saw_it(tmp_path: Path) -> None:
+    path = tmp_path / "observation.json"
+    path.write_text(mini_yaml_observation(PYTEST_RUN, 1))
+    result = CliRunner().invoke(main, ["tests", "--json", str(path), "--command", "pytest -v"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["runner"] == "pytest" and payload["status"] == "failed"
+    assert payload["tests"] == {"test_calc.py::test_add": "failed", "test_calc.py::test_mul": "passed"}
+    assert payload["totals"] == {"failed": 1, "passed": 1}
+    plain = CliRunner().invoke(main, ["tests", "--json", "-"], input=PYTEST_RUN)
+    assert json.loads(plain.output)["tests"] == payload["tests"]  # the same labels as the text itself
+
+
+def test_json_that_is_not_an_observation_is_read_as_it_is() -> None:
+    text = '{"returncode": 0, "note": "no output field"}'
+    result = CliRunner().invoke(main, ["tests", "-"], input=text)
+    assert result.exit_code == 0 and "no test-runner output detected" in result.output

@@ -13,6 +13,15 @@ RICH_ROWS = 2_000
 a second (40,000 tests took 8-18 s against 0.4 s for --json)."""
 
 
+def as_the_agent_saw(text: str) -> str:
+    """A tool output as the integrations read it: mini-swe-agent 2's JSON observation (`mini.yaml`,
+    `{"returncode": 0, "output": "..."}`) decoded, as its runs are labelled; any other text as it is."""
+    from contextweaver.formats.minisweagent import observation_text
+
+    decoded = observation_text(text.strip())
+    return text if decoded == text.strip() else decoded
+
+
 @click.command(name="tests")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=True), default="-")
 @click.option(
@@ -30,6 +39,7 @@ def command(path: str, command_text: str, as_json: bool) -> None:
     from contextweaver.validation.tracker import shown_id
 
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
+    text = as_the_agent_saw(text)
     tracker = TestTracker()
     verdict = checked_verdict(tracker, 0, command_text, text)
     report = verdict.report

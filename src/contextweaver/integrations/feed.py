@@ -9,15 +9,17 @@ is checked against the list's prefix (each consumed message, by identity first);
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from contextweaver.formats.minisweagent import clean, text_step
 from contextweaver.integrations.contexts import Source
 from contextweaver.integrations.settings import WeavingSettings, build_strategy
 from contextweaver.protocols import Model, Strategy
-from contextweaver.tokens import content_text, count_images
+from contextweaver.tokens import content_text, count_images, count_text
 from contextweaver.types import Message, Node, Step, WovenContext
 
 
@@ -35,6 +37,20 @@ def interjection_step(message: Message, position: int) -> Step:
         kind="user",
         meta={"message_index": position, "role": message.get("role")},
     )
+
+
+def tool_tokens(tools: Sequence[Any] | None) -> int:
+    """Tokens of the tool definitions sent with every call (OpenAI's `tools` list), counted as the proxy
+    counts them: the budget holds them too, so the woven messages get what is left."""
+    return (
+        _json_tokens(json.dumps(list(tools), ensure_ascii=False, sort_keys=True, default=str)) if tools else 0
+    )
+
+
+@lru_cache(maxsize=64)
+def _json_tokens(text: str) -> int:
+    """An agent sends the same tools with every call: counted once."""
+    return count_text(text)
 
 
 def same_message(a: Message, b: Message) -> bool:
@@ -75,6 +91,8 @@ class ChatFeed:
         self.consumed = 0
         """Messages of the list already turned into the root or steps."""
         self.rebuilds = 0
+        self.reserved = 0
+        """Tokens of what every call sends besides the messages (tool definitions): off the budget."""
         self._seen: list[Message] = []
         self._sources: dict[int, list[Source]] = {}
         """Per node index (0 = root): its messages and the list positions they came from."""
@@ -146,8 +164,9 @@ class ChatFeed:
     def context(self) -> WovenContext:
         if self.strategy is None:
             raise RuntimeError("call update(messages) before context()")
-        return self.strategy.context(self.settings.budget)
+        budget = self.settings.budget
+        return self.strategy.context(None if budget is None else max(1, budget - self.reserved))
 
     def stats(self) -> dict[str, Any]:
         own = self.strategy.stats() if self.strategy is not None else {}
-        return {**own, "rebuilds": self.rebuilds}
+        return {**own, "rebuilds": self.rebuilds, "tool_tokens": self.reserved}

@@ -43,7 +43,7 @@ except ImportError as exc:
 
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align
-from contextweaver.integrations.feed import ChatFeed, ChatShape
+from contextweaver.integrations.feed import ChatFeed, ChatShape, tool_tokens
 from contextweaver.integrations.settings import WeavingSettings, announce
 from contextweaver.types import Message, Step, WovenContext
 
@@ -123,12 +123,14 @@ class MessageWeaver(WeavingSettings):
     def conversation(self, messages: Sequence[BaseMessage]) -> _Conversation | None:
         return self._conversations.get(_key(messages))
 
-    def weave(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    def weave(self, messages: Sequence[BaseMessage], reserved: int = 0) -> list[BaseMessage]:
+        """The woven messages; `reserved`: tokens the call sends besides them (its tools), off the budget."""
         if not messages:
             return []
         key = _key(messages)
         with self._lock:
             conversation = self._conversations.pop(key, None) or _Conversation(self)
+            conversation.feed.reserved = reserved
             self._conversations[key] = conversation
             while len(self._conversations) > self.max_conversations:
                 self._conversations.popitem(last=False)
@@ -167,6 +169,8 @@ class ContextWeaverMiddleware(AgentMiddleware):
         self.budget_from: str | None = None
         """Where the budget came from when none was given (the chat model's profile), else None."""
         self._window_looked_up = self.weaver.budget is not None
+        self._tools_key: tuple[int, ...] = ()
+        self._tools_tokens = 0
         announce("ContextWeaver (LangChain middleware)", self.weaver, then=_MIDDLEWARE_LATER)
 
     @property
@@ -175,13 +179,13 @@ class ContextWeaverMiddleware(AgentMiddleware):
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
         self._take_window(request.model)
-        return handler(request.override(messages=self._woven(request.messages)))
+        return handler(request.override(messages=self._woven(request.messages, request.tools)))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
     ) -> Any:
         self._take_window(request.model)
-        return await handler(request.override(messages=self._woven(request.messages)))
+        return await handler(request.override(messages=self._woven(request.messages, request.tools)))
 
     def _take_window(self, model: Any) -> None:
         """With no budget given, the first call's chat model's context window becomes the budget."""
@@ -200,6 +204,16 @@ class ContextWeaverMiddleware(AgentMiddleware):
         self.budget_from = f"the context window of the chat model's profile, {window:,} tokens"
         announce("ContextWeaver (LangChain middleware)", self.weaver, self.budget_from)
 
-    def _woven(self, messages: list[AnyMessage]) -> list[AnyMessage]:
-        woven: list[AnyMessage] = self.weaver.weave(messages)  # type: ignore[assignment]
+    def _woven(self, messages: list[AnyMessage], tools: Sequence[Any] = ()) -> list[AnyMessage]:
+        woven: list[AnyMessage] = self.weaver.weave(messages, self._tool_tokens(tools))  # type: ignore[assignment]
         return woven
+
+    def _tool_tokens(self, tools: Sequence[Any]) -> int:
+        """The bound tools' tokens as the model is sent them (OpenAI tool schemas), converted once per set."""
+        key = tuple(id(tool) for tool in tools)
+        if key != self._tools_key:
+            from langchain_core.utils.function_calling import convert_to_openai_tool
+
+            self._tools_key = key
+            self._tools_tokens = tool_tokens([convert_to_openai_tool(tool) for tool in tools])
+        return self._tools_tokens

@@ -22,6 +22,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import sys
 import time
 from functools import cache
 from pathlib import Path
@@ -39,7 +40,7 @@ except ImportError as exc:
     raise missing_framework(__name__, "mini-swe-agent 2", "pip install 'mini-swe-agent>=2.4'", exc) from exc
 
 from contextweaver.formats.minisweagent import RESPONSES_API, responses_api_item
-from contextweaver.integrations.feed import ChatFeed
+from contextweaver.integrations.feed import ChatFeed, tool_tokens
 from contextweaver.integrations.record import ContextLog, graph_document, sidecar_paths
 from contextweaver.integrations.settings import (
     WeavingSettings,
@@ -60,6 +61,20 @@ def _speaks_responses_api(model: Any) -> bool:
     """mini-swe-agent's Responses-API model classes (litellm_response, openrouter_response, ...)."""
     names = [f"{k.__module__}.{k.__name__}" for k in type(model).__mro__]
     return any("response_model" in name or "ResponseAPI" in name for name in names)
+
+
+def sent_tools(model: Any) -> list[Any]:
+    """The tool definitions the model class sends with every call: mini-swe-agent's tool-calling classes
+    pass their module's `BASH_TOOL` from `_query` (litellm, openrouter, portkey, requesty; a text-based
+    subclass overrides `_query` and sends none); a `tools` list attribute wins."""
+    tools = getattr(model, "tools", None)
+    if isinstance(tools, list):
+        return tools
+    sender = next(
+        (k for k in type(model).__mro__ if "_query" in vars(k)), type(model)
+    )  # the class that calls
+    tool = getattr(sys.modules.get(sender.__module__), "BASH_TOOL", None)
+    return [tool] if isinstance(tool, dict) else []
 
 
 class WeavingModel:
@@ -93,6 +108,7 @@ class WeavingModel:
         self.settings = settings.with_budget(window)
         announce("ContextWeaver (mini-swe-agent)", self.settings, self.budget_from, _NO_WINDOW)
         self.feed = ChatFeed(self.settings)
+        self.feed.reserved = tool_tokens(sent_tools(model))
         self.log = ContextLog(with_messages=self.settings.record_messages)
         self.keep_records = False
         """True when someone (ContextWeaverAgent.save) writes the full records to disk."""

@@ -7,8 +7,9 @@ With no budget the condenser takes the agent LLM's `max_input_tokens` at the fir
 an LLM config without it leaves the lazy default passing the history through whole, said as a WARNING.
 
 `condense(view)` returns a new View (the SDK's event log is never touched): the system prompt and
-task first, the TEST STATUS line as a user message, then every step in order. Calls of one model
-response and their results form one step (the SDK's batch atomicity), so a step is kept, compressed
+task first, then every step in order, then the TEST STATUS line as a user message of its own (after
+the task it would join the task's message, and every status change would rewrite message 1, breaking
+the prompt cache's prefix). Calls of one model response and their results form one step (the SDK's batch atomicity), so a step is kept, compressed
 or dropped whole and every tool call keeps exactly its result (tool-call matching). A compressed
 step keeps its actions; each tool output becomes SWE-agent's placeholder. State is incremental: only
 events new since the previous call become steps; a changed prefix rebuilds the graph.
@@ -204,9 +205,10 @@ class ContextWeaverCondenser(CondenserBase):
                 owners += [decision.index] * len(messages)
         shown: dict[str, Any] = {}
         out: list[LLMConvertibleEvent] = list(self._root)
+        status: list[LLMConvertibleEvent] = []
         for message, match in zip(context.messages, align(context.messages, sources), strict=True):
             if match is None:  # the TEST STATUS line
-                out.append(_status_event(str(message.get("content"))))
+                status.append(_status_event(str(message.get("content"))))
             elif message.get("role") == "tool" and message != sources[match]:
                 shown[str(message.get("tool_call_id"))] = message.get("content")
         for decision in context.decisions:
@@ -218,7 +220,7 @@ class ContextWeaverCondenser(CondenserBase):
                     observation = WovenObservation(content=[TextContent(text=text)])
                     event = event.model_copy(update={"observation": observation, "extended_content": []})
                 out.append(event)
-        return out
+        return out + status  # after the last kept event: a new status never rewrites the task's message
 
 
 def _root_events(events: list[LLMConvertibleEvent]) -> list[LLMConvertibleEvent]:

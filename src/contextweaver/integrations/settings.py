@@ -89,22 +89,8 @@ class WeavingSettings(BaseModel):
         return name
 
     @model_validator(mode="after")
-    def _check_names(self) -> WeavingSettings:
-        """Component names are checked now, not at the first query; baselines take only two fields."""
-        from contextweaver.analyzers import ANALYZERS
-        from contextweaver.selectors import SELECTORS
-        from contextweaver.summaries import SUMMARIZERS
-
-        for field, registry in (
-            ("analyzer", ANALYZERS),
-            ("selector", SELECTORS),
-            ("summarizer", SUMMARIZERS),
-        ):
-            name = getattr(self.weaver, field)
-            if name not in registry.names():
-                raise ValueError(
-                    f"weaver.{field}: unknown {field} {name!r}; valid: {', '.join(registry.names())}"
-                )
+    def _baseline_fields(self) -> WeavingSettings:
+        """Baselines take only two fields (component names are checked by `WeaverConfig` itself)."""
         extra = sorted(self.weaver.model_fields_set - BASELINE_FIELDS)
         if self.is_baseline and extra:
             raise ValueError(

@@ -14,6 +14,11 @@ lazy default passes the history through whole (it says so at construction, as a 
 
 State is kept per conversation (keyed by the system prompt and task), and only the items added
 since the previous call are fed to its ContextWeaver; a changed prefix rebuilds that conversation.
+
+SWE-agent's `cache_control` processor (in its default config) marks the last user/tool items in place
+and clears older marks. Listed before this one, its marks would stay on the steps kept here and pile up
+(Anthropic accepts 4 per request); so marks are never stored, and the woven list gets as many as the
+history had, on its own last items of the same roles. Either order sends the marks cache_control sets.
 """
 
 from __future__ import annotations
@@ -95,20 +100,24 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
     def __call__(self, history: list[HistoryItem]) -> list[HistoryItem]:
         if not history:
             return []
-        key = conversation_key(history)
+        marked = [item for item in history if cache_marker(item) is not None]
+        plain = without_marks(history, marked)
+        key = conversation_key(plain)
         with self._lock:
             feed = self._feeds.pop(key, None) or ChatFeed(self, SWE_AGENT)
             self._feeds[key] = feed  # most recently used last
             while len(self._feeds) > self.max_conversations:
                 self._feeds.popitem(last=False)
-            feed.update(history)
+            feed.update(plain)
             context = feed.context()
             self._last = context
-        return [self._status_item(m, history) if _is_status(m, context) else m for m in context.messages]
+        out = [self._status_item(m, history) if _is_status(m, context) else m for m in context.messages]
+        return remarked(out, marked) if marked else out
 
     def feed_for(self, history: Sequence[HistoryItem]) -> ChatFeed | None:
         """The state kept for this conversation (for inspection and tests)."""
-        return self._feeds.get(conversation_key(history))
+        marked = [item for item in history if cache_marker(item) is not None]
+        return self._feeds.get(conversation_key(without_marks(history, marked)))
 
     @property
     def last_context(self) -> WovenContext | None:
@@ -125,6 +134,59 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
 
 def _is_status(message: Message, context: WovenContext) -> bool:
     return bool(context.test_status) and message.get("content") == context.test_status and len(message) == 2
+
+
+CACHE_KEY = "cache_control"
+
+
+def cache_marker(item: HistoryItem) -> tuple[bool, Any] | None:
+    """(on the item itself, the marker) for a prompt-cache mark on the item or a content part, else None."""
+    if CACHE_KEY in item:
+        return True, item[CACHE_KEY]
+    content = item.get("content")
+    for part in content if isinstance(content, list) else ():
+        if isinstance(part, dict) and CACHE_KEY in part:
+            return False, part[CACHE_KEY]
+    return None
+
+
+def without_marks(history: Sequence[HistoryItem], marked: Sequence[HistoryItem]) -> Sequence[HistoryItem]:
+    """The history with its marked items replaced by unmarked copies (the others are the same objects)."""
+    if not marked:
+        return history
+    ids = {id(item) for item in marked}
+    return [unmarked(item) if id(item) in ids else item for item in history]
+
+
+def unmarked(item: HistoryItem) -> HistoryItem:
+    """A copy of the item without its cache marks (only marked items are copied: a handful per call)."""
+    out = {key: value for key, value in item.items() if key != CACHE_KEY}
+    content = out.get("content")
+    if isinstance(content, list):
+        out["content"] = [
+            {k: v for k, v in part.items() if k != CACHE_KEY} if isinstance(part, dict) else part
+            for part in content
+        ]
+    return out
+
+
+def remarked(out: list[HistoryItem], marked: Sequence[HistoryItem]) -> list[HistoryItem]:
+    """The woven list with the history's marks moved onto its own last items of the marked roles: as many,
+    the newest mark on the newest such item, each as the history carried it (on the item or its text)."""
+    roles = {item.get("role") for item in marked}
+    targets = [i for i, item in enumerate(out) if item.get("role") in roles][-len(marked) :]
+    for position, source in zip(reversed(targets), reversed(marked), strict=False):
+        on_item, marker = cache_marker(source) or (True, None)
+        item = dict(out[position])
+        if on_item:
+            item[CACHE_KEY] = marker
+        else:
+            content = item.get("content")
+            parts = list(content) if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+            parts[0] = {**parts[0], CACHE_KEY: marker} if isinstance(parts[0], dict) else parts[0]
+            item["content"] = parts
+        out[position] = item
+    return out
 
 
 HistoryProcessorFactory = Callable[[dict[str, Any]], Callable[[list[HistoryItem]], list[HistoryItem]]]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public, missing from the stubs
 
 from contextweaver.tokens import (
     MESSAGE_OVERHEAD,
@@ -23,11 +27,99 @@ def is_observation(step: Step, message: Message) -> bool:
     return step.kind == "agent" and message.get("role") != "assistant"
 
 
+OUTPUT_FIELDS = frozenset({"output", "output_head", "output_tail"})
+"""The string fields that hold a JSON-wrapped tool output's text."""
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class JsonOutput:
+    """A tool output wrapped in a JSON object, as mini-swe-agent 2's `mini.yaml` sends it
+    (`{"returncode": 0, "output": "..."}`, `output_head`/`output_tail` when long): placeholders count the
+    output's own lines and trims cut inside its strings, so what the agent reads stays valid JSON."""
+
+    frame: tuple[str, ...]
+    """The raw text around the output's string literals (one piece more than `values`), kept verbatim."""
+    values: tuple[str, ...]
+    """The output's strings, decoded, in order."""
+
+    def rebuild(self, values: Sequence[str]) -> str:
+        """The object with `values` in place of the output's strings, the rest of its text unchanged."""
+        pieces = [self.frame[0]]
+        for value, after in zip(values, self.frame[1:], strict=True):
+            pieces += [json.dumps(value, ensure_ascii=False), after]
+        return "".join(pieces)
+
+
+def output_lines(text: str) -> list[list[str]]:
+    """The lines of an output as the agent reads them: per string of a JSON-wrapped output, else one list."""
+    wrapped = json_output(text)
+    return [value.split("\n") for value in wrapped.values] if wrapped else [text.split("\n")]
+
+
+@lru_cache(maxsize=256)
+def json_output(text: str) -> JsonOutput | None:
+    """The JSON-wrapped tool output `text` holds (an object with a `returncode` and a string output
+    field), else None: any other text is never parsed past its first characters."""
+    if not text.startswith("{") or '"returncode"' not in text[:64] or not text.rstrip().endswith("}"):
+        return None
+    try:
+        return _scan_object(text)
+    except (ValueError, RecursionError):  # not JSON after all, or nested 100k deep
+        return None
+
+
+def _skip(text: str, at: int) -> int:
+    """The position of the first non-whitespace character from `at` (JSON's whitespace)."""
+    match = _SPACE.match(text, at)
+    return match.end() if match else at
+
+
+def _scan_object(text: str) -> JsonOutput | None:
+    """One pass over the top-level object, recording where each output string literal sits."""
+    frame: list[str] = []
+    values: list[str] = []
+    keys: set[str] = set()
+    cut, at = 0, _skip(text, 1)
+    while not text.startswith("}", at):
+        if keys and not text.startswith(",", at):
+            return None
+        at = _skip(text, at + 1 if keys else at)
+        if not text.startswith('"', at):
+            return None
+        key, at = scanstring(text, at + 1)
+        at = _skip(text, at)
+        if not text.startswith(":", at):
+            return None
+        at = _skip(text, at + 1)
+        if key in OUTPUT_FIELDS and text.startswith('"', at):
+            value, end = scanstring(text, at + 1)
+            frame.append(text[cut:at])
+            values.append(value)
+            cut = end
+        else:
+            end = _DECODER.raw_decode(text, at)[1]
+        keys.add(key)
+        at = _skip(text, end)
+    if text[at + 1 :].strip() or "returncode" not in keys or not values:
+        return None
+    return JsonOutput((*frame, text[cut:]), tuple(values))
+
+
 def placeholder(content: object) -> str:
-    """SWE-agent's placeholder for an elided observation, with the image count when there were any."""
-    text = PLACEHOLDER.format(lines=len(content_text(content).splitlines()))
+    """SWE-agent's placeholder for an elided observation, with the image count when there were any; a
+    JSON-wrapped output's lines are its own, not the wrapper's."""
+    text = PLACEHOLDER.format(lines=_line_count(content_text(content)))
     images = count_images(content)
     return text + (IMAGES_SUFFIX.format(images=images) if images else "")
+
+
+def _line_count(text: str) -> int:
+    wrapped = json_output(text)
+    if wrapped is None:
+        return len(text.splitlines())
+    return sum(len(value.splitlines()) for value in wrapped.values)
 
 
 def full_messages(node: Node) -> list[Message]:
@@ -105,7 +197,7 @@ def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
     for message, size in zip(messages, sizes, strict=True):
         limit = (max_tokens * size // total - MESSAGE_OVERHEAD - 4) if trim_all else share
         if trim_all or is_observation(step, message):
-            message = {**message, "content": trim_text(content_text(message.get("content")), max(0, limit))}
+            message = {**message, "content": trim_output(content_text(message.get("content")), max(0, limit))}
         out.append(dict(message))
     return out, sum(count_message(m) for m in out)
 
@@ -138,3 +230,29 @@ def trim_text(text: str, max_tokens: int) -> str:
         if head_len + tail_len == 0:
             return ""
         head_len, tail_len = head_len * 9 // 10, tail_len * 9 // 10
+
+
+MIN_SHARE = 24
+"""Tokens under which a trimmed string is little more than its marker."""
+
+
+def trim_output(text: str, max_tokens: int) -> str:
+    """`trim_text`, except that a JSON-wrapped output is cut inside its strings (each its share of
+    the room left by the wrapper), so the trimmed output is still the JSON object it was."""
+    wrapped = json_output(text)
+    if wrapped is None:
+        return trim_text(text, max_tokens)
+    if len(_token_ids(text)) <= max_tokens:
+        return text
+    sizes = [len(_token_ids(value)) for value in wrapped.values]
+    room = max_tokens - count_text("".join(wrapped.frame)) - 2 * len(sizes)
+    while room > 0:
+        shares = [room * size // max(1, sum(sizes)) for size in sizes]
+        if min(shares) < MIN_SHARE:  # too little for each string's marker: the last (a run's summary) gets it
+            shares = [0] * (len(sizes) - 1) + [room]
+        out = wrapped.rebuild([trim_text(v, share) for v, share in zip(wrapped.values, shares, strict=True)])
+        if count_text(out) <= max_tokens:
+            return out
+        room = room * 9 // 10
+    empty = wrapped.rebuild([""] * len(sizes))
+    return empty if count_text(empty) <= max_tokens else ""

@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 from contextweaver.nodes.extract import cached_extraction
-from contextweaver.nodes.render import is_observation, placeholder
+from contextweaver.nodes.render import is_observation, json_output, output_lines, placeholder
 from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
 from contextweaver.types import Message, Node
 
@@ -47,6 +48,9 @@ class OutputLines:
     """Tokens of the step's other messages (the call), which an excerpt keeps whole."""
     spans: dict[int, tuple[int, int]]
     """Message position -> its lines as [first, end)."""
+    parts: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """Message position of a JSON-wrapped output -> where each of its strings' lines end (its lines are
+    the strings' own, not the wrapper's)."""
 
     @classmethod
     def of(cls, node: Node) -> OutputLines:
@@ -54,13 +58,17 @@ class OutputLines:
         (the output's tokens spread over its lines by length): nothing is encoded again here."""
         lines: list[str] = []
         spans: dict[int, tuple[int, int]] = {}
+        parts: dict[int, tuple[int, ...]] = {}
         call_tokens = node.compressed_tokens
         for position, message in enumerate(node.step.chat_messages()):
             if is_observation(node.step, message):
                 call_tokens -= count_message({**message, "content": placeholder(message.get("content"))})
-                split = content_text(message.get("content")).split("\n")
-                spans[position] = (len(lines), len(lines) + len(split))
-                lines += split
+                text = content_text(message.get("content"))
+                pieces = output_lines(text)
+                if json_output(text) is not None:
+                    parts[position] = tuple(accumulate(map(len, pieces), initial=len(lines)))[1:]
+                spans[position] = (len(lines), len(lines) + sum(map(len, pieces)))
+                lines += [line for piece in pieces for line in piece]
         words: dict[str, list[int]] = {}
         for number, line in enumerate(lines):
             for word in set(WORD.findall(line)):
@@ -68,7 +76,7 @@ class OutputLines:
         index = {word: tuple(numbers) for word, numbers in words.items()}
         per_char = max(0, node.full_tokens - call_tokens) / max(1, sum(len(line) + 1 for line in lines))
         tokens = tuple(int((len(line) + 1) * per_char) + 1 for line in lines)
-        return cls(tuple(lines), tokens, index, call_tokens, spans)
+        return cls(tuple(lines), tokens, index, call_tokens, spans, parts)
 
     def keys(self) -> tuple[str | None, ...]:
         """Each line as a repeat-detection key, or None when it is too short to count (computed once
@@ -128,25 +136,57 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
             messages.append(dict(message))
             continue
         first, end = span
-        parts: list[str] = []
-        cursor, cut = first, False
-        for n in [*kept[bisect_left(kept, first) : bisect_left(kept, end)], end]:
-            if cursor < n and (n < end or parts):
-                if sum(lines.tokens[cursor:n]) <= MARKER_TOKENS:  # a gap cheaper than its marker stays
-                    parts += lines.lines[cursor:n]
-                else:
-                    parts.append(marker(lines.lines, cursor, n - 1))
-                    cut = True
-            if n < end:
-                parts.append(lines.lines[n])
-            cursor = n + 1
-        text = "\n".join(parts) if parts else placeholder(message.get("content"))
-        if parts and not cut and extraction is not None:  # every line: the output's own text, counted once
+        if position in lines.parts:
+            text, cut = _wrapped_excerpt(lines, kept, position, content_text(message.get("content")))
+        else:
+            parts, cut = _kept_lines(lines, kept, first, end)
+            text = "\n".join(parts) if parts else None
+        if text is not None and not cut and extraction is not None:  # the output's own text, counted once
             tokens += MESSAGE_OVERHEAD + extraction.content_tokens[position]
         else:
+            text = placeholder(message.get("content")) if text is None else text
             tokens += MESSAGE_OVERHEAD + _count(text)
         messages.append({**message, "content": text})
     return Excerpt(messages, tokens, len(keep), total, why)
+
+
+def _kept_lines(lines: OutputLines, kept: list[int], first: int, end: int) -> tuple[list[str], bool]:
+    """Lines `first`..`end` (0-based, end excluded) cut to the kept ones, and whether any was cut."""
+    parts: list[str] = []
+    cursor, cut = first, False
+    for n in [*kept[bisect_left(kept, first) : bisect_left(kept, end)], end]:
+        if cursor < n and (n < end or parts):
+            if sum(lines.tokens[cursor:n]) <= MARKER_TOKENS:  # a gap cheaper than its marker stays
+                parts += lines.lines[cursor:n]
+            else:
+                parts.append(marker(lines.lines, cursor, n - 1))
+                cut = True
+        if n < end:
+            parts.append(lines.lines[n])
+        cursor = n + 1
+    return parts, cut
+
+
+def _wrapped_excerpt(
+    lines: OutputLines, kept: list[int], position: int, text: str
+) -> tuple[str | None, bool]:
+    """A JSON-wrapped output's excerpt and whether it cut anything: each string cut to its kept lines (one
+    left with none is a single marker), put back in the wrapper, so the agent reads valid JSON. None
+    when no line is kept (the placeholder stands for it); the output verbatim when none is cut."""
+    first = lines.spans[position][0]
+    values: list[str] = []
+    kept_any, cut = False, False
+    for end in lines.parts[position]:
+        parts, cut_here = _kept_lines(lines, kept, first, end)
+        kept_any = kept_any or bool(parts)
+        if not parts and end > first:
+            parts, cut_here = [marker(lines.lines, first, end - 1)], True
+        values.append("\n".join(parts))
+        cut, first = cut or cut_here, end
+    wrapped = json_output(text)
+    if not kept_any or wrapped is None:
+        return None, False
+    return (wrapped.rebuild(values), True) if cut else (text, False)
 
 
 def marker(lines: tuple[str, ...], first: int, last: int) -> str:

@@ -26,6 +26,10 @@ _VERBOSE = re.compile(
     rf"\n(?:\[gw\d+\] (?:\[\s*\d+%\] )?{_STATUS} {_ID}(?=\n| )|{_ID.replace('id>', 'vid>')} "
     rf"{_STATUS.replace('status>', 'vstatus>')}(?=\n| ))"
 )
+_STARTED = re.compile(rf"\n{_ID} ")
+"""A -v line's start (an id with `::`): the id and a space, whatever follows (with -s, the test's output)."""
+_LINE_END_STATUS = re.compile(rf"{_STATUS}(?: \([^\n]*\))?(?: +\[\s*\d+%\])?(?=\n)")
+"""A status word ending a line, as pytest writes it after a test's own output."""
 _SHORT = re.compile(rf"\n{_STATUS} {_ID}(?: - [^\n]*)?(?=\n)")
 _RUN_EVENT = re.compile(
     rf"\n(?:(?P<start>=+ test session starts =+)|(?P<report>=+ (?:FAILURES|ERRORS|PASSES) =+)|{_SUMMARY_LINE})(?=\n)"
@@ -117,6 +121,8 @@ class PytestParser(RunnerParser):
                 test_id, status = gw_id, gw_status
             if "::" in test_id:
                 record(tests, test_id, _STATUSES[status])
+        for test_id, status in interrupted_lines(text, tests):
+            record(tests, test_id, _STATUSES[status])
         for status, test_id in _SHORT.findall(text):
             if "::" in test_id or status in ("ERROR", "FAILED"):
                 record(tests, test_id, _STATUSES[status])
@@ -146,6 +152,25 @@ class PytestParser(RunnerParser):
                     scopes |= command_scopes(command)
                 report.passed_scopes = scopes
         return report
+
+
+def interrupted_lines(text: str, named: dict[str, TestStatus]) -> list[tuple[str, str]]:
+    """(id, status) of -v lines the test's own output broke (`-s`, or output written past the capture):
+    pytest prints the id, then what the test printed, then the status word, ending a later line. The
+    last such word before the next test's line or section is the test's (the output may print one)."""
+    lines = [match for match in _STARTED.finditer(text) if "::" in match.group("id")]
+    found: list[tuple[str, str]] = []
+    for number, match in enumerate(lines):
+        test_id = match.group("id")
+        if test_id in named:
+            continue
+        end = lines[number + 1].start() if number + 1 < len(lines) else len(text)
+        section = text.find("\n=", match.end(), end)
+        end = min(len(text), (section if section >= 0 else end) + 1)  # + 1: the line's own "\n"
+        statuses = list(_LINE_END_STATUS.finditer(text, match.end(), end))
+        if statuses:
+            found.append((test_id, statuses[-1].group("status")))
+    return found
 
 
 def split_runs(text: str) -> list[tuple[str, bool]]:
