@@ -16,7 +16,7 @@ OUR_SUMMARY = "Dependency-structured context management for tool-using LLM agent
 def other_project() -> str | None:
     """'NAME VERSION (summary)' of the other `contextweaver` when it is installed in this Python, else None."""
     for dist in importlib.metadata.distributions(name=OTHER_DISTRIBUTION):
-        summary = dist.metadata.get("Summary") or ""
+        summary = (dist.metadata.get_all("Summary") or [""])[0]  # absent in a bare METADATA
         if summary != OUR_SUMMARY:
             return f"{dist.metadata['Name']} {dist.version} ({summary or 'no summary'})"
     return None
