@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from contextweaver.cli import main
 from contextweaver.config import WeaverConfig
 from contextweaver.eval.fit import Run, fit, holdout_of
-from contextweaver.eval.fit_score import prepare, run_point
+from contextweaver.eval.fit_score import DatasetScore, Score, prepare, run_point
 from contextweaver.eval.frontier import run_point as report_point
 from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats import load_trajectories
@@ -132,3 +132,19 @@ def test_on_training_runs_the_fit_score_is_the_report_score() -> None:
     assert run_point(trajectory, prepare(trajectory), SelectSettings()) == report_point(
         record["budgets"]["none"]
     )
+
+
+def _score(**margins: float) -> Score:
+    return Score(tuple(DatasetScore(name, 10, 0.9, 8000.0, m, 0.05, 1.0) for name, m in margins.items()))
+
+
+def test_a_held_out_margin_that_falls_is_warned() -> None:
+    from contextweaver.cli.fit import holdout_warning
+
+    before = _score(gemini=0.06, java=0.01)
+    assert holdout_warning(before, _score(gemini=0.07, java=0.01)) is None  # held or rose
+    assert holdout_warning(None, None) is None  # no hold-out
+    fell = holdout_warning(before, _score(gemini=0.07, java=0.004))
+    assert fell is not None and "java +0.0100 -> +0.0040" in fell and "objective" in fell
+    one = holdout_warning(before, _score(gemini=0.05, java=0.01))  # the minimum held, one dataset fell
+    assert one is not None and "gemini +0.0600 -> +0.0500" in one and "objective" not in one
