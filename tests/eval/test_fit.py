@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.shared_data import absent
 
 from contextweaver.cli import main
 from contextweaver.config import WeaverConfig
@@ -126,7 +127,7 @@ def test_a_bad_input_is_named(tmp_path: Path) -> None:
 def test_on_training_runs_the_fit_score_is_the_report_score() -> None:
     archive = TRAIN / "swe-agent__gpt-4o__multi-swe-bench-java__89.tar.gz"
     if not archive.exists():
-        pytest.skip("../shared/data is absent")
+        pytest.skip(absent(archive))
     trajectory = load_trajectories(archive)[0]
     record = evaluate(trajectory, "cw-select", [None])
     assert run_point(trajectory, prepare(trajectory), SelectSettings()) == report_point(
