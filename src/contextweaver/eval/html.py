@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1400px}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}
+.scroll{overflow-x:auto}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
 th{background:#f1f1f1}td.l,th.l{text-align:left}
 tr.sep td{border-top:2px solid #666}
@@ -38,7 +39,8 @@ def _table(
     for n, cells in enumerate(body):
         tds = "".join(f'<td class="{"l" if i < left else ""}">{esc(c)}</td>' for i, c in enumerate(cells))
         lines.append(f'<tr class="{"sep" if n in breaks else ""}">{tds}</tr>')
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+    return f"<div class='scroll'>{table}</div>"  # a wide table scrolls, the page does not
 
 
 def render_html(
