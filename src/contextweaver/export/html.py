@@ -100,7 +100,7 @@ def _legend(view: GraphView) -> str:
         if any(n.status == status for n in view.nodes)
     ]
     if view.current is not None:
-        ink, ring = f"border-color:{MODE_INK}", "box-shadow:0 0 0 2px #fff,0 0 0 4px #1f6feb"
+        ink, ring = f"border-color:{MODE_INK}", "box-shadow:0 0 0 2px #fff,0 0 0 4px #1f6feb;margin:0 4px"
         shapes = {
             "full": ("kept in full", f"background:{MODE_INK};{ink};{ring}"),
             "trimmed": ("trimmed", f"background:{MODE_INK};{ink}"),
