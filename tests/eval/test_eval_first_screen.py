@@ -82,3 +82,17 @@ def test_token_axes_are_plain_thousands() -> None:
     plt.close(figure)
     assert axes.xaxis.get_offset_text().get_text() == ""
     assert labels and all(label.startswith("10,") for label in labels), labels
+
+
+def test_help_names_the_strategies_that_run_without_s() -> None:
+    from contextweaver.strategies import EVAL_DEFAULT
+
+    text = "".join(CliRunner().invoke(main, ["eval", "--help"]).output.split())  # help wraps inside names
+    assert f"(default:{','.join(EVAL_DEFAULT)})" in text
+    assert "--wide" in text
+
+
+def test_a_zero_budget_is_a_usage_error() -> None:
+    result = CliRunner().invoke(main, ["eval", RUN, "-b", "0"])
+    assert result.exit_code == 2 and "0 is not a token budget" in result.output
+    assert "Traceback" not in result.output and "-22" not in result.output
