@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
+# this project was the distribution `contextweaver` before it became `contextweaver-agents`: drop that one first
+.venv/bin/python -m pip uninstall -q -y contextweaver 2>/dev/null || true
 .venv/bin/python -m pip install -q -e '.[all,dev]'
 if [ "${FULL:-0}" = 1 ]; then
     .venv/bin/python -m pip install -q -e '.[all,dev,minisweagent,langgraph]'
@@ -24,6 +26,7 @@ if [ "${FULL:-0}" = 1 ]; then
     if [ -n "$PY312" ]; then
         [ -x .venv-openhands/bin/python ] || "$PY312" -m venv .venv-openhands
         .venv-openhands/bin/python -m pip install -q --upgrade pip
+        .venv-openhands/bin/python -m pip uninstall -q -y contextweaver 2>/dev/null || true
         .venv-openhands/bin/python -m pip install -q -e '.[dev,openhands]'
     else
         echo "no Python 3.12+: the OpenHands SDK tests will skip" >&2

@@ -10,6 +10,7 @@ import pytest
 from contextweaver.prompt_cache import message_key
 from contextweaver.tokens import count_message
 from contextweaver.types import Message
+from tests.shared_data import absent
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MINI_SWE_AGENT = SHARED_DATA / "trajectories" / "mini-swe-agent"
@@ -19,7 +20,7 @@ MINI_SWE_AGENT = SHARED_DATA / "trajectories" / "mini-swe-agent"
 def mini_swe_agent_files() -> list[Path]:
     files = sorted(MINI_SWE_AGENT.glob("*.traj.json"))
     if not files:
-        pytest.skip("../shared/data is absent: no mini-swe-agent trajectories to replay")
+        pytest.skip(absent(MINI_SWE_AGENT))
     return files
 
 

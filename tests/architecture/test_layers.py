@@ -66,7 +66,8 @@ def imported(path: Path) -> list[tuple[int, str]]:
             base = package[: len(package) - node.level + 1] if node.level else []
             name = ".".join([*base, node.module] if node.module else base)
             if name == "contextweaver":  # `from contextweaver import boundary`: the modules named
-                out += [(node.lineno, f"{name}.{alias.name}") for alias in node.names]
+                names = [alias.name for alias in node.names if alias.name != "__version__"]  # metadata, not a room
+                out += [(node.lineno, f"{name}.{alias}") for alias in names]
             else:
                 out.append((node.lineno, name))
         elif isinstance(node, ast.Import):

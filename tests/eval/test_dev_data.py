@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.shared_data import absent
 
 from contextweaver.eval import aggregate
 from contextweaver.eval.trajectory_run import evaluate
@@ -23,7 +24,7 @@ CALIBRATION = {  # EVALUATION.md: pooled recall, mean recall, plain-text tokens
 def dev_results() -> list[dict]:
     files = dev_files()
     if len(files) < 35:
-        pytest.skip("shared dev trajectories (../shared/data/trajectories/mini-swe-agent) are absent")
+        pytest.skip(absent("trajectories/mini-swe-agent"))
     return [evaluate(load_trajectory(f), name, [None]) for name in CALIBRATION for f in files]
 
 

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.shared_data import absent
 
 from contextweaver.cli import main
 from contextweaver.config import WeaverConfig
 from contextweaver.config.select_weights import SelectSettings, load_settings
 from contextweaver.eval.fit import Run, fit, holdout_of
-from contextweaver.eval.fit_score import prepare, run_point
+from contextweaver.eval.fit_score import DatasetScore, Score, prepare, run_point
 from contextweaver.eval.frontier import run_point as report_point
 from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats import load_trajectories
@@ -126,9 +127,25 @@ def test_a_bad_input_is_named(tmp_path: Path) -> None:
 def test_on_training_runs_the_fit_score_is_the_report_score() -> None:
     archive = TRAIN / "swe-agent__gpt-4o__multi-swe-bench-java__89.tar.gz"
     if not archive.exists():
-        pytest.skip("../shared/data is absent")
+        pytest.skip(absent(archive))
     trajectory = load_trajectories(archive)[0]
     record = evaluate(trajectory, "cw-select", [None])
     assert run_point(trajectory, prepare(trajectory), SelectSettings()) == report_point(
         record["budgets"]["none"]
     )
+
+
+def _score(**margins: float) -> Score:
+    return Score(tuple(DatasetScore(name, 10, 0.9, 8000.0, m, 0.05, 1.0) for name, m in margins.items()))
+
+
+def test_a_held_out_margin_that_falls_is_warned() -> None:
+    from contextweaver.cli.fit import holdout_warning
+
+    before = _score(gemini=0.06, java=0.01)
+    assert holdout_warning(before, _score(gemini=0.07, java=0.01)) is None  # held or rose
+    assert holdout_warning(None, None) is None  # no hold-out
+    fell = holdout_warning(before, _score(gemini=0.07, java=0.004))
+    assert fell is not None and "java +0.0100 -> +0.0040" in fell and "objective" in fell
+    one = holdout_warning(before, _score(gemini=0.05, java=0.01))  # the minimum held, one dataset fell
+    assert one is not None and "gemini +0.0600 -> +0.0500" in one and "objective" not in one

@@ -5,6 +5,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from tests.shared_data import absent
 
 from contextweaver.cli import main
 from contextweaver.examples import example_path
@@ -68,7 +69,7 @@ def test_graph_of_a_shared_run(tmp_path):
         / "function_calling_simple.traj"
     )
     if not run.exists():
-        pytest.skip("shared data absent")
+        pytest.skip(absent(run))
     result = CliRunner().invoke(main, ["graph", str(run), "--out", str(tmp_path), "--format", "html,dot"])
     assert result.exit_code == 0, result.output
     assert "missing_colon.py" in (tmp_path / "function_calling_simple.html").read_text(encoding="utf-8")

@@ -82,3 +82,26 @@ def test_svg_text_is_escaped(graph, context):
     assert "&lt;script&gt;" in svg
     assert len(re.findall(r'<g class="row[^"]*" data-index="\d+"', svg)) == 5
     assert len(re.findall(r'<path class="arc"', svg)) == 6
+
+
+def test_the_legend_gives_each_meaning_its_own_dot(tmp_path):
+    """Status is the colour, the context's treatment the shape: no two legend entries draw alike (a
+    step without tests and a step kept in full once shared one dot)."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from contextweaver.cli import main
+    from contextweaver.examples import __file__ as examples
+
+    run = Path(examples).parent / "bugfix.jsonl"
+    result = CliRunner().invoke(main, ["graph", str(run), "--out", str(tmp_path), "--format", "html", "--budget", "3000"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "bugfix.html").read_text(encoding="utf-8")
+    legend = page[page.index('<div class="legend">') :].split("</div>", 1)[0]
+    entries = re.findall(r'<i class="dot" style="([^"]+)"></i>([^<]+)</span>', legend)
+    labels = [label for _, label in entries]
+    assert {"no tests (unknown)", "passed", "kept in full", "compressed", "dropped"} <= set(labels), labels
+    styles = [style for style, _ in entries]
+    assert len(set(styles)) == len(styles), entries
+    assert "colour = tests:" in legend and "shape = in the context before step 34:" in legend

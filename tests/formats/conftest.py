@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.shared_data import absent
 
 SHARED_DATA = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data").resolve()
 TRAJECTORIES = SHARED_DATA / "trajectories"
@@ -20,7 +21,7 @@ def shared() -> Callable[..., Path]:
     def _shared(*parts: str) -> Path:
         path = TRAJECTORIES.joinpath(*parts)
         if not path.exists():
-            pytest.skip(f"shared data absent: {path}")
+            pytest.skip(absent(path))
         return path
 
     return _shared

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.shared_data import absent
 
 from contextweaver.formats import TrajectoryError, detect_format, load_trajectories, load_trajectory
 
@@ -95,7 +96,7 @@ def test_archive_without_runs_names_what_was_skipped(tmp_path: Path) -> None:
 def test_shared_training_archives(archive: str, count: int, format: str) -> None:
     path = SHARED_TRAIN / archive
     if not path.exists():
-        pytest.skip(f"shared data absent: {path}")
+        pytest.skip(absent(path))
     runs = load_trajectories(path)
     assert len(runs) == count
     assert {r.format for r in runs} == {format}

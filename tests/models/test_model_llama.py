@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.llama_server import llama_server
+from tests.shared_data import absent
 
 from contextweaver.config import ModelConfig, WeaverConfig
 from contextweaver.weaver import ContextWeaver
@@ -33,7 +34,7 @@ def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def trajectory():  # type: ignore[no-untyped-def]
     files = sorted(TRAJECTORIES.glob("*.traj.json"))
     if not files:
-        pytest.skip(f"no recorded trajectories under {TRAJECTORIES}")
+        pytest.skip(absent(TRAJECTORIES))
     from contextweaver.formats import load_trajectory
 
     return load_trajectory(files[0])

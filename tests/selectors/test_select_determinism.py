@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import MINI_SWE_AGENT
+from tests.shared_data import absent
 
 RUN = MINI_SWE_AGENT / "sympy__sympy-11618.traj.json"
 DIGEST = """
@@ -43,5 +44,5 @@ def _digest(seed: str) -> str:
 
 def test_cw_select_contexts_do_not_depend_on_the_hash_seed() -> None:
     if not RUN.exists():
-        pytest.skip("../shared/data is absent: no dev run to replay")
+        pytest.skip(absent(RUN))
     assert _digest("0") == _digest("1")

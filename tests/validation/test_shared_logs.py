@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import absent
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / ".." / "shared" / "data" / "test_logs"
-pytestmark = [pytest.mark.data, pytest.mark.skipif(not DATA.exists(), reason="../shared/data absent")]
+pytestmark = [pytest.mark.data, pytest.mark.skipif(not DATA.exists(), reason=absent(DATA))]
 
 
 def _accuracy_module():  # type: ignore[no-untyped-def]
@@ -60,7 +62,7 @@ def test_every_dorny_report_is_at_least_98_percent_exact() -> None:
 
 def test_held_out_agent_test_runs_are_at_least_99_percent_right() -> None:
     if not (DATA.parent / "train").exists():
-        pytest.skip("../shared/data/train absent")
+        pytest.skip(absent(DATA.parent / "train"))
     accuracy = _accuracy_module()
     tally = accuracy.Tally()
     for case in accuracy.SETS["agent-runs-validation"](DATA):

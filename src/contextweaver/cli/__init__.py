@@ -7,6 +7,13 @@ import importlib.util
 
 import click
 
+from contextweaver.cli.name_clash import clash_message
+
+try:
+    from contextweaver import __version__
+except ImportError:  # another project's `contextweaver/__init__.py` replaced ours (see name_clash)
+    __version__ = "unknown"
+
 COMMANDS = {
     "replay": "contextweaver.cli.replay",
     "tests": "contextweaver.cli.tests",
@@ -32,6 +39,18 @@ class LazyGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> object:
+        """Says first when PyPI's other `contextweaver` shares this Python; an import that then fails is
+        that clash, said in one line, not a traceback."""
+        clash = clash_message()
+        if clash is None:
+            return self._invoke(ctx)
+        click.echo(clash, err=True)
+        try:
+            return self._invoke(ctx)
+        except ImportError as exc:
+            raise click.ClickException(f"{exc}: the other project's files replaced this one's (see above)") from exc
+
+    def _invoke(self, ctx: click.Context) -> object:
         """The package's own errors (a store that cannot be opened, a missing session) end in their message,
         which says what to do, not in a traceback; so does a YAML file that does not parse (a command
         whose `--config` is `options.config_option` names the file and fails earlier, as a usage error)."""
@@ -49,6 +68,8 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup)
-@click.version_option(package_name="contextweaver")
+@click.version_option(version=__version__, package_name="contextweaver-agents")  # read in place: runs from a clone too
 def main() -> None:
-    """ContextWeaver: dependency-structured context for tool-using LLM agents."""
+    """ContextWeaver: dependency-structured context for tool-using LLM agents.
+
+    Installed as `contextweaver-agents`; the command is `contextweaver` or `contextweaver-agents`."""

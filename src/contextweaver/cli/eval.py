@@ -70,6 +70,9 @@ if TYPE_CHECKING:
     help="Only the runs of the fixed train/validation split (contextweaver.eval.splits): tune on train, report validation.",
 )
 @click.option("--no-progress", is_flag=True, help="No progress bar (for logs).")
+@click.option(
+    "--wide", is_flag=True, help="Every column of the table (~240 characters; the default fits the terminal)."
+)
 def command(
     inputs: tuple[str, ...],
     strategies: tuple[str, ...],
@@ -81,6 +84,7 @@ def command(
     memory: tuple[str, ...],
     split: str,
     no_progress: bool,
+    wide: bool,
 ) -> None:
     """Evaluate context strategies on recorded trajectories (files or directories) and write a report."""
     from rich.console import Console
@@ -152,7 +156,7 @@ def command(
     }
     built = report.build(results, meta)
     paths = report.write(built, out)
-    report.print_report(built, Console(width=None if sys.stdout.isatty() else 240))
+    report.print_report(built, Console(), wide=wide)  # the terminal's width (COLUMNS; 80 when piped)
     unread = len(unreadable) * len(names) * len(seed_list)
     reused = total - computed - unread
     broke = sum(1 for r in results if failed(r))  # failures are never stored, so never reused

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from contextweaver.eval.fit import FitResult, Run
+    from contextweaver.eval.fit_score import Score
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".traj.json", ".json", ".jsonl", ".traj")
 
@@ -140,10 +141,34 @@ def command(
     except OSError as exc:
         raise click.BadParameter(f"cannot write {out}: {exc.strerror or exc}", param_hint="-o") from None
     _table(result, Console(width=160))
+    warning = holdout_warning(result.hold_before, result.hold_after)
+    if warning:
+        console.print(warning, style="bold yellow", highlight=False)
     console.print(
         f"{result.evaluations} settings evaluated in {time.perf_counter() - started:.0f}s; wrote {out} "
         f"(use it with -c select.weights={out})",
         highlight=False,
+    )
+
+
+def holdout_warning(before: Score | None, after: Score | None) -> str | None:
+    """A warning when the fitted settings do worse than the start on the runs the search never saw: the
+    objective (smallest margin minus target) or any dataset's margin fell. None when it held or rose."""
+    if before is None or after is None:
+        return None
+    fell = [
+        f"{a.name} {b.margin:+.4f} -> {a.margin:+.4f}"
+        for b, a in zip(before.datasets, after.datasets, strict=True)
+        if a.margin < b.margin - 1e-9
+    ]
+    if after.objective < before.objective - 1e-9:
+        fell.insert(0, f"objective {before.objective:+.4f} -> {after.objective:+.4f}")
+    if not fell:
+        return None
+    return (
+        f"warning: on the held-out runs the fitted settings score below the start ({'; '.join(fell)}): the "
+        "fit does not generalise there. Keep the start settings (the shipped ones unless --start), or fit "
+        "on more runs"
     )
 
 

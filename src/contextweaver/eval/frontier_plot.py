@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from contextweaver.eval.frontier import frontier_points, run_point
-from contextweaver.eval.plots import _MARKERS, _png, plt
+from contextweaver.eval.plots import _MARKERS, _png, plain_tokens, plt
 
 
 def frontier_png(results: Sequence[dict[str, Any]], title: str = "") -> bytes:
     """Recall (pooled) against mean context tokens: the recency frontier and every strategy's point."""
     by_strategy: dict[str, dict[str, dict[str, Any]]] = {}
     for result in results:
-        if "windows" in result and "none" in result.get("budgets", {}):
+        if "windows" in result and "none" in result.get("budgets", {}) and result.get("seed", 0) == 0:  # as the table
             by_strategy.setdefault(result["strategy"], {})[result["trajectory"]] = result
     figure, axes = plt.subplots(figsize=(8, 5.5))
     if by_strategy:
@@ -35,9 +35,11 @@ def frontier_png(results: Sequence[dict[str, Any]], title: str = "") -> bytes:
         recall = sum(p.covered for p in points) / items if items else 1.0
         tokens = sum(p.tokens_mean for p in points) / len(points)
         axes.plot(
-            [tokens], [recall], marker=_MARKERS[i % len(_MARKERS)], linestyle="", markersize=8, label=strategy
+            [tokens], [recall], marker=_MARKERS[i % len(_MARKERS)], linestyle="", markersize=8,
+            label=f"{strategy}: {recall:.3f} @ {tokens:,.0f}",  # the figures the report's table prints
         )
     axes.set_xlabel("mean context tokens (o200k, per step, averaged over runs)")
+    plain_tokens(axes.xaxis)
     axes.set_ylabel("next-step evidence recall (pooled)")
     axes.set_title(f"Recall against tokens and the recency frontier{': ' + title if title else ''}")
     axes.grid(alpha=0.3)

@@ -30,10 +30,18 @@ class FrontierRow:
     buckets: dict[str, float | None]
     history: dict[str, float | None] = field(default_factory=dict)
     """Budget -> pooled history evidence."""
+    whole: bool = False
+    """Every unbounded context was the full history: nothing was selected, so there is no verdict."""
 
     @property
     def holds(self) -> bool:
-        return self.low >= 0 and self.margin >= self.target
+        return not self.whole and self.low >= 0 and self.margin >= self.target
+
+    @property
+    def verdict(self) -> str:
+        if self.whole:
+            return "n/a: the full history"
+        return "HOLDS" if self.holds else "does not hold"
 
 
 def _by_strategy(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -64,6 +72,8 @@ def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list
             steps = [s for i in ids for s in runs[i]["budgets"].get(budget, [])]
             total = sum(s.get("history_items", 0) for s in steps)
             history[budget] = sum(s.get("history_covered", 0) for s in steps) / total if total else None
+        unbounded = [s for i in ids for s in runs[i]["budgets"]["none"]]
+        whole = all(s["tokens"] >= s.get("full_tokens", s["tokens"] + 1) for s in unbounded)
         rows.append(
             FrontierRow(
                 strategy,
@@ -76,6 +86,7 @@ def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list
                 headroom_target(points, windows),
                 buckets,
                 history,
+                whole,
             )
         )
     return rows
@@ -89,7 +100,7 @@ def frontier_lines(rows: Sequence[FrontierRow]) -> list[str]:
 
     lines = []
     for row in rows:
-        mark = "HOLDS" if row.holds else "does not hold"
+        mark = row.verdict
         distance = ", ".join(f"{b} {num(row.buckets[b])}" for b in BUCKETS)
         history = ", ".join(f"@{b} {num(v)}" for b, v in row.history.items())
         lines.append(

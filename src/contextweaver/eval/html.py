@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1400px}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}
+.scroll{overflow-x:auto}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
 th{background:#f1f1f1}td.l,th.l{text-align:left}
 tr.sep td{border-top:2px solid #666}
-.ok{color:#116611}.no{color:#aa1111}
+.ok{color:#116611}.no{color:#aa1111}.na{color:#666}
 img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
 code{background:#f4f4f4;padding:1px 4px}
 """
@@ -38,13 +39,14 @@ def _table(
     for n, cells in enumerate(body):
         tds = "".join(f'<td class="{"l" if i < left else ""}">{esc(c)}</td>' for i, c in enumerate(cells))
         lines.append(f'<tr class="{"sep" if n in breaks else ""}">{tds}</tr>')
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+    return f"<div class='scroll'>{table}</div>"  # a wide table scrolls, the page does not
 
 
 def render_html(
-    report: Report, columns: Sequence[tuple[str, str, str]], verdicts: Sequence[tuple[str, bool]]
+    report: Report, columns: Sequence[tuple[str, str, str]], verdicts: Sequence[tuple[str, bool | None]]
 ) -> str:
-    from contextweaver.eval.report import fmt
+    from contextweaver.eval.report import fmt, meta_text
 
     body = [[fmt(row.as_dict()[key], pattern) for key, _, pattern in columns] for row in report.rows]
     breaks = [i for i in range(1, len(report.rows)) if report.rows[i].budget != report.rows[i - 1].budget]
@@ -54,7 +56,7 @@ def render_html(
         "<h1>ContextWeaver evaluation</h1>",
     ]
     if report.meta:
-        items = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in report.meta.items())
+        items = "".join(f"<li><b>{esc(k.replace('_', ' '))}</b>: {esc(meta_text(k, v))}</li>" for k, v in report.meta.items())
         parts.append(f"<ul>{items}</ul>")
     parts.append("<h2>All strategies, all budgets</h2>")
     parts.append(_table([h for _, h, _ in columns], body, left=2, breaks=breaks))
@@ -64,7 +66,8 @@ def render_html(
         parts.append(_table(["strategy", "trajectory", "seed", "error"], failure_rows, left=4))
     parts.append("<h2>Verdicts</h2><ul>")
     for line, holds in verdicts:
-        parts.append(f'<li class="{"ok" if holds else "no"}">{esc(line)}</li>')
+        kind = "na" if holds is None else "ok" if holds else "no"
+        parts.append(f'<li class="{kind}">{esc(line)}</li>')
     parts.append("</ul>")
     if report.arms:
         parts.append("<h2>Adaptive against its arms, per repository group (pooled recall)</h2>")

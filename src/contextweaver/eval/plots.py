@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from contextweaver.eval.aggregate import Row  # noqa: E402
 
@@ -22,6 +24,11 @@ def _png(figure: plt.Figure) -> bytes:
     return buffer.getvalue()
 
 
+def plain_tokens(axis: Any) -> None:
+    """Token counts as plain thousands (10,700), never as an offset ("-4 ... 4, +1.07e4") when they are close."""
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+
+
 def recall_vs_tokens(rows: Sequence[Row]) -> bytes:
     """Each strategy a line through its budgets: mean context tokens (x) against pooled recall (y)."""
     figure, axes = plt.subplots(figsize=(8, 5.5))
@@ -33,6 +40,7 @@ def recall_vs_tokens(rows: Sequence[Row]) -> bytes:
         for x, y, budget in points:
             axes.annotate(budget, (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points", alpha=0.7)
     axes.set_xlabel("mean context tokens (o200k, per step, averaged over trajectories)")
+    plain_tokens(axes.xaxis)
     axes.set_ylabel("next-step evidence recall (pooled)")
     axes.set_title("Evidence recall against context size, per strategy and budget")
     axes.grid(alpha=0.3)
@@ -47,6 +55,7 @@ def tokens_over_steps(series: dict[str, list[tuple[int, float]]], budget: str) -
         axes.plot([p[0] for p in points], [p[1] for p in points], label=strategy, linewidth=1.1)
     axes.set_xlabel("step")
     axes.set_ylabel("context tokens before the next step")
+    plain_tokens(axes.yaxis)
     axes.set_title(f"Context size over the run (budget: {budget})")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8, ncol=2)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -102,16 +103,36 @@ def cache_prices() -> dict[str, Any]:
     return {"taken": PRICES_TAKEN, **{name: asdict(p) for name, p in PRICES.items()}}
 
 
+def meta_text(key: str, value: Any) -> str:
+    """A header entry as a sentence: the cache prices read as prices, never as a Python dict."""
+    if key == "cache_prices" and isinstance(value, dict):
+        parts = []
+        for name, p in value.items():
+            if isinstance(p, dict):
+                step = "" if p["increment"] == 1 else f" in steps of {p['increment']}"
+                parts.append(
+                    f"{name}: cache reads {p['read']}x, writes {p['write']}x the input price, for prefixes of "
+                    f"{p['min_prefix']:,}+ tokens{step} ({p['source']})"
+                )
+        return "; ".join(parts) + (f"; taken {value['taken']}" if "taken" in value else "")
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {meta_text(str(k), v)}" for k, v in value.items())
+    return str(value)
+
+
 def terminal_table(report: Report) -> Table:
-    table = Table(title="ContextWeaver evaluation: every strategy at every budget", show_lines=False)
+    table = Table(
+        title="ContextWeaver evaluation: every strategy at every budget", box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0), pad_edge=False, show_edge=False,
+    )
     names = max((len(row.strategy) for row in report.rows), default=8)
     for _, header, _ in COLUMNS:
         if header in ("strategy", "budget"):
             table.add_column(
                 header, justify="left", no_wrap=True, min_width=names if header == "strategy" else 6
             )
-        else:
-            table.add_column(header, justify="right")
+        else:  # two lines a header ("artifact" over "trail"), so no header is cut short
+            table.add_column(header.replace(" ", "\n", 1), justify="right", no_wrap=True)
     previous = None
     for row in report.rows:
         if previous is not None and row.budget != previous:
@@ -122,9 +143,9 @@ def terminal_table(report: Report) -> Table:
     return table
 
 
-def verdict_lines(report: Report) -> list[tuple[str, bool]]:
-    """Each verdict as a sentence, with whether it holds."""
-    lines: list[tuple[str, bool]] = []
+def verdict_lines(report: Report) -> list[tuple[str, bool | None]]:
+    """Each verdict as a sentence, with whether it holds (None: no verdict, e.g. the full history)."""
+    lines: list[tuple[str, bool | None]] = []
     for v in report.cost:
         if v.best is None:
             lines.append(
@@ -149,7 +170,8 @@ def verdict_lines(report: Report) -> list[tuple[str, bool]]:
         )
         lines.append((text, not failing))
     lines += [
-        (text, row.holds) for text, row in zip(frontier_lines(report.frontier), report.frontier, strict=True)
+        (text, None if row.whole else row.holds)
+        for text, row in zip(frontier_lines(report.frontier), report.frontier, strict=True)
     ]
     return lines
 
@@ -165,16 +187,27 @@ def failure_lines(report: Report) -> list[str]:
     return lines
 
 
-def print_report(report: Report, console: Console | None = None) -> None:
+def print_report(report: Report, console: Console | None = None, *, wide: bool = False) -> None:
+    """The compact table in the console's width (every column with `wide`, the console widened to it),
+    the legend, the frontier, the other verdicts and any failures."""
+    from contextweaver.eval.terminal_tables import LEGEND, compact_table, frontier_table
+
     console = console or Console()
-    console.print(terminal_table(report))
-    console.print(
-        f"billed: input at each provider's prompt-cache prices ({PRICES_TAKEN}; simulated prefix cache, "
-        "contextweaver.prompt_cache) over the full history billed without a cache",
-        markup=False,
-        highlight=False,
-    )
-    for line in [text for text, _ in verdict_lines(report)] + failure_lines(report):
+    if wide:
+        table = terminal_table(report)
+        console.width = max(console.width, Console(width=1000).measure(table).maximum)  # never squeezed
+        console.print(table)
+    else:
+        table, left_out = compact_table(report.rows, bool(report.failures), console.width)
+        console.print(table)
+        if left_out:
+            console.print(f"--wide: every column (also {', '.join(left_out)})", markup=False, highlight=False)
+    console.print(f"{LEGEND} ({PRICES_TAKEN}; contextweaver.prompt_cache)", markup=False, highlight=False)
+    if report.frontier:
+        console.print(frontier_table(report.frontier, console.width)[0])
+    frontier = len(report.frontier)
+    texts = [text for text, _ in verdict_lines(report)]
+    for line in texts[: len(texts) - frontier] + failure_lines(report):
         console.print(line, markup=False, highlight=False)
 
 

@@ -85,19 +85,34 @@ def _row(node: NodeView) -> str:
     )
 
 
+STATUS_WORDS = {"root": "system prompt and task", "unknown": "no tests (unknown)"}
+MODE_INK = "#222"
+"""The mode dots' colour: none of the status colours, so a fill never reads as a status."""
+
+
 def _legend(view: GraphView) -> str:
-    items = [
-        f'<span><i class="dot" style="background:{colour};border-color:{colour}"></i>{_e(status)}</span>'
+    """Two keys, as `_row` draws the dots: the colour is the step's test status; with a woven context, the
+    shape is how the step is sent (ringed: in full, filled: trimmed, hollow: compressed, dashed: dropped)."""
+    items = ["<span class='key'>colour = tests:</span>"] + [
+        f'<span><i class="dot" style="background:{colour};border-color:{colour}"></i>'
+        f"{_e(STATUS_WORDS.get(status, status))}</span>"
         for status, colour in STATUS_COLOURS.items()
         if any(n.status == status for n in view.nodes)
     ]
     if view.current is not None:
-        items.append(
-            '<span><i class="dot" style="background:#44617b;border-color:#44617b"></i>kept in full</span>'
-        )
-        items.append(
-            '<span><i class="dot" style="background:#fff;border-color:#44617b"></i>compressed</span>'
-        )
+        ink, ring = f"border-color:{MODE_INK}", "box-shadow:0 0 0 2px #fff,0 0 0 4px #1f6feb;margin:0 4px"
+        shapes = {
+            "full": ("kept in full", f"background:{MODE_INK};{ink};{ring}"),
+            "trimmed": ("trimmed", f"background:{MODE_INK};{ink}"),
+            "compressed": ("compressed", f"background:#fff;{ink}"),
+            "dropped": ("dropped", f"background:#fff;{ink};border-style:dashed"),
+        }
+        items.append(f"<span class='key'>shape = in the context before step {view.current + 1}:</span>")
+        items += [
+            f'<span><i class="dot" style="{style}"></i>{words}</span>'
+            for mode, (words, style) in shapes.items()
+            if mode in ("full", "compressed") or any(n.mode == mode for n in view.nodes)
+        ]
     items.append("<span>arc = parent edge (thicker = more confident)</span>")
     return "".join(items)
 

@@ -1,4 +1,4 @@
-"""Anthropic's Messages API via the `anthropic` SDK (optional extra: pip install 'contextweaver[anthropic]')."""
+"""Anthropic's Messages API via the `anthropic` SDK (optional extra: pip install 'contextweaver-agents[anthropic]')."""
 
 from __future__ import annotations
 

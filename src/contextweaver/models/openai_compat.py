@@ -35,7 +35,7 @@ class OpenAICompatibleModel(SDKClient):
 
     def __init__(self, config: ModelConfig | None = None, *, seed: int | None = None) -> None:
         super().__init__(config, seed=seed)
-        import openai  # optional dependency: pip install 'contextweaver[llm]'
+        import openai  # optional dependency: pip install 'contextweaver-agents[llm]'
 
         self._sdk = openai
         self._client = openai.OpenAI(

@@ -49,7 +49,7 @@ class PostgresStore(SQLStore):
             from psycopg_pool import ConnectionPool, PoolTimeout
         except ImportError as exc:
             raise RuntimeError(
-                "the PostgreSQL store needs psycopg and psycopg_pool: pip install 'contextweaver[postgres]'"
+                "the PostgreSQL store needs psycopg and psycopg_pool: pip install 'contextweaver-agents[postgres]'"
             ) from exc
         super().__init__(_redact(dsn))
         self._psycopg = psycopg
