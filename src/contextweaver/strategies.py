@@ -34,7 +34,9 @@ PAPER = {"analyzer": "heuristic", "selector": "ancestry", "mode": "per_step"}
 """The paper's Algorithm 1 weaves every context anew; the library default is lazy (see `WeaverConfig.mode`)."""
 
 TABLE: dict[str, StrategySpec] = {
-    "full": StrategySpec("the whole history, nothing cut", baseline="full"),
+    "full": StrategySpec(
+        "the whole history; under a budget, the newest steps that fit whole and older ones cut", baseline="full"
+    ),
     "sliding_window": StrategySpec(
         "the last 5 observations, older ones as placeholders", "sliding_window", window_arg="n"
     ),

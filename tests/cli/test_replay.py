@@ -61,3 +61,11 @@ def test_replay_json_streams_each_steps_evidence_per_strategy() -> None:
     assert sum(r["items"] for r in rows) > 0
     assert all(r["covered.full"] == r["items"] for r in rows)  # the full history holds every item
     assert sum(r["covered.sliding_window"] for r in rows) < sum(r["items"] for r in rows)
+
+
+def test_full_under_a_budget_says_it_is_not_the_whole_history() -> None:
+    said = "full under a budget: not the whole history"
+    cut = CliRunner().invoke(main, ["replay", "--budget", "3000"], env={"COLUMNS": "200"})
+    assert cut.exit_code == 0 and said in cut.output
+    whole = CliRunner().invoke(main, ["replay"], env={"COLUMNS": "200"})
+    assert whole.exit_code == 0 and said not in whole.output

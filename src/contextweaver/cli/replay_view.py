@@ -87,6 +87,12 @@ def print_replay(
         f"billed: input at prompt-cache prices ({PRICES_TAKEN}) over the full history without a cache",
         style="dim",
     )
+    if budget is not None and "full" in names:
+        console.print(
+            f"full under a budget: not the whole history; the newest steps that fit in {budget:,} tokens are "
+            "whole, older ones placeholders or dropped (the same rule as every strategy's)",
+            style="dim",
+        )
     if budget is None and "cw" in names:
         console.print(
             "no budget: the lazy default (cw) passes the history through whole until a budget makes it "
