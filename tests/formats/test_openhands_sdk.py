@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from contextweaver.formats import detect_format, load_trajectories, load_trajectory
+from contextweaver.formats import TrajectoryError, detect_format, load_trajectories, load_trajectory
 
 
 def act(event_id: str, response_id: str, call_id: str, name: str, arguments: dict, thought: str = "") -> dict:
@@ -103,3 +103,51 @@ def test_shared_sdk_runs_round_trip(shared):
         assert sum(map(len, outputs)) <= len(text) <= sum(map(len, outputs)) + 2 * len(outputs)
         paired = [s for s in trajectory.steps if s.messages]
         assert all(len(s.messages) == 1 + len(s.messages[0]["tool_calls"]) for s in paired)
+
+
+def saved_conversation(root, events: list[dict], start: int = 0):  # noqa: ANN001, ANN201
+    """A folder as the SDK's persistence writes it: base_state.json and one file per event."""
+    folder = root / "conversations" / "1f0c"
+    (folder / "events").mkdir(parents=True)
+    (folder / "base_state.json").write_text(json.dumps({"id": "1f0c", "agent": {"kind": "Agent"}}))
+    for index, event in enumerate(events, start=start):
+        name = f"event-{index:05d}-{index:08x}-0000-4000-8000-000000000000.json"
+        (folder / "events" / name).write_text(json.dumps(event))
+    return folder
+
+
+def test_a_saved_conversation_folder_is_one_run(tmp_path):
+    folder = saved_conversation(tmp_path, EVENTS)
+    from_folder = load_trajectory(folder)
+    (tmp_path / "events.json").write_text(json.dumps(EVENTS))
+    expected = load_trajectory(tmp_path / "events.json")
+    assert [s.action for s in from_folder.steps] == [s.action for s in expected.steps]
+    assert load_trajectory(folder / "events").task == "Count the CSV rows."  # the events/ folder itself
+
+
+def test_a_saved_conversation_reads_in_index_order_not_name_order(tmp_path):
+    folder = saved_conversation(tmp_path, EVENTS, start=100_000 - len(EVENTS) + 1)
+    assert sorted(p.name for p in (folder / "events").iterdir())[0].startswith("event-100000-")  # last, first as text
+    (tmp_path / "events.json").write_text(json.dumps(EVENTS))
+    assert load_trajectory(folder).steps == load_trajectory(tmp_path / "events.json").steps
+
+
+def test_a_broken_event_file_names_itself(tmp_path):
+    folder = saved_conversation(tmp_path, EVENTS)
+    broken = sorted((folder / "events").iterdir())[3]
+    broken.write_text('{"kind": "ObservationEvent",')
+    with pytest.raises(TrajectoryError, match=rf"{broken.name}: invalid JSON at line 1"):
+        load_trajectory(folder)
+
+
+@pytest.mark.parametrize("command", [["replay"], ["graph", "--out", "{out}"], ["eval", "-b", "none", "-o", "{out}"]])
+def test_the_commands_read_a_saved_conversation_folder(tmp_path, command):
+    from click.testing import CliRunner
+
+    from contextweaver.cli import main
+
+    folder = saved_conversation(tmp_path, EVENTS)
+    args = [part.replace("{out}", str(tmp_path / "out")) for part in command]
+    result = CliRunner().invoke(main, [args[0], str(folder), *args[1:]])
+    assert result.exit_code == 0, result.output
+    assert result.exception is None

@@ -38,7 +38,7 @@ def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
 
 
 @click.command()
-@click.argument("trajectory", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("trajectory", required=False, type=click.Path(path_type=Path))
 @strategy_option(REPLAY_DEFAULT)
 @instance_option("replay")
 @click.option("--budget", type=int, default=None, help="hard token budget for every context")

@@ -27,6 +27,7 @@ from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, file
 from contextweaver.formats import detect_format, load_trajectories
 from contextweaver.formats.archive import is_archive
 from contextweaver.formats.base import Trajectory, TrajectoryError
+from contextweaver.formats.conversation_dir import events_dir
 from contextweaver.formats.source import Source
 from contextweaver.nodes.extract import extraction_of
 from contextweaver.strategies import needs_model, spec
@@ -79,7 +80,7 @@ def discover(
         path = Path(item)
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or directory")
-        named = not path.is_dir()
+        named = not path.is_dir() or events_dir(path) is not None  # a saved conversation is one run
         children = (
             [path]
             if named
@@ -135,10 +136,14 @@ def failed(result: Mapping[str, Any]) -> bool:
 
 
 def content_hash(path: str) -> str:
+    """Of a file's bytes; of a saved conversation's event files, names and bytes, in order."""
     digest = hashlib.sha1()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    folder = events_dir(path) if Path(path).is_dir() else None
+    for file in sorted(folder.iterdir()) if folder is not None else [Path(path)]:
+        digest.update(file.name.encode() if folder is not None else b"")
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
     return digest.hexdigest()[:16]
 
 

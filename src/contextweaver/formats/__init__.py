@@ -12,6 +12,7 @@ from pathlib import Path
 
 from contextweaver.formats.archive import is_archive, load_archive
 from contextweaver.formats.base import Reader, Trajectory, TrajectoryError
+from contextweaver.formats.conversation_dir import conversation_source, events_dir
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.registry import Registry
@@ -82,9 +83,12 @@ def _shape(source: Source) -> str:
 
 def load_trajectories(path: str | Path, format: str | None = None) -> list[Trajectory]:
     """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line;
-    a `.tar.gz` / `.tgz` / `.tar` archive of runs is read in place, member by member."""
+    a `.tar.gz` / `.tgz` / `.tar` archive of runs is read in place, member by member; an OpenHands
+    saved-conversation folder is one run."""
     if is_archive(path):
         return load_archive(path, format)
+    if Path(path).is_dir() and events_dir(path) is not None:  # an OpenHands saved conversation
+        return _read_runs(conversation_source(path), format or "openhands-sdk")
     source = Source.read(path)
     return _read_runs(source, format)
 
