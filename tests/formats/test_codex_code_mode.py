@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +161,8 @@ def test_a_script_without_nested_calls_is_its_own_action() -> None:
     assert action_text("exec", '{"cmd": "ls"}') == "ls"  # a JSON-argument tool of the same name
 
 
-def test_the_scan_never_raises_and_stays_linear() -> None:
+def test_the_scan_never_raises() -> None:
+    """Its time on the same hostile inputs grows linearly: `benchmarks/hostile_steps.py --codex`."""
     rng = random.Random(22)
     alphabet = [
         "tools.exec_command(",
@@ -185,6 +185,4 @@ def test_the_scan_never_raises_and_stays_linear() -> None:
         "tools.exec_command(['a', " * 20_000,
         "tools.apply_patch(`" * 20_000,
     ):
-        started = time.perf_counter()
-        code_mode_actions(hostile)
-        assert time.perf_counter() - started < 2.0
+        assert isinstance(code_mode_actions(hostile), list)
