@@ -30,8 +30,8 @@ from contextweaver.eval.aggregate import cache_columns
 from contextweaver.eval.metrics import mean, recall
 from contextweaver.eval.splits import split_of
 from contextweaver.eval.trajectory_run import budget_key, evaluate, parse_budgets, trajectory_id
-from contextweaver.nodes.extract import root_node
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectories
+from contextweaver.nodes.extract import root_node
 from contextweaver.prompt_cache import PRICES
 from contextweaver.weaving.weave import BudgetError
 
@@ -41,6 +41,7 @@ SETS = {
     "gemini": DATA / "train" / "mini-swe-agent__gemini-3-pro__303.tar.gz",
     "nebius": DATA / "train" / "swe-agent__nebius-llama__150.tar.gz",
     "java": DATA / "train" / "swe-agent__gpt-4o__multi-swe-bench-java__89.tar.gz",
+    "lm32b": DATA / "train" / "swe-agent__swe-agent-lm-32b__205.tar.gz",
 }
 DEFAULT = "cw"
 """ContextWeaver's default settings (lazy mode); its cuts mark the steps of the at-cut columns."""
@@ -218,7 +219,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sets", default="dev,gemini,nebius,java")
+    parser.add_argument("--sets", default="dev,gemini,nebius,java,lm32b")
     parser.add_argument("--split", default="validation", choices=("train", "validation"))
     parser.add_argument("--budgets", default="4000,8000,16000,none")
     parser.add_argument("--strategies", default=",".join(STRATEGIES))

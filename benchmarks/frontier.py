@@ -30,6 +30,7 @@ DATASETS = {
     "gemini": DATA / "train" / "mini-swe-agent__gemini-3-pro__303.tar.gz",
     "nebius": DATA / "train" / "swe-agent__nebius-llama__150.tar.gz",
     "java": DATA / "train" / "swe-agent__gpt-4o__multi-swe-bench-java__89.tar.gz",
+    "lm32b": DATA / "train" / "swe-agent__swe-agent-lm-32b__205.tar.gz",
     "openhands": DATA / "trajectories" / "openhands-sdk" / "output.critic_attempt_1.jsonl",
 }
 UNSPLIT = ("dev", "openhands")
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", default="dev,gemini,nebius,java,openhands")
+    parser.add_argument("--data", default="dev,gemini,nebius,java,lm32b,openhands")
     parser.add_argument("--split", default="validation", choices=["train", "validation", "all"])
     parser.add_argument("-s", "--strategies", default=STRATEGIES)
     parser.add_argument(

@@ -69,9 +69,11 @@ TABLE: dict[str, StrategySpec] = {
             "mode": "per_step",
         },
     ),
-    "cw-frontier": StrategySpec("ContextWeaver, what the recent steps use", weaver={"selector": "frontier"}),
+    "cw-frontier": StrategySpec(
+        "ContextWeaver, what the recent steps use", weaver={"selector": "frontier", "lazy": {"selector": None}}
+    ),
     "cw-recency": StrategySpec(
-        "ContextWeaver's recency arm (a W-step window)", weaver={"selector": "recency"}
+        "ContextWeaver's recency arm (a W-step window)", weaver={"selector": "recency", "lazy": {"selector": None}}
     ),
     "cw-select": StrategySpec(
         "ContextWeaver, per-step selection: the last W outputs plus excerpts of older ones recent steps mention",
@@ -122,7 +124,19 @@ def weaver_config(name: str, settings: Mapping[str, Any] | None = None) -> Weave
     entry = spec(name)
     if entry.baseline is not None:
         raise ConfigError(f"strategy {name!r} is a baseline, not a ContextWeaver configuration")
-    return validated({**entry.weaver, **(settings or {})}, f"strategy {name!r}: ")
+    return validated(merged(entry.weaver, settings or {}), f"strategy {name!r}: ")
+
+
+def merged(base: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """`given` over `base`, nested settings merged key by key (`lazy: {low_water: ...}` keeps the name's
+    `lazy.selector`)."""
+    out = dict(base)
+    for key, value in given.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def needs_model(name: str, settings: Mapping[str, Any] | None = None) -> bool:

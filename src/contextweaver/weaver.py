@@ -40,6 +40,13 @@ class ContextWeaver:
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
         self.selector = build_selector(self.config)
+        cut = self.config.lazy.selector
+        self.cut_selector = (
+            build_selector(self.config.model_copy(update={"selector": cut}))
+            if self.config.mode == "lazy" and cut is not None and cut != self.config.selector
+            else self.selector
+        )
+        """What a lazy cut plans with (`lazy.selector`)."""
         self.model = model if model is not None or not needs_model(self.config) else self._memory_model()
         self.annotator = build_annotator(self.config, self.model)
         self.task = ""
@@ -128,13 +135,17 @@ class ContextWeaver:
     def _budget(self, max_tokens: int | None) -> int | None:
         return max_tokens if max_tokens is not None else self.config.budget
 
-    def _plan(self) -> Plan:
-        """Warmup (at most W steps: all of them, no selector asked), else the selector's plan with the
-        outputs a later kept one repeats compressed."""
+    def _plan(self, budget: float | None, cut: bool) -> Plan:
+        """Warmup (at most W steps: all of them, no selector asked), else the selector's plan (a lazy
+        cut's: `cut_selector`) for the budget in force (a selector may size what it keeps by its room),
+        with the outputs a later kept one repeats compressed."""
         warmup = warmup_plan(self.graph, self.config.window)
         if warmup is not None:
             return warmup
-        plan = self.selector.plan(self.graph, self.config)
+        config = self.config
+        if budget != config.budget:
+            config = config.model_copy(update={"budget": None if budget is None else int(budget)})
+        plan = (self.cut_selector if cut else self.selector).plan(self.graph, config)
         if self.config.drop_repeated_outputs:
             plan = drop_repeated_outputs(plan, self.graph.nodes)
         return plan

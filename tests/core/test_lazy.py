@@ -189,10 +189,21 @@ def test_the_gap_between_the_marks_holds_two_mean_steps_when_the_room_allows() -
     assert all(b - a >= 2 for a, b in zip(indices, indices[1:], strict=False)), indices
 
 
-def test_a_room_of_few_steps_is_cut_at_the_high_mark() -> None:
-    """When no gap of two steps leaves 70% of the room, every step or two re-cuts anyway: keep it all."""
+def test_a_room_of_few_steps_still_gets_a_gap_of_two_steps() -> None:
+    """Big steps (the room holds about five): the cut goes below 70% so two mean steps fit before the
+    next one, rather than re-cutting (and rewriting the cache) at every step."""
     given = long_steps(20, thought_lines=2)
     contexts = replay_steps(WeaverConfig(), given, 1000)
+    indices = [k for k, c in enumerate(contexts) if c.compacted]
+    assert indices and all(0.45 <= cut_share(contexts[k]) < 0.7 for k in indices)
+    assert all(b - a >= 2 for a, b in zip(indices, indices[1:], strict=False)), indices
+    assert all(c.tokens <= 1000 for c in contexts)
+
+
+def test_a_room_too_small_for_a_gap_of_two_steps_is_cut_at_the_high_mark() -> None:
+    """When no gap of two steps leaves 45% of the room, every step re-cuts anyway: keep it all."""
+    given = long_steps(20, thought_lines=2)
+    contexts = replay_steps(WeaverConfig(), given, 700)
     cuts = [c for c in contexts if c.compacted]
     assert cuts and all(cut_share(c) == 1.0 for c in cuts)
 
@@ -207,3 +218,41 @@ def test_the_old_setting_names_still_work_with_a_warning() -> None:
     ]
     with pytest.warns(FutureWarning, match=r"'select_weights' is now `select.weights`"):
         assert load_config(overrides=["select_weights=null"]).select.weights is None
+
+
+def test_a_cut_plans_with_the_cut_selector_and_per_step_weaving_with_the_selector() -> None:
+    given = long_steps(30, thought_lines=2)
+    cut = [c for c in replay_steps(WeaverConfig(), given, 2000) if c.compacted][-1]
+    assert any(n.startswith("select: ") for n in cut.notes), cut.notes
+    own = [c for c in replay_steps(WeaverConfig(lazy={"selector": None}), given, 2000) if c.compacted][-1]
+    assert any(n.startswith("adaptive: ") for n in own.notes) and not any(
+        n.startswith("select: ") for n in own.notes
+    )
+    per_step = ContextWeaver(WeaverConfig(mode="per_step"))
+    assert per_step.cut_selector is per_step.selector
+
+
+def calls_held_at_cuts(given: list[Step], budget: int) -> tuple[list[bool], float]:
+    """Whether each cut held room for older calls, and how many mean steps the room holds."""
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(ROOT)
+    asked: list[bool] = []
+    original = weaver.weaving._cut
+
+    def record(target: float, hold_calls: bool) -> WovenContext:
+        asked.append(hold_calls)
+        return original(target, hold_calls)
+
+    weaver.weaving._cut = record  # type: ignore[method-assign]
+    for s in given:
+        weaver.add_step(s)
+        weaver.context(max_tokens=budget)
+    return asked, weaver.lazy(budget).room_steps()
+
+
+def test_a_room_of_few_mean_steps_holds_no_room_for_older_calls_at_a_cut() -> None:
+    """Big steps: the room holds about five, and the newest outputs need all of it."""
+    asked, steps = calls_held_at_cuts(long_steps(20, thought_lines=2), 1000)
+    assert asked and steps < 8 and not any(asked)
+    asked, steps = calls_held_at_cuts(long_steps(60, thought_lines=2), 4000)
+    assert asked and steps >= 8 and all(asked)

@@ -25,7 +25,7 @@ class HistoryStrategy:
 
     def _weaving(self) -> Weaving:
         """Per-step weaving of `plan()` (a subclass that weaves its own contexts or cuts lazily says so)."""
-        return Weaving(self.name, WeaveSettings(), self.plan, lambda: self.nodes)
+        return Weaving(self.name, WeaveSettings(), self.planned, lambda: self.nodes)
 
     def begin(self, messages: Sequence[Message]) -> None:
         if self.nodes:
@@ -44,6 +44,10 @@ class HistoryStrategy:
 
     def plan(self) -> Plan:
         raise NotImplementedError
+
+    def planned(self, budget: float | None, cut: bool) -> Plan:
+        """`plan()` for `Weaving`: a baseline plans the same whatever the budget and at a cut."""
+        return self.plan()
 
     def context(self, max_tokens: int | None = None) -> WovenContext:
         return detached(self.shared_context(max_tokens))

@@ -17,4 +17,4 @@ class FullHistory(HistoryStrategy):
         return Plan(full=[(i, REASON) for i in range(last, 0, -1)], compressed_reason="")
 
     def _weaving(self) -> Weaving:
-        return Weaving(self.name, WeaveSettings(keep_all=REASON), self.plan, lambda: self.nodes)
+        return Weaving(self.name, WeaveSettings(keep_all=REASON), self.planned, lambda: self.nodes)

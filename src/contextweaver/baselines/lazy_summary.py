@@ -33,7 +33,7 @@ class LazySummary(LLMSummary):
         return Weaving(
             self.name,
             settings,
-            self.plan,
+            self.planned,
             lambda: self.nodes,
             woven=self.summarized_context,
             before_cut=self.fold_leaving,

@@ -50,9 +50,12 @@ class SelectSettings:
     """Steps whose named files count as the files the work is on (a file outlives the words said about it)."""
     candidates: int = knob(16, 1, 1000, (8, 16, 32))
     """Only the outputs with the most (weighted) recent words are cut into offers: a bounded cost."""
-    long_output: int = knob(1500, 100, 1_000_000, (1000, 1500, 3000))
-    """A recent output (not the current one) longer than this many tokens keeps its head, its tail and
-    the lines around what recent steps mention; the current output always stays whole."""
+    recent_share: float = knob(0.5, 0.05, 1.0, (0.35, 0.5, 0.7))
+    """The recency floor: the last W outputs stay whole; one (not the current one) is trimmed only when
+    it alone would take more than this share of the room (the budget above the root), and then keeps its
+    head, its tail and the lines around what recent steps mention; the current output always stays whole."""
+    long_output: int = knob(12000, 100, 1_000_000, (8000, 12000, 24000))
+    """The room `recent_share` is a share of when no budget is given (the unbounded selection)."""
     head_lines: int = knob(60, 0, 100_000, (30, 60, 120))
     """Lines a long recent output keeps from its start."""
     tail_lines: int = knob(30, 0, 100_000)

@@ -1,13 +1,14 @@
 """Evidence-per-token selection: a recency floor, then excerpts of the older outputs the work still uses.
 
-1. Floor: the last W outputs stay (a W-window never knows more about the recent past than this).
+1. Floor: the last W outputs stay whole (a W-window never knows more about the recent past than this);
+   one is trimmed only when it alone would take more than `recent_share` of the room.
 2. Older outputs are searched for the words the last few steps' thoughts and actions mention (a word
    weighs 1 / log(2 + the outputs holding it), so a rare name counts more than a common one); each
    output offers the lines around its hits (whole lines, at most `excerpt_tokens`), valued by hits per
    token, doubled when the graph makes the output a parent of a recent step. An older view of a file
    recent steps name (`views.py`) is a candidate even when its output holds none of their words, is
    worth three times as much per hit, and also offers its outline: its definition lines, each alone.
-   The best offers are taken until `extra_tokens` are spent. A word on many lines of one output marks
+   The best offers are taken until `extra_tokens` are spent (more in a run of big steps). A word on many lines of one output marks
    nothing there.
 3. Every kept output loses the lines the context holds elsewhere: in a later kept output, a kept step's
    thought or action, the task, or earlier in the same output (`repeat_cut.py`). An older view of a
@@ -40,6 +41,14 @@ from contextweaver.weaving.excerpts import (
 )
 from contextweaver.weaving.plan import Plan
 
+REFERENCE_STEP = 750.0
+"""Tokens of a mean step up to which `extra_tokens` is spent as fitted; a run of bigger steps gets a
+proportionally bigger allowance (tool-calling agents print whole-file views). Set by
+`benchmarks/frontier.py` on the train splits: SWE-agent-LM-32B margin +0.041 -> +0.043, its 10+
+evidence 0.262 -> 0.336; gemini, Llama and Java unchanged (600 cost gemini 0.002)."""
+MAX_SCALE = 2.0
+"""The allowance grows to at most this multiple of `extra_tokens`."""
+
 
 class SelectSelector:
     name = "select"
@@ -52,6 +61,7 @@ class SelectSelector:
     outline_weight: float
     file_lookback: int
     candidates: int
+    recent_share: float
     long_output: int
     head_lines: int
     tail_lines: int
@@ -81,6 +91,8 @@ class SelectSelector:
         self._said: dict[int, frozenset[str]] = {}
         self._postings: dict[str, Posting] = {}
         self._indexed = 0
+        self._step_tokens = 0
+        """The indexed steps' tokens in full (a running total: the mean step in O(1))."""
         self._excerpts: dict[tuple[int, str, tuple[int, ...]], Excerpt] = {}
         self._files: dict[int, frozenset[str]] = {}
         self._viewed: dict[int, str] = {}
@@ -96,6 +108,7 @@ class SelectSelector:
             self._repeats.add_said(TASK, root)
         for index in range(self._indexed + 1, len(graph)):
             node = graph.node(index)
+            self._step_tokens += node.full_tokens
             said = f"{node.step.thought}\n{node.step.action}"
             self._said[index] = frozenset(WORD.findall(said))
             self._repeats.add_said(index, said)
@@ -124,13 +137,14 @@ class SelectSelector:
         recent = self._recent(graph, k)
         hot = recent.words
         offers = self._offers(k - window + 1, recent, self.excerpt_tokens)
-        left = self.extra_tokens
+        left = self._allowance(k)
         chosen: list[Offer] = []
         for offer in sorted(offers, key=lambda o: (-o.value / (o.tokens + 10), -o.index)):
             if offer.tokens <= left:
                 chosen.append(offer)
                 left -= offer.tokens
-        keep: dict[int, set[int] | None] = {i: self._long_recent(i, hot) for i in floor}
+        longest = self.recent_share * self._room(graph, config)
+        keep: dict[int, set[int] | None] = {i: self._long_recent(i, hot, longest) for i in floor}
         keep[k] = None
         for offer in chosen:
             keep[offer.index] = set(offer.keep)
@@ -146,6 +160,12 @@ class SelectSelector:
             },
             excerpts=excerpts,
         )
+
+    def _allowance(self, k: int) -> int:
+        """`extra_tokens`, scaled by how much bigger this run's mean step is than REFERENCE_STEP (at most
+        MAX_SCALE): where every output is long, an excerpt of an old one costs more for the same lines."""
+        scale = min(MAX_SCALE, max(1.0, self._step_tokens / max(1, k) / REFERENCE_STEP))
+        return int(self.extra_tokens * scale)
 
     def _why(self, offer: Offer, recent: Recent) -> str:
         parts = (
@@ -168,15 +188,22 @@ class SelectSelector:
             recent.parents.update(graph.node(index).parent_ids)
         return recent
 
-    def _long_recent(self, index: int, hot: set[str]) -> set[int] | None:
-        """A recent output: whole (None) unless it is long or a test run. A test run drops its passing
-        rows; what is still long keeps its head, its tail and the regions around hot words."""
+    def _room(self, graph: DependencyGraph, config: WeaverConfig) -> float:
+        """The room above the root: the budget's (safety factor applied), else `long_output`."""
+        if config.budget is None:
+            return float(self.long_output)
+        return max(0.0, config.budget / config.token_safety_factor - graph.node(0).full_tokens)
+
+    def _long_recent(self, index: int, hot: set[str], longest: float) -> set[int] | None:
+        """A recent output: whole (None) unless it alone takes more than `longest` tokens or is a test
+        run. A test run drops its passing rows; what is still too long keeps its head, its tail and the
+        regions around hot words."""
         lines = self._lines.get(index)
         if lines is None:
             return None
         passing = self._passing[index] if self.trim_passing else frozenset()
         rest = [n for n in range(len(lines.lines)) if n not in passing]
-        if sum(lines.tokens[n] for n in rest) <= self.long_output:
+        if sum(lines.tokens[n] for n in rest) <= longest:
             return set(rest) if passing else None
         keep = set(rest[: self.head_lines]) | set(rest[-self.tail_lines :])
         c, total = self.context_lines, len(lines.lines)

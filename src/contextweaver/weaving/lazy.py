@@ -28,8 +28,15 @@ flag says whether part of the room may be held for older steps' calls (False: th
 
 AMORTIZE_STEPS = 2.0
 """Mean steps the gap between the water marks should hold, so a cut's rewrite is shared by several steps."""
-LOW_FLOOR = 0.7
-"""The lowest share of the room a cut weaves down to for that gap."""
+LOW_FLOOR = 0.45
+"""The lowest share of the room a cut weaves down to for that gap. With big steps (the room holds only
+a few) a floor of 0.7 left the gap short of two steps, so every step re-cut at the high mark; 0.45 lets
+a cut hold two mean steps down to rooms of about four (set by `benchmarks/budget_vs_masking.py` on the
+train runs of mean step >= 1k tokens at 8k: cuts per step 0.71 -> 0.46, billed 0.223 -> 0.148)."""
+
+CALLS_ROOM_STEPS = 8.0
+"""A cut holds part of its room for older steps' calls (`cut_calls_share`) only when the room holds at
+least this many mean steps: with fewer, the newest outputs need all of it."""
 
 STATE_FIELDS = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
 """What `state` saves besides the decisions: everything a cut leaves that the next context builds on."""
@@ -128,13 +135,19 @@ class LazyContext:
             return self.low
         return wanted if wanted >= LOW_FLOOR else self.high
 
+    def room_steps(self) -> float:
+        """How many mean steps the room above the root holds (O(1): running totals)."""
+        assert self.limit is not None
+        mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
+        return max(self.limit - self.root_tokens, 0.0) / max(mean_step, 1.0)
+
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
         self.crossings += 1
         low = self.low_share()
         target = self.mark(low) - status_tokens
         try:
-            woven = compact(target, low < self.high)
+            woven = compact(target, low < self.high and self.room_steps() >= CALLS_ROOM_STEPS)
         except BudgetError:  # the low mark cannot hold the root: use the whole budget
             woven = compact(self.limit - status_tokens, False)
         self.messages = woven.messages

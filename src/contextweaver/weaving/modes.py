@@ -27,6 +27,9 @@ from contextweaver.weaving.working_state import WorkingState
 
 Budget = float | None
 Mode = Literal["lazy", "per_step"]
+Planner = Callable[[Budget, bool], Plan]
+"""A strategy's plan for the budget in force (in the caller's tokens; None: unbounded) and whether it
+is for a lazy cut (a strategy may cut with another selector than it weaves with)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ class Weaving:
         self,
         strategy: str,
         settings: WeaveSettings,
-        plan: Callable[[], Plan],
+        plan: Planner,
         nodes: Callable[[], Sequence[Node]],
         *,
         state: Callable[[bool], WorkingState | None] = lambda last: None,
@@ -82,8 +85,9 @@ class Weaving:
         if budget is None and self.settings.keep_all is not None:
             return self._reweave.append(nodes[0], nodes[1:], self.settings.keep_all, self.strategy)
         if budget is None:
-            return self._reweave.weave(nodes[0], nodes[1:], self._plan(), self.strategy, status_line)
-        return self._weave(self._plan(), budget, status_line, self.settings.safety_factor, note_last=True)
+            return self._reweave.weave(nodes[0], nodes[1:], self._plan(None, False), self.strategy, status_line)
+        plan = self._plan(budget, False)
+        return self._weave(plan, budget, status_line, self.settings.safety_factor, note_last=True)
 
     def lazy(self, budget: Budget) -> LazyContext:
         """Lazy mode's growing context for `budget` (made on first use)."""
@@ -121,7 +125,7 @@ class Weaving:
         self._before_cut()
         if self._woven is not None:
             return self._woven(int(target))
-        plan = self._plan()
+        plan = self._plan(target * self.settings.safety_factor, True)
         plan.calls_share = self.settings.cut_calls_share if hold_calls else 0.0
         plan.short_calls = True
         base = self._weave(plan, target, None, 1.0, note_last=False)

@@ -1,0 +1,120 @@
+"""The lazy default against observation masking at a budget, per dataset, and on the runs with big steps.
+
+Per strategy and budget: pooled next-step recall, history evidence, billed input (Anthropic prompt-cache
+prices, over the full history billed without a cache) and its ratio to masking's, cuts per step. The
+same rows again for the runs whose mean step is at least `--big` tokens (where the room holds only a
+few steps, so cuts come often).
+
+    python benchmarks/budget_vs_masking.py                        # validation splits and dev, 8k and 16k
+    python benchmarks/budget_vs_masking.py --data lm32b -s cw,cw-select,masking --limit 10
+
+Datasets and splits are those of `benchmarks/frontier.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from contextweaver.nodes.extract import make_node
+from contextweaver.weaving.weave import BudgetError
+from frontier import UNSPLIT, runs_of
+
+from contextweaver.eval.trajectory_run import evaluate, parse_budgets, trajectory_id
+
+
+def _one(job: tuple[Any, str, list[Any]]) -> dict[str, Any]:
+    """One replay for all budgets; when a budget cannot hold the root, each budget alone (that one left out)."""
+    trajectory, strategy, budgets = job
+    try:
+        return evaluate(trajectory, strategy, budgets)
+    except BudgetError:
+        result: dict[str, Any] = {"budgets": {}}
+        for budget in budgets:
+            try:
+                one = evaluate(trajectory, strategy, [budget])
+            except BudgetError:
+                continue
+            result = {**one, "budgets": {**result["budgets"], **one["budgets"]}}
+        return {**result, "trajectory": trajectory_id(trajectory), "strategy": strategy}
+
+
+def mean_step(trajectory: Any) -> float:
+    steps = trajectory.steps
+    return sum(make_node(i, s).full_tokens for i, s in enumerate(steps, 1)) / max(1, len(steps))
+
+
+def pooled(steps: list[dict[str, Any]]) -> dict[str, float]:
+    full = sum(s["full_tokens"] for s in steps) or 1
+    return {
+        "recall": sum(s["covered"] for s in steps) / max(1, sum(s["items"] for s in steps)),
+        "history": sum(s["history_covered"] for s in steps) / max(1, sum(s["history_items"] for s in steps)),
+        "billed": sum(s["billed_anthropic"] for s in steps) / full,
+        "cuts": sum(bool(s.get("compacted")) for s in steps) / max(1, len(steps)),
+    }
+
+
+def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budgets: list[str]) -> list[str]:
+    out = []
+    for budget in budgets:
+        held = {r["trajectory"] for r in results if budget in r["budgets"]}
+        held -= {r["trajectory"] for r in results if budget not in r["budgets"]}  # every strategy or none
+        figures = {
+            s: pooled(
+                [
+                    st
+                    for r in results
+                    if r["strategy"] == s and r["trajectory"] in held
+                    for st in r["budgets"][budget]
+                ]
+            )
+            for s in strategies
+        }
+        base = figures.get("masking")
+        for strategy, f in figures.items():
+            ratio = f"{f['billed'] / base['billed']:.2f}x" if base and base["billed"] else "-"
+            out.append(
+                f"| {name} | {budget} ({len(held)} runs) | {strategy} | {f['recall']:.3f} | {f['history']:.3f} | "
+                f"{f['billed']:.3f} | {ratio} | {f['cuts']:.2f} |"
+            )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", default="dev,gemini,nebius,java,lm32b")
+    parser.add_argument("--split", default="validation", choices=["train", "validation", "all"])
+    parser.add_argument("-s", "--strategies", default="cw,masking")
+    parser.add_argument("--budgets", default="8000,16000")
+    parser.add_argument("--big", type=float, default=1000.0, help="mean step (tokens) of a big-step run")
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--limit", type=int, default=0)
+    args = parser.parse_args(argv)
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    budgets = parse_budgets(args.budgets)
+    keys = ["none" if b is None else str(b) for b in budgets]
+    print("| set | budget | strategy | recall | history | billed | vs masking | cuts/step |")
+    print("|---|---|---|---|---|---|---|---|")
+    big: list[dict[str, Any]] = []
+    for name in [d.strip() for d in args.data.split(",")]:
+        runs = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
+        if not runs:
+            continue
+        large = {trajectory_id(r) for r in runs if mean_step(r) >= args.big}
+        jobs = [(run, strategy, budgets) for run in runs for strategy in strategies]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(_one, jobs, chunksize=2))
+        print("\n".join(rows(f"{name} ({len(runs)})", results, strategies, keys)), flush=True)
+        big += [r for r in results if r["trajectory"] in large]
+    if big:
+        count = len({r["trajectory"] for r in big})
+        print("\n".join(rows(f"mean step >= {args.big:,.0f} ({count})", big, strategies, keys)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
