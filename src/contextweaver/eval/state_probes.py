@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contextweaver import boundary
-from contextweaver.eval.edits import find_edits
+from contextweaver.eval.edits import find_deletions, find_edits
 from contextweaver.formats.base import Trajectory
 from contextweaver.types import WovenContext
 from contextweaver.validation.tracker import TestTracker
@@ -35,7 +35,7 @@ def edit_old_texts(trajectory: Trajectory) -> dict[int, frozenset[str]]:
 @dataclass(frozen=True)
 class StateTruth:
     changed: frozenset[str]
-    """Paths edited or created in this step or before, as the actions wrote them."""
+    """Paths edited, created or deleted in this step or before, as the actions wrote them."""
     failing: frozenset[str]
     """Tests failing after this step, by the name every runner prints (`test_a` of `pkg.Case.test_a`,
     `test_b[1]` of `t.py::test_b[1]`): a context naming a test the way its output did counts."""
@@ -48,6 +48,7 @@ def state_truth(trajectory: Trajectory) -> dict[int, StateTruth]:
     out: dict[int, StateTruth] = {}
     for index, step in enumerate(trajectory.steps, start=1):
         changed.update(edit.path for edit in find_edits(step.action))
+        changed.update(find_deletions(step.action))
         boundary.verdict(tracker, index, step.action, step.observation)  # a parser that fails says nothing
         out[index] = StateTruth(
             frozenset(changed), frozenset(test_name(test) for test, _ in tracker.failing())
