@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from contextweaver import ContextWeaver, Step, WeaverConfig
+from contextweaver.extract import make_node, root_node
+from contextweaver.tokens import count_text
 from contextweaver.types import WovenContext
+from contextweaver.validation.tracker import TestTracker
+from contextweaver.working_state import WorkingState
 
 PYTEST_FAIL = (
     "============================= test session starts ==============================\n"
@@ -103,3 +107,31 @@ def test_the_note_is_the_same_under_any_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(outputs) == 1 and "fixed so far" in next(iter(outputs))
+
+
+def state_of(actions: list[str]) -> WorkingState:
+    root = root_node([{"role": "user", "content": "Fix it."}])
+    return WorkingState(
+        [root, *(make_node(i, Step("", a, "ok")) for i, a in enumerate(actions, 1))], TestTracker()
+    )
+
+
+def test_a_deleted_file_is_a_change_with_its_step() -> None:
+    state = state_of(["cat <<'EOF' > reproduce.py\nprint(1)\nEOF", "python reproduce.py", "rm reproduce.py"])
+    written = state.note([1, 2], 300)
+    assert written is not None and "reproduce.py (deleted, step 3)" in written[0]["content"]
+
+
+def test_when_room_is_short_the_marker_and_every_file_survive_in_short_form() -> None:
+    paths = [f"src/package/module_{n}/implementation_{n}.py" for n in range(30)]
+    state = state_of([f"sed -i 's/a/b/' {path}" for path in paths] + ["ls"] * 10)
+    left_out = list(range(1, 36))
+    full = state.note(left_out, 2000)
+    assert full is not None and "(step 30)" in full[0]["content"] and "- step 35 did" in full[0]["content"]
+    short_room = count_text(", ".join(paths)) + 60
+    assert short_room < full[1]
+    short = state.note(left_out, short_room)
+    assert short is not None and short[1] <= short_room
+    assert "steps omitted: " in short[0]["content"] and all(path in short[0]["content"] for path in paths)
+    assert state.reserve(short_room) >= short[1]  # the reserve holds the short form when the room does
+    assert state.note(left_out, 20) is None  # not even the marker fits
