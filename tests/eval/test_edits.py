@@ -38,6 +38,8 @@ def test_a_greater_than_in_quoted_code_or_an_edit_body_is_no_redirect() -> None:
     assert [e.path for e in find_edits(script)] == ["sphinx/ext.py"]
     assert find_edits("edit 12:14\n    def f(self) -> t.Optional:\n        return x\nend_of_edit") == []
     assert find_edits("echo 'x' > 'out.txt'") == [Edit("out.txt")]
+    script = "cat <<'EOF' > setup.sh\nmkdir app\ncat <<'PY' > app/settings.py\nX = 1\nPY\nEOF"
+    assert find_edits(script) == [Edit("setup.sh")]  # the script's own heredoc runs only when it does
 
 
 def test_deletions_are_the_paths_rm_and_git_rm_name() -> None:

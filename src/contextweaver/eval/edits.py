@@ -30,7 +30,7 @@ _EDITOR_JSON = re.compile(
 )
 _PATCH = re.compile(r"^\*\*\* (?:Update File|Add File): ([^\n]+)$", re.MULTILINE)
 _UNESCAPE = re.compile(r"\\(.)")
-_QUOTED = re.compile(r"(>>?\s*)?('[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\")")
+_QUOTED = re.compile(r"(>>?\s*)?('[^']*'|\"(?:[^\"\\]|\\.)*\")")
 """A quoted string, with the redirection before it when it is a redirection's target."""
 _RANGE = re.compile(r"^\s*(\d+)(?:\s*,\s*(\d+))?")
 
@@ -99,9 +99,10 @@ def find_edits(action: str) -> list[Edit]:
                 text = (old.group(1).strip("'\""),)
         edits.append(Edit(m.group(1), text))
     edits += [Edit(path.strip()) for path in _PATCH.findall(action)]  # apply_patch (Codex)
-    targets = _HEREDOC_TO.findall(action) + _REDIRECT.findall(
-        _QUOTED.sub(_unless_target, shell_lines(action))
-    )  # not `>` in a heredoc body, nor in a quoted string (a sed script's `a > b.c`)
+    commands = shell_lines(action)  # a heredoc body is written, not run: its own heredocs write nothing
+    targets = _HEREDOC_TO.findall(commands) + _REDIRECT.findall(
+        _QUOTED.sub(_unless_target, commands)
+    )  # not `>` in a quoted string either (a sed script's `a > b.c`)
     known = {e.path for e in edits}
     for path in dict.fromkeys(targets):
         if path not in known and not path.startswith("/dev/"):
@@ -130,11 +131,17 @@ def find_deletions(action: str) -> list[str]:
             if token not in _SEPARATORS:
                 command.append(token)
                 continue
-            words = command[2:] if command[:2] == ["git", "rm"] else command[1:] if command[:1] == ["rm"] else []
+            words = (
+                command[2:] if command[:2] == ["git", "rm"] else command[1:] if command[:1] == ["rm"] else []
+            )
             for word in words:
                 if set(word) <= set("<>&"):  # a redirection: the rest is not deleted
                     break
-                if not word.startswith("-") and any(c.isalpha() for c in word) and not set(word) & set("*?[{$`"):
+                if (
+                    not word.startswith("-")
+                    and any(c.isalpha() for c in word)
+                    and not set(word) & set("*?[{$`")
+                ):
                     paths.append(word)
             command = []
     return list(dict.fromkeys(paths))
