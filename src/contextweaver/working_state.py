@@ -26,17 +26,22 @@ beyond what its short form needs: the marker, every file changed and every faili
 when the newest step leaves room for them."""
 CAP = 320
 """Most tokens the full note takes at any budget (4% of an 8k budget); the short form may take more."""
-MIN_TOKENS = 40
-"""A room that cannot spare this much gets no note."""
+MIN_TOKENS = 16
+"""A room that cannot spare this much gets no note (the shortest marker takes about 15)."""
 OMITTED_LINE = 30
 """Tokens held for the line naming the omitted steps (known only once the steps are chosen)."""
 HEAD = "[ContextWeaver working state at step {step}: older steps were cut from this context]"
 SHORT_HEAD = "[ContextWeaver working state at step {step}: steps omitted: {omitted}]"
+LEAST_HEAD = "[ContextWeaver: steps omitted: {omitted}]"
 FILES = 15
 """Files the full form gives with the step of their last change (the short form names every file)."""
 TESTS = 10
 """Failing tests per step in the full form (the short form names every one)."""
 TRACE_CHARS = 90
+EDIT_TRACE = 3
+"""The note's reserve holds room for the trace lines of this many of the latest edits older than the
+last `RECENT` steps (likely omitted): a later edit often replaces what one of them wrote."""
+RECENT = 5
 
 Lines = list[str]
 
@@ -63,7 +68,7 @@ class WorkingState:
             ]
             bare = [path + (" (deleted)" if gone else "") for path, _, gone in changed]
             files = [[f"- files changed so far: {', '.join(dated + bare[FILES:])}"],
-                     [f"- files changed: {', '.join(bare)}"]]  # fmt: skip
+                     *_shortened("- files changed: ", bare, "older")]  # fmt: skip
         by_step: dict[int, list[str]] = {}
         for test, step in self.tracker.failing():
             by_step.setdefault(step, []).append(shown_id(test))
@@ -72,7 +77,8 @@ class WorkingState:
         if ordered:
             full = [f"- failing at step {step} ({_command(self.nodes[step])}): {', '.join(names)}"
                     for step, names in ordered]  # fmt: skip
-            tests = [full, [f"- failing: {', '.join(name for _, names in ordered for name in names)}"]]
+            names = [name for _, step_names in ordered for name in step_names]
+            tests = [full, *_shortened("- failing: ", names, "other")]
         return [forms for forms in (files, tests) if forms]
 
     @cached_property
@@ -94,24 +100,30 @@ class WorkingState:
             + _tokens(HEAD, *self.fixed_line)
             + sum(_tokens(*f[0]) for f in forms)
         )
-        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD) + sum(_tokens(*f[-1]) for f in forms)
+        every = [f[min(1, len(f) - 1)] for f in forms]  # every file and test named, without their steps
+        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD) + sum(_tokens(*f) for f in every)
+        older = [n for n in self.nodes[1 : max(1, len(self.nodes) - RECENT)] if _changes(n)]
+        full += sum(_tokens(_trace(node)) for node in older[-EDIT_TRACE:])
         held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
     def note(self, left_out: Sequence[int], tokens: int) -> tuple[Message, int] | None:
         """The note for a context that dropped the steps `left_out`, within `tokens`, and its size. The
         marker, the files and the failing tests come first, in their short forms when room is short;
-        then the fixed tests and the trace of the omitted steps, newest first, while room is left."""
+        then the fixed tests and the trace of the omitted steps while room is left: the edits first
+        (what a later edit replaces is often what one of them wrote), newest first."""
         step = len(self.nodes) - 1
         if left_out:
             ranges = f"{_ranges(left_out)} ({len(left_out)} of {step})"
             brief = f"{len(left_out)} of {step}, between {min(left_out)} and {max(left_out)}"
             marker = [[HEAD.format(step=step), f"- steps omitted: {ranges}"],
                       [SHORT_HEAD.format(step=step, omitted=ranges)],
-                      [SHORT_HEAD.format(step=step, omitted=brief)]]  # fmt: skip
+                      [SHORT_HEAD.format(step=step, omitted=brief)],
+                      [LEAST_HEAD.format(omitted=f"{len(left_out)} of {step}")]]  # fmt: skip
         else:
             marker = [[HEAD.format(step=step)]]
-        trace = [f"- step {i} did: {_command(self.nodes[i])}" for i in sorted(left_out, reverse=True)]
+        newest = [self.nodes[i] for i in sorted(left_out, reverse=True)]
+        trace = [_trace(n) for n in newest if _changes(n)] + [_trace(n) for n in newest if not _changes(n)]
         room = tokens
         for _ in range(3):  # the lines' counts are estimates of the joined text's: count it exactly
             kept = _fit([marker, *self.state_forms], room)
@@ -150,8 +162,8 @@ def _tokens(*lines: str) -> int:
 
 def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
     """One form per part within `tokens`: every part in its shortest form first (the later parts left
-    out when even that does not fit, the marker never), then each part, in order, in the fullest form
-    the room left allows. None when the marker alone does not fit."""
+    out when even that does not fit, the marker never), then each part after the marker, in order, and
+    the marker last, in the fullest form the room left allows. None when the marker alone does not fit."""
     chosen = [len(forms) - 1 for forms in parts]
     costs = [[_tokens(*form) for form in forms] for forms in parts]
     while parts and MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=False)) > tokens:
@@ -159,7 +171,8 @@ def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
             return None
         parts, costs, chosen = parts[:-1], costs[:-1], chosen[:-1]
     used = MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=True))
-    for part, cost in enumerate(costs):
+    for part in [*range(1, len(parts)), 0]:  # the marker's detail last
+        cost = costs[part]
         for form in range(chosen[part]):
             extra = cost[form] - cost[chosen[part]]
             if used + extra <= tokens:
@@ -167,6 +180,24 @@ def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
                 chosen[part] = form
                 break
     return [forms[i] for forms, i in zip(parts, chosen, strict=True)]
+
+
+def _shortened(label: str, items: list[str], rest: str) -> list[Lines]:
+    """A line naming every item, then lines naming the first half, quarter... and how many they leave."""
+    forms = [[label + ", ".join(items)]]
+    shown = len(items) // 2
+    while shown:
+        forms.append([f"{label}{', '.join(items[:shown])}, +{len(items) - shown} {rest}"])
+        shown //= 2
+    return forms
+
+
+def _changes(node: Node) -> bool:
+    return bool(node.facts.edited_files or node.facts.deleted_files)
+
+
+def _trace(node: Node) -> str:
+    return f"- step {node.index} {'changed' if _changes(node) else 'did'}: {_command(node)}"
 
 
 def _command(node: Node) -> str:

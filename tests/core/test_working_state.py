@@ -134,4 +134,28 @@ def test_when_room_is_short_the_marker_and_every_file_survive_in_short_form() ->
     assert short is not None and short[1] <= short_room
     assert "steps omitted: " in short[0]["content"] and all(path in short[0]["content"] for path in paths)
     assert state.reserve(short_room) >= short[1]  # the reserve holds the short form when the room does
-    assert state.note(left_out, 20) is None  # not even the marker fits
+    assert state.note(left_out, 10) is None  # not even the marker fits
+
+
+def test_a_tiny_room_still_marks_the_cut_and_names_the_latest_files() -> None:
+    paths = [f"src/package/module_{n}/implementation_{n}.py" for n in range(30)]
+    state = state_of([f"sed -i 's/a/b/' {path}" for path in paths] + ["ls"] * 10)
+    left_out = list(range(1, 36))
+    least = state.note(left_out, 20)
+    assert least is not None and least[0]["content"] == "[ContextWeaver: steps omitted: 35 of 40]"
+    some = state.note(left_out, count_text(", ".join(paths)) // 2)
+    assert some is not None and paths[-1] in some[0]["content"] and paths[0] not in some[0]["content"]
+    assert " older" in some[0]["content"]  # says how many it does not name
+
+
+def test_the_note_never_takes_what_the_newest_step_needs() -> None:
+    """A root that leaves little room: the note may not starve the newest step, which a budget without
+    the note holds (it shrinks or goes instead)."""
+    task = [{"role": "user", "content": "Fix the bug. " + "Context line. " * 400}]
+    budget = root_node(task).full_tokens + 150  # the newest step's least form takes 128
+    for config in (WeaverConfig(), WeaverConfig(working_state=False)):
+        weaver = ContextWeaver(config)
+        weaver.begin(task)
+        for n in range(1, 8):
+            weaver.add_step(Step(f"look {n}", f"cat src/mod_{n}.py", f"line {n}\n" * 300))
+            assert weaver.context(budget).tokens <= budget
