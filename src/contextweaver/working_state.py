@@ -163,7 +163,8 @@ def _tokens(*lines: str) -> int:
 def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
     """One form per part within `tokens`: every part in its shortest form first (the later parts left
     out when even that does not fit, the marker never), then each part after the marker, in order, and
-    the marker last, in the fullest form the room left allows. None when the marker alone does not fit."""
+    the marker last, in the fullest form the room left allows: first up to the second form (every file,
+    every test), then the full one. None when the marker alone does not fit."""
     chosen = [len(forms) - 1 for forms in parts]
     costs = [[_tokens(*form) for form in forms] for forms in parts]
     while parts and MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=False)) > tokens:
@@ -171,14 +172,15 @@ def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
             return None
         parts, costs, chosen = parts[:-1], costs[:-1], chosen[:-1]
     used = MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=True))
-    for part in [*range(1, len(parts)), 0]:  # the marker's detail last
-        cost = costs[part]
-        for form in range(chosen[part]):
-            extra = cost[form] - cost[chosen[part]]
-            if used + extra <= tokens:
-                used += extra
-                chosen[part] = form
-                break
+    for fullest in (1, 0):  # every item named (each part's second form) before any part's full form
+        for part in [*range(1, len(parts)), 0]:  # the marker's detail last
+            cost = costs[part]
+            for form in range(min(fullest, chosen[part]), chosen[part]):
+                extra = cost[form] - cost[chosen[part]]
+                if used + extra <= tokens:
+                    used += extra
+                    chosen[part] = form
+                    break
     return [forms[i] for forms, i in zip(parts, chosen, strict=True)]
 
 

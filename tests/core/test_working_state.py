@@ -159,3 +159,20 @@ def test_the_note_never_takes_what_the_newest_step_needs() -> None:
         for n in range(1, 8):
             weaver.add_step(Step(f"look {n}", f"cat src/mod_{n}.py", f"line {n}\n" * 300))
             assert weaver.context(budget).tokens <= budget
+
+
+def test_every_file_and_every_failing_test_are_named_before_either_gets_its_steps() -> None:
+    from contextweaver import boundary
+
+    failed = "".join(
+        f"FAILED tests/test_long_module_name.py::test_case_number_{n} - assert 0\n" for n in range(40)
+    )
+    actions = [f"sed -i 's/a/b/' src/pkg/mod_{n}.py" for n in range(12)] + ["python -m pytest tests"]
+    state = state_of(actions)
+    boundary.verdict(state.tracker, 13, actions[-1], failed + "==== 40 failed in 1.0s ====\n")
+    every = count_text(", ".join(f"tests/test_long_module_name.py::test_case_number_{n}" for n in range(40)))
+    written = state.note(list(range(1, 10)), every + count_text(", ".join(actions)) // 2 + 60)
+    assert written is not None
+    text = written[0]["content"]
+    assert all(f"src/pkg/mod_{n}.py" in text for n in range(12)) and "test_case_number_39" in text
+    assert all(f"test_case_number_{n}," in text or f"test_case_number_{n}\n" in text for n in range(39))
