@@ -38,10 +38,6 @@ FILES = 15
 TESTS = 10
 """Failing tests per step in the full form (the short form names every one)."""
 TRACE_CHARS = 90
-EDIT_TRACE = 3
-"""The note's reserve holds room for the trace lines of this many of the latest edits older than the
-last `RECENT` steps (likely omitted): a later edit often replaces what one of them wrote."""
-RECENT = 5
 
 Lines = list[str]
 
@@ -102,8 +98,6 @@ class WorkingState:
         )
         every = [f[min(1, len(f) - 1)] for f in forms]  # every file and test named, without their steps
         short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD) + sum(_tokens(*f) for f in every)
-        older = [n for n in self.nodes[1 : max(1, len(self.nodes) - RECENT)] if _changes(n)]
-        full += sum(_tokens(_trace(node)) for node in older[-EDIT_TRACE:])
         held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
