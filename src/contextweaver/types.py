@@ -105,6 +105,8 @@ class Facts:
     tests: frozenset[str] = frozenset()
     edited_files: frozenset[str] = frozenset()
     viewed_files: frozenset[str] = frozenset()
+    deleted_files: frozenset[str] = frozenset()
+    """Paths the step's `rm` / `git rm` removed: a change the working-state note keeps."""
 
 
 @dataclass

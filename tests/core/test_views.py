@@ -75,3 +75,16 @@ def test_editor_tool_calls_are_views_and_edits_as_the_readers_render_them() -> N
     assert facts.edited_files == {"/w/a.py", "/repo/src/c.ts", "/w/new.py"}
     viewed = extract_facts(Step("look", calls[0], "     1\tclass Cart:")).viewed_files
     assert viewed_file(viewed, set()) == "/testbed/shop/cart.py"
+
+
+def test_appends_escaped_sed_scripts_and_deletions_are_changes() -> None:
+    """`>>` appends to a file, a double-quoted sed script may escape quotes, `rm` deletes: all change files;
+    code in a heredoc or a SWE-agent edit body is not a command."""
+    facts = extract_facts(Step("add", "cat <<'EOF' >> tests/test_a.py\ndef test_x(): rm = 1 > 2\nEOF", ""))
+    assert facts.edited_files == {"tests/test_a.py"} and facts.deleted_files == frozenset()
+    sed = extract_facts(Step("", """sed -i "5c\\    print(f'D {kw.get(\\"to\\")}')" pkg/related.py""", ""))
+    assert sed.edited_files == {"pkg/related.py"}
+    gone = extract_facts(Step("clean", "rm -f reproduce.py debug.py 2>/dev/null && git rm -q src/old.py", ""))
+    assert gone.deleted_files == {"reproduce.py", "debug.py", "src/old.py"}
+    body = extract_facts(Step("", "edit 3:4\n    def f(self) -> t.Optional:\n        rm = x\nend_of_edit", ""))
+    assert body.edited_files == frozenset() and body.deleted_files == frozenset()

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from contextweaver import ContextWeaver, Step, WeaverConfig
+from contextweaver.extract import make_node, root_node
+from contextweaver.tokens import count_text
 from contextweaver.types import WovenContext
+from contextweaver.validation.tracker import TestTracker
+from contextweaver.working_state import WorkingState
 
 PYTEST_FAIL = (
     "============================= test session starts ==============================\n"
@@ -103,3 +107,72 @@ def test_the_note_is_the_same_under_any_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(outputs) == 1 and "fixed so far" in next(iter(outputs))
+
+
+def state_of(actions: list[str]) -> WorkingState:
+    root = root_node([{"role": "user", "content": "Fix it."}])
+    return WorkingState(
+        [root, *(make_node(i, Step("", a, "ok")) for i, a in enumerate(actions, 1))], TestTracker()
+    )
+
+
+def test_a_deleted_file_is_a_change_with_its_step() -> None:
+    state = state_of(["cat <<'EOF' > reproduce.py\nprint(1)\nEOF", "python reproduce.py", "rm reproduce.py"])
+    written = state.note([1, 2], 300)
+    assert written is not None and "reproduce.py (deleted, step 3)" in written[0]["content"]
+
+
+def test_when_room_is_short_the_marker_and_every_file_survive_in_short_form() -> None:
+    paths = [f"src/package/module_{n}/implementation_{n}.py" for n in range(30)]
+    state = state_of([f"sed -i 's/a/b/' {path}" for path in paths] + ["ls"] * 10)
+    left_out = list(range(1, 36))
+    full = state.note(left_out, 2000)
+    assert full is not None and "(step 30)" in full[0]["content"] and "- step 35 did" in full[0]["content"]
+    short_room = count_text(", ".join(paths)) + 60
+    assert short_room < full[1]
+    short = state.note(left_out, short_room)
+    assert short is not None and short[1] <= short_room
+    assert "steps omitted: " in short[0]["content"] and all(path in short[0]["content"] for path in paths)
+    assert state.reserve(short_room) >= short[1]  # the reserve holds the short form when the room does
+    assert state.note(left_out, 10) is None  # not even the marker fits
+
+
+def test_a_tiny_room_still_marks_the_cut_and_names_the_latest_files() -> None:
+    paths = [f"src/package/module_{n}/implementation_{n}.py" for n in range(30)]
+    state = state_of([f"sed -i 's/a/b/' {path}" for path in paths] + ["ls"] * 10)
+    left_out = list(range(1, 36))
+    least = state.note(left_out, 20)
+    assert least is not None and least[0]["content"] == "[ContextWeaver: steps omitted: 35 of 40]"
+    some = state.note(left_out, count_text(", ".join(paths)) // 2)
+    assert some is not None and paths[-1] in some[0]["content"] and paths[0] not in some[0]["content"]
+    assert " older" in some[0]["content"]  # says how many it does not name
+
+
+def test_the_note_never_takes_what_the_newest_step_needs() -> None:
+    """A root that leaves little room: the note may not starve the newest step, which a budget without
+    the note holds (it shrinks or goes instead)."""
+    task = [{"role": "user", "content": "Fix the bug. " + "Context line. " * 400}]
+    budget = root_node(task).full_tokens + 150  # the newest step's least form takes 128
+    for config in (WeaverConfig(), WeaverConfig(working_state=False)):
+        weaver = ContextWeaver(config)
+        weaver.begin(task)
+        for n in range(1, 8):
+            weaver.add_step(Step(f"look {n}", f"cat src/mod_{n}.py", f"line {n}\n" * 300))
+            assert weaver.context(budget).tokens <= budget
+
+
+def test_every_file_and_every_failing_test_are_named_before_either_gets_its_steps() -> None:
+    from contextweaver import boundary
+
+    failed = "".join(
+        f"FAILED tests/test_long_module_name.py::test_case_number_{n} - assert 0\n" for n in range(40)
+    )
+    actions = [f"sed -i 's/a/b/' src/pkg/mod_{n}.py" for n in range(12)] + ["python -m pytest tests"]
+    state = state_of(actions)
+    boundary.verdict(state.tracker, 13, actions[-1], failed + "==== 40 failed in 1.0s ====\n")
+    every = count_text(", ".join(f"tests/test_long_module_name.py::test_case_number_{n}" for n in range(40)))
+    written = state.note(list(range(1, 10)), every + count_text(", ".join(actions)) // 2 + 60)
+    assert written is not None
+    text = written[0]["content"]
+    assert all(f"src/pkg/mod_{n}.py" in text for n in range(12)) and "test_case_number_39" in text
+    assert all(f"test_case_number_{n}," in text or f"test_case_number_{n}\n" in text for n in range(39))

@@ -85,3 +85,15 @@ def test_eval_reads_an_archive_of_runs_and_keeps_one_split(tmp_path: Path) -> No
         p.stem for p in (tmp_path / "val" / "results" / "sliding_window" / "seed0").glob("*.json")
     )
     assert stored == sorted(held_out)
+
+
+def test_eval_half_budget_is_a_row_beside_the_fixed_ones(trajectory_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    args = ["eval", str(trajectory_dir), "-s", "cw,masking", "-b", "150,half", "-o", str(out), "-j", "1"]
+    result = CliRunner().invoke(main, [*args, "--no-progress"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads((out / "report.json").read_text())["rows"]
+    assert sorted({(r["strategy"], r["budget"]) for r in rows}) == [
+        ("cw", "150"), ("cw", "half"), ("masking", "150"), ("masking", "half")
+    ]  # fmt: skip
+    assert "half = each run at half" in CliRunner().invoke(main, ["eval", "--help"]).output

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextweaver.eval.edits import Edit, edit_evidence, find_edits
+from contextweaver.eval.edits import Edit, edit_evidence, find_deletions, find_edits
 from contextweaver.formats.base import Trajectory
 from contextweaver.types import Step
 
@@ -31,6 +31,23 @@ def test_heredoc_and_redirects_are_writes_without_old_text() -> None:
     action = "cat <<'EOF' > reproduce.py\nprint(1)\nEOF\npython reproduce.py > out.txt 2>&1"
     assert find_edits(action) == [Edit("reproduce.py"), Edit("out.txt")]
     assert find_edits("python x.py 2>/dev/null") == []
+
+
+def test_a_greater_than_in_quoted_code_or_an_edit_body_is_no_redirect() -> None:
+    script = """sed -i "s/if v > extension.version:/if parse(v) > parse(extension.version):/" sphinx/ext.py"""
+    assert [e.path for e in find_edits(script)] == ["sphinx/ext.py"]
+    assert find_edits("edit 12:14\n    def f(self) -> t.Optional:\n        return x\nend_of_edit") == []
+    assert find_edits("echo 'x' > 'out.txt'") == [Edit("out.txt")]
+    script = "cat <<'EOF' > setup.sh\nmkdir app\ncat <<'PY' > app/settings.py\nX = 1\nPY\nEOF"
+    assert find_edits(script) == [Edit("setup.sh")]  # the script's own heredoc runs only when it does
+
+
+def test_deletions_are_the_paths_rm_and_git_rm_name() -> None:
+    action = "cd /testbed && rm -f reproduce.py check.py 2>/dev/null; git rm -q --cached src/old.py && ls"
+    assert find_deletions(action) == ["reproduce.py", "check.py", "src/old.py"]
+    assert find_deletions("rm -f *.pyc $TMP; find . -name x -exec rm {} \\;") == []
+    assert find_deletions("cat <<'EOF' > notes.txt\nrm nothing.py\nEOF") == []  # a heredoc body
+    assert find_deletions("python -m pytest --rm-cache") == []
 
 
 def test_editor_tools_in_text_and_json_form() -> None:

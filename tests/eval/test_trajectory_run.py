@@ -7,7 +7,14 @@ import pytest
 from contextweaver.baselines import BASELINES
 from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.replay import replay, replay_steps
-from contextweaver.eval.trajectory_run import evaluate, parse_budgets, repo_group, trajectory_id
+from contextweaver.eval.trajectory_run import (
+    HALF,
+    evaluate,
+    parse_budgets,
+    repo_group,
+    run_budget,
+    trajectory_id,
+)
 from contextweaver.formats.base import Trajectory
 from contextweaver.strategies import TABLE, build_strategy
 from contextweaver.weaver import ContextWeaver
@@ -18,6 +25,7 @@ BUDGETS = [120, 400, None]
 def test_parse_budgets() -> None:
     assert parse_budgets("4000, 8k,16K,none") == [4000, 8000, 16000, None]
     assert parse_budgets("none,unbounded") == [None]
+    assert parse_budgets("4k,half,none") == [4000, HALF, None]
     with pytest.raises(ValueError, match="not a token count"):
         parse_budgets("lots")
 
@@ -65,6 +73,16 @@ def test_evaluate_records_recall_tokens_and_prefix(bugfix: Trajectory) -> None:
     full = evaluate(bugfix, "full", [None])["budgets"]["none"]
     assert all(r["prefix_share"] > 0.6 for r in full[1:])
     assert all(r["covered"] == r["items"] for r in full)
+
+
+def test_half_is_each_run_at_half_its_full_history(bugfix: Trajectory) -> None:
+    result = evaluate(bugfix, "sliding_window", [HALF, None])
+    half, halved = result["budget_tokens"][HALF], result["budgets"][HALF]
+    *_, end = replay(bugfix, lambda: build_strategy("full").strategy)
+    assert half == run_budget(HALF, bugfix) == end.context.full_history_tokens // 2
+    assert all(r["tokens"] <= half for r in halved)
+    assert any(r["tokens"] < r["full_tokens"] for r in halved)  # late steps are cut to fit
+    assert run_budget(4000, bugfix) == 4000 and run_budget(None, bugfix) is None
 
 
 def test_edit_steps_carry_edit_support(bugfix: Trajectory) -> None:

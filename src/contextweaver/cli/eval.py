@@ -1,6 +1,6 @@
 """`contextweaver eval`: replay recorded trajectories through strategies at several budgets; write a report.
 
-contextweaver eval ../shared/data/trajectories/mini-swe-agent --budget 4000,8000,16000,none --out eval-out
+contextweaver eval ../shared/data/trajectories/mini-swe-agent --budget 4000,8000,16000,half,none --out eval-out
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     "budgets",
     default="4000,8000,16000,none",
     show_default=True,
-    help="Token budgets; none = unbounded.",
+    help="Token budgets; half = each run at half its full history's tokens (its own scale, at least what "
+    "its system prompt and task need); none = unbounded.",
 )
 @click.option(
     "--out",
@@ -178,11 +179,13 @@ def _seeds(text: str) -> list[int]:
         ) from None
 
 
-def _check_budgets(budgets: Sequence[int | None], trajectories: Sequence[tuple[str, Trajectory]]) -> None:
+def _check_budgets(
+    budgets: Sequence[int | str | None], trajectories: Sequence[tuple[str, Trajectory]]
+) -> None:
     """A budget below a run's system prompt and task fails every run at it: say so once, before any runs."""
     from contextweaver.nodes.extract import root_node
 
-    numbers = [b for b in budgets if b is not None]
+    numbers = [b for b in budgets if isinstance(b, int)]  # `half` is never below a run's root
     if not numbers:
         return
     smallest = min(numbers)

@@ -99,7 +99,7 @@ def budgets_of(results: Sequence[Result]) -> list[str]:
     keys: dict[str, None] = {}
     for r in results:
         keys.update(dict.fromkeys(r["budgets"]))
-    return sorted(keys, key=lambda k: (k == "none", int(k) if k.isdigit() else 0))
+    return sorted(keys, key=lambda k: (k == "none", k == "half", int(k) if k.isdigit() else 0))
 
 
 def _stability(results: Sequence[Result], budget: str) -> tuple[int, float, float]:

@@ -22,7 +22,7 @@ from contextweaver.nodes.facts import shell_lines
 _SED = re.compile(
     r"\bsed\s+((?:-[^\s]+\s+)*)(?:-e\s+)?('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")[ \t]+((?:[^\s;&|]+[ \t]*)+)"
 )
-_REDIRECT = re.compile(r"(?<![0-9&])>>?\s*['\"]?([\w./-]+\.\w{1,8})['\"]?")
+_REDIRECT = re.compile(r"(?<![0-9&=-])>>?\s*['\"]?([\w./-]+\.\w{1,8})['\"]?")
 _HEREDOC_TO = re.compile(r"<<-?\s*['\"]?\w+['\"]?\s*>>?\s*['\"]?([\w./-]+)")
 _EDITOR = re.compile(r"\bstr_replace_editor\s+(?:str_replace|insert|create)\s+(\S+)")
 _EDITOR_JSON = re.compile(
@@ -30,6 +30,8 @@ _EDITOR_JSON = re.compile(
 )
 _PATCH = re.compile(r"^\*\*\* (?:Update File|Add File): ([^\n]+)$", re.MULTILINE)
 _UNESCAPE = re.compile(r"\\(.)")
+_QUOTED = re.compile(r"(>>?\s*)?('[^']*'|\"(?:[^\"\\]|\\.)*\")")
+"""A quoted string, with the redirection before it when it is a redirection's target."""
 _RANGE = re.compile(r"^\s*(\d+)(?:\s*,\s*(\d+))?")
 
 
@@ -57,6 +59,10 @@ def _sed_old(script: str) -> list[str]:
             if parts and parts[0]:
                 old.append(_UNESCAPE.sub(r"\1", parts[0]).strip("^$"))
     return [o for o in old if o]
+
+
+def _unless_target(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1) else "''"
 
 
 def find_edits(action: str) -> list[Edit]:
@@ -93,14 +99,52 @@ def find_edits(action: str) -> list[Edit]:
                 text = (old.group(1).strip("'\""),)
         edits.append(Edit(m.group(1), text))
     edits += [Edit(path.strip()) for path in _PATCH.findall(action)]  # apply_patch (Codex)
-    targets = _HEREDOC_TO.findall(action) + _REDIRECT.findall(
-        shell_lines(action)
-    )  # not `>` in a heredoc body
+    commands = shell_lines(action)  # a heredoc body is written, not run: its own heredocs write nothing
+    targets = _HEREDOC_TO.findall(commands) + _REDIRECT.findall(
+        _QUOTED.sub(_unless_target, commands)
+    )  # not `>` in a quoted string either (a sed script's `a > b.c`)
     known = {e.path for e in edits}
     for path in dict.fromkeys(targets):
         if path not in known and not path.startswith("/dev/"):
             edits.append(Edit(path))
     return edits
+
+
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "\n"})
+
+
+def find_deletions(action: str) -> list[str]:
+    """Paths an action's `rm` / `git rm` deletes, as written (heredoc bodies are not commands), found by
+    shell tokenizing: options, globs, variables and what follows a redirection are not paths."""
+    paths: list[str] = []
+    for line in shell_lines(action).splitlines():
+        if "rm" not in line:
+            continue
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+        lexer.wordchars += "$`{}[]:,+@%^!#"  # a glob or variable stays one word, to be left out
+        try:
+            tokens = list(lexer)
+        except ValueError:
+            continue
+        command: list[str] = []
+        for token in [*tokens, ";"]:
+            if token not in _SEPARATORS:
+                command.append(token)
+                continue
+            words = (
+                command[2:] if command[:2] == ["git", "rm"] else command[1:] if command[:1] == ["rm"] else []
+            )
+            for word in words:
+                if set(word) <= set("<>&"):  # a redirection: the rest is not deleted
+                    break
+                if (
+                    not word.startswith("-")
+                    and any(c.isalpha() for c in word)
+                    and not set(word) & set("*?[{$`")
+                ):
+                    paths.append(word)
+            command = []
+    return list(dict.fromkeys(paths))
 
 
 def edit_items(edit: Edit) -> set[str]:

@@ -97,6 +97,16 @@ class EarlierText:
                 kept.add(item)
         return kept
 
+    def held_before(self, item: str, nxt: int) -> bool:
+        """Whether the root or a step before index `nxt` (0-based) holds `item` anywhere: else no context
+        for step `nxt` can hold it."""
+        said_end = self._said_ends[nxt - 1] - 1 if nxt else 0
+        return (
+            item in self.always
+            or self._first_said.get(item, said_end + 1) <= said_end
+            or bool(self.sources(item, nxt))
+        )
+
     def sources(self, item: str, nxt: int) -> list[int]:
         """The (0-based) steps before index `nxt` whose observation holds `item`, in order."""
         found = self._observed.get(item, [])

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from contextweaver.config import ModelConfig
-from contextweaver.eval.trajectory_run import Budget, budget_key, evaluate, file_id, trajectory_id
+from contextweaver.eval.trajectory_run import EvalBudget, budget_key, evaluate, file_id, trajectory_id
 from contextweaver.formats import detect_format, load_trajectories
 from contextweaver.formats.archive import is_archive
 from contextweaver.formats.base import Trajectory, TrajectoryError
@@ -48,7 +48,7 @@ class Unit:
 
 @dataclass
 class RunSettings:
-    budgets: list[Budget]
+    budgets: list[EvalBudget]
     overrides: list[str] = field(default_factory=list)
     model_config: ModelConfig | None = None
 
@@ -158,7 +158,7 @@ class ResultStore:
         return self.root / unit.strategy / f"seed{unit.seed}" / f"{safe}.json"
 
     def load(
-        self, unit: Unit, fingerprint: str, digest: str, budgets: Sequence[Budget]
+        self, unit: Unit, fingerprint: str, digest: str, budgets: Sequence[EvalBudget]
     ) -> dict[str, Any] | None:
         """The stored result when it was computed from the same file and settings, for every budget."""
         try:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contextweaver import boundary
-from contextweaver.eval.edits import find_edits
+from contextweaver.eval.edits import find_deletions, find_edits
+from contextweaver.eval.evidence import EarlierText
 from contextweaver.formats.base import Trajectory
 from contextweaver.types import WovenContext
 from contextweaver.validation.tracker import TestTracker
@@ -22,20 +23,27 @@ OMITTED = "steps omitted"
 
 
 def edit_old_texts(trajectory: Trajectory) -> dict[int, frozenset[str]]:
-    """Edit freshness: per step index, the texts its edits replace (old_str, a sed pattern), which the
-    context for that step should hold (else the agent edits a file it has not read)."""
+    """Edit freshness: per step index, the texts its edits replace (old_str, a sed pattern or line
+    number), which the context for that step should hold (else the agent edits a file it has not read).
+    Only texts the history before the step holds: a line number the agent counted itself or a regex
+    (`print.*`) is in no context, the full history's neither."""
+    wanted = {
+        index: {text for edit in find_edits(step.action) for text in edit.old if text.strip()}
+        for index, step in enumerate(trajectory.steps, start=1)
+    }
+    earlier = EarlierText(trajectory, set().union(*wanted.values()))
     out: dict[int, frozenset[str]] = {}
-    for index, step in enumerate(trajectory.steps, start=1):
-        old = {text for edit in find_edits(step.action) for text in edit.old if text.strip()}
-        if old:
-            out[index] = frozenset(old)
+    for index, old in wanted.items():
+        held = frozenset(text for text in old if earlier.held_before(text, index - 1))
+        if held:
+            out[index] = held
     return out
 
 
 @dataclass(frozen=True)
 class StateTruth:
     changed: frozenset[str]
-    """Paths edited or created in this step or before, as the actions wrote them."""
+    """Paths edited, created or deleted in this step or before, as the actions wrote them."""
     failing: frozenset[str]
     """Tests failing after this step, by the name every runner prints (`test_a` of `pkg.Case.test_a`,
     `test_b[1]` of `t.py::test_b[1]`): a context naming a test the way its output did counts."""
@@ -48,6 +56,7 @@ def state_truth(trajectory: Trajectory) -> dict[int, StateTruth]:
     out: dict[int, StateTruth] = {}
     for index, step in enumerate(trajectory.steps, start=1):
         changed.update(edit.path for edit in find_edits(step.action))
+        changed.update(find_deletions(step.action))
         boundary.verdict(tracker, index, step.action, step.observation)  # a parser that fails says nothing
         out[index] = StateTruth(
             frozenset(changed), frozenset(test_name(test) for test, _ in tracker.failing())

@@ -21,26 +21,45 @@ from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import Budget, replay_steps
 from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, unmarked_drop
+from contextweaver.extract import root_node
 from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import PrefixCache
 from contextweaver.strategies import build_strategy, cw_settings, spec
 from contextweaver.types import WovenContext
 
+HALF = "half"
+"""A run's own scale: each run at half its full history's tokens (`run_budget`)."""
+EvalBudget = int | str | None
+"""A token count, None (unbounded) or `HALF`."""
 
-def budget_key(budget: Budget) -> str:
+
+def budget_key(budget: EvalBudget) -> str:
     return "none" if budget is None else str(budget)
 
 
-def parse_budgets(text: str) -> list[Budget]:
-    """`4000,8000,none` -> [4000, 8000, None] (also accepts 4k, 16K, unbounded)."""
-    out: list[Budget] = []
+def run_budget(budget: EvalBudget, trajectory: Trajectory) -> Budget:
+    """The tokens `budget` stands for on this run: `HALF` is half the full history (root and every
+    step in full), never below what the root needs (its tokens and a quarter, in hundreds)."""
+    if budget != HALF:
+        return budget if budget is None else int(budget)
+    root = root_node(trajectory.root).full_tokens if trajectory.root else 0
+    full = root + sum(step.extraction.full_tokens for step in trajectory.steps)
+    return max(full // 2, -(-root * 5 // 4 // 100) * 100)
+
+
+def parse_budgets(text: str) -> list[EvalBudget]:
+    """`4000,8000,half,none` -> [4000, 8000, "half", None] (also accepts 4k, 16K, unbounded)."""
+    out: list[EvalBudget] = []
     for part in (p.strip().lower() for p in text.split(",") if p.strip()):
         if part in ("none", "unbounded", "inf", "full"):
             out.append(None)
             continue
+        if part == HALF:
+            out.append(HALF)
+            continue
         match = re.fullmatch(r"(\d+)(k?)", part)
         if not match:
-            raise ValueError(f"budget {part!r} is not a token count: use e.g. 4000,8k,none")
+            raise ValueError(f"budget {part!r} is not a token count: use e.g. 4000,8k,half,none")
         out.append(int(match.group(1)) * (1000 if match.group(2) else 1))
     if not out:
         raise ValueError("no budgets given: use e.g. 4000,8000,16000,none")
@@ -73,14 +92,17 @@ def repo_group(instance_id: str) -> str:
 def evaluate(
     trajectory: Trajectory,
     strategy_name: str,
-    budgets: Sequence[Budget],
+    budgets: Sequence[EvalBudget],
     *,
     seed: int = 0,
     overrides: Sequence[str] = (),
     model_config: ModelConfig | None = None,
 ) -> dict[str, Any]:
-    """Every per-step number the report needs, for one (trajectory, strategy, seed), all budgets."""
+    """Every per-step number the report needs, for one (trajectory, strategy, seed), all budgets
+    (`HALF` replayed at this run's own `run_budget`, recorded under "half")."""
     random.seed(seed)
+    tokens_of = {budget_key(b): run_budget(b, trajectory) for b in budgets}
+    replayed_at = list(dict.fromkeys(tokens_of.values()))
     instance = trajectory_id(trajectory)
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
@@ -93,16 +115,17 @@ def evaluate(
     built = build_strategy(strategy_name, settings, model_config=model_config, seed=seed)
     asked = set().union(*items.values(), *edits.values(), *history.values(), *sources.values(),
                         *(t.changed | t.failing for t in truth.values()), *replaced.values())  # fmt: skip
-    caches = {budget: PrefixCache() for budget in budgets}
-    tracks = {budget: ContextTrack(asked, caches[budget].tokens) for budget in budgets}
-    steps: dict[str, list[dict[str, Any]]] = {budget_key(b): [] for b in budgets}
+    caches = {key: PrefixCache() for key in tokens_of}
+    tracks = {key: ContextTrack(asked, caches[key].tokens) for key in tokens_of}
+    steps: dict[str, list[dict[str, Any]]] = {key: [] for key in tokens_of}
     last = len(trajectory.steps)
-    for replayed in replay_steps(trajectory, built.strategy, budgets, built.model):
+    for replayed in replay_steps(trajectory, built.strategy, replayed_at, built.model):
         if replayed.index >= last:  # no next step to need anything
             break
         needed = items.get(replayed.index + 1, frozenset())
         edit_needed = edits.get(replayed.index + 1)
-        for budget, context in replayed.contexts.items():
+        for budget, tokens in tokens_of.items():
+            context = replayed.contexts[tokens]
             track = tracks[budget]
             track.update(context.messages)
             record: dict[str, Any] = {
@@ -112,7 +135,7 @@ def evaluate(
                 "items": len(needed),
                 "covered": track.covered(needed),
                 "kept": index_runs(context.kept),
-                "seconds": replayed.add_seconds + replayed.weave_seconds[budget],
+                "seconds": replayed.add_seconds + replayed.weave_seconds[tokens],
             }
             distance: dict[str, list[int]] = {}
             step_sources = sources.get(replayed.index + 1, {})
@@ -140,7 +163,7 @@ def evaluate(
                 shared = track.shared_tokens
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0
             record.update(cache_record(caches[budget], context))
-            steps[budget_key(budget)].append(record)
+            steps[budget].append(record)
     usage = getattr(built.model, "usage", None)
     total = usage.total.as_dict() if usage is not None else {}
     return {
@@ -159,6 +182,7 @@ def evaluate(
             "seconds": built.model.seconds if built.model is not None else 0.0,
         },
         "budgets": steps,
+        "budget_tokens": {key: tokens for key, tokens in tokens_of.items() if key == HALF},
         "windows": window_record(trajectory, evidence),
     }
 

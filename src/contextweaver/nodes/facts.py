@@ -30,9 +30,14 @@ _ERROR_LINE = re.compile(
 """Whitespace that stays on its line: `\\s*` under re.M ran on through every following blank line and
 back (quadratic on a run of blank lines)."""
 _EDIT = re.compile(
-    r"sed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+(\S+)|cat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>\s*(\S+)|>\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert)\b\s+(\S+)"
+    r"sed\s+-i\S*\s+(?:'[^']*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(\S+)|cat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>>?\s*(\S+)"
+    r"|>>?\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert)\b\s+(\S+)"
 )
+"""`>>` appends (a `>` alone read the second `>` as the path); a double-quoted sed script may escape quotes."""
+_DELETE = re.compile(r"(?:^|[;&|(]|\bthen|\bdo)[ \t]*(?:git[ \t]+rm|rm)((?:[ \t]+[^\s;&|)<>]+)+)", re.M)
+"""`rm` and `git rm` with their arguments, up to the command's end."""
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+_SWE_EDIT = re.compile(r"\s*edit\s+\d+(?::\d+)?\s*$")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update File|Add File|Move to): ([^\n]+)$", re.MULTILINE)
 """A file an `apply_patch` patch writes (Codex): in the action's heredoc body, so read from the action."""
 _MAX_ITEMS = 4000  # a giant observation contributes at most this many items
@@ -66,7 +71,8 @@ def code_items(text: str, limit: int = _MAX_ITEMS) -> frozenset[str]:
 
 
 def shell_lines(action: str) -> str:
-    """The action without heredoc bodies: code written into a file is not a command (`x > 8.84`)."""
+    """The action without heredoc bodies, nor the body of SWE-agent's `edit N:M` (up to `end_of_edit`):
+    code written into a file is not a command (`x > 8.84`, `-> t.Optional`)."""
     lines, terminator = [], None
     for line in action.splitlines():
         if terminator is not None:
@@ -75,8 +81,19 @@ def shell_lines(action: str) -> str:
             continue
         lines.append(line)
         heredoc = _HEREDOC.search(line)
-        terminator = heredoc.group(1) if heredoc else None
+        terminator = heredoc.group(1) if heredoc else "end_of_edit" if _SWE_EDIT.match(line) else None
     return "\n".join(lines)
+
+
+def deleted_paths(commands: str) -> frozenset[str]:
+    """Paths an `rm` or `git rm` in `commands` (heredoc bodies removed) names, as written: options,
+    globs, variables and redirections are not paths."""
+    return frozenset(
+        arg.strip("'\"")
+        for match in _DELETE.finditer(commands)
+        for arg in match.group(1).split()
+        if not arg.startswith("-") and not any(c in arg for c in "*?[{$`") and any(c.isalpha() for c in arg)
+    )
 
 
 def extract_facts(step: Step) -> Facts:
@@ -96,4 +113,5 @@ def extract_facts(step: Step) -> Facts:
         | tool_paths(commands)[1]
         | {path.strip() for path in _PATCH_FILE.findall(step.action[:SCAN_CHARS])},
         viewed_files=frozenset(viewed_paths(commands)),
+        deleted_files=deleted_paths(commands),
     )

@@ -15,7 +15,9 @@ from contextweaver.nodes.render import is_observation, placeholders, with_placeh
 from contextweaver.store.base import StoredAnnotation, canonical, ordered
 from contextweaver.types import Facts, Node, Step, TestStatus, ValidationStatus
 
-FACT_SETS = ("files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files")
+FACT_SETS = (
+    "files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files", "deleted_files"
+)  # fmt: skip
 """Fact sets are stored one item a line (a JSON list when an item holds a line break): fast to read."""
 
 
@@ -86,7 +88,7 @@ class StoredNode:
         tests = json.loads(row["tests"])
         return cls(
             facts=Facts(
-                **{name: frozenset(_lines(facts[name])) for name in FACT_SETS},
+                **{name: frozenset(_lines(facts.get(name, ""))) for name in FACT_SETS},  # older rows lack some
                 commands=tuple(_lines(facts["commands"])),
             ),  # fmt: skip
             full_tokens=int(row["full_tokens"]),

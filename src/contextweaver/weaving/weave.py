@@ -140,7 +140,8 @@ def _budgeted(
     noted = 0
     if state is not None and current is not None:  # the note's room, out of what the newest step leaves
         newest = 0 if current in room.chosen else least_tokens(by_index[current], min_trim)
-        noted = state.reserve(max(room.left - newest, room.left * SHARE))  # a huge newest step is trimmed
+        trimmed = min(room.left * SHARE, room.left - min_trim)  # a huge newest step is trimmed, not below
+        noted = state.reserve(max(0.0, room.left - newest, trimmed))  # the least a trim leaves it
         room.left -= noted
     held = 0.0
     for index, reason in plan.full:

@@ -21,16 +21,25 @@ from contextweaver.types import Message, Node
 from contextweaver.validation.tracker import TestTracker, shown_id
 
 SHARE = 1 / 3
-"""Most of the room left after the newest step the note may take (it takes only what its lines need)."""
+"""Most of the room left after the newest step the note may take (it takes only what its lines need),
+beyond what its short form needs: the marker, every file changed and every failing test always fit
+when the newest step leaves room for them."""
 CAP = 320
-"""Most tokens the note takes at any budget (4% of an 8k budget)."""
-MIN_TOKENS = 40
-"""A room that cannot spare this much gets no note."""
+"""Most tokens the full note takes at any budget (4% of an 8k budget); the short form may take more."""
+MIN_TOKENS = 16
+"""A room that cannot spare this much gets no note (the shortest marker takes about 15)."""
 OMITTED_LINE = 30
 """Tokens held for the line naming the omitted steps (known only once the steps are chosen)."""
 HEAD = "[ContextWeaver working state at step {step}: older steps were cut from this context]"
+SHORT_HEAD = "[ContextWeaver working state at step {step}: steps omitted: {omitted}]"
+LEAST_HEAD = "[ContextWeaver: steps omitted: {omitted}]"
 FILES = 15
+"""Files the full form gives with the step of their last change (the short form names every file)."""
+TESTS = 10
+"""Failing tests per step in the full form (the short form names every one)."""
 TRACE_CHARS = 90
+
+Lines = list[str]
 
 
 @dataclass
@@ -43,71 +52,148 @@ class WorkingState:
     """Where the note goes: right after the root (frozen with a lazy cut), or last (rewritten each step)."""
 
     @cached_property
-    def state_lines(self) -> list[str]:
-        """The lines that do not depend on what is cut: the files changed, failing and fixed tests."""
-        return [HEAD.format(step=len(self.nodes) - 1), *self._state_lines()]
+    def state_forms(self) -> list[list[Lines]]:
+        """The parts that do not depend on what is cut, each in its forms, fullest first: the files
+        changed (the short form names every one without its step) and the failing tests (the short
+        form names every one without the command that ran it)."""
+        changed = self._changed_files()
+        files: list[Lines] = []
+        if changed:
+            dated = [
+                f"{path} ({'deleted, ' if gone else ''}step {step})" for path, step, gone in changed[:FILES]
+            ]
+            bare = [path + (" (deleted)" if gone else "") for path, _, gone in changed]
+            files = [[f"- files changed so far: {', '.join(dated + bare[FILES:])}"],
+                     *_shortened("- files changed: ", bare, "older")]  # fmt: skip
+        by_step: dict[int, list[str]] = {}
+        for test, step in self.tracker.failing():
+            by_step.setdefault(step, []).append(shown_id(test))
+        ordered = sorted(by_step.items(), reverse=True)
+        tests: list[Lines] = []
+        if ordered:
+            full = [f"- failing at step {step} ({_command(self.nodes[step])}): {', '.join(names)}"
+                    for step, names in ordered]  # fmt: skip
+            names = [name for _, step_names in ordered for name in step_names]
+            tests = [full, *_shortened("- failing: ", names, "other")]
+        return [forms for forms in (files, tests) if forms]
+
+    @cached_property
+    def fixed_line(self) -> list[str]:
+        fixed = self.tracker.fixed()
+        if not fixed:
+            return []
+        more = f", +{len(fixed) - TESTS} more" if len(fixed) > TESTS else ""
+        return [f"- fixed so far: {', '.join(shown_id(t) for t in fixed[:TESTS])}{more}"]
 
     def reserve(self, room: float) -> int:
-        """Tokens to set aside out of `room` for the note's state lines (0: no note at this budget); the
-        trace of omitted steps gets only what the steps leave."""
-        needed = MESSAGE_OVERHEAD + OMITTED_LINE + sum(count_text(line) + 1 for line in self.state_lines)
-        held = int(min(needed, CAP, SHARE * room))
+        """Tokens to set aside out of `room` for the note (0: no note at this budget): its full form up
+        to a share of the room and the cap, and always at least its short form when the room holds it;
+        the trace of omitted steps gets only what the steps leave."""
+        forms = self.state_forms
+        full = (
+            MESSAGE_OVERHEAD
+            + OMITTED_LINE
+            + _tokens(HEAD, *self.fixed_line)
+            + sum(_tokens(*f[0]) for f in forms)
+        )
+        every = [f[min(1, len(f) - 1)] for f in forms]  # every file and test named, without their steps
+        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD) + sum(_tokens(*f) for f in every)
+        held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
     def note(self, left_out: Sequence[int], tokens: int) -> tuple[Message, int] | None:
-        """The note for a context that dropped the steps `left_out`, within `tokens`, and its size."""
-        omitted = (
-            [f"- steps omitted: {_ranges(left_out)} ({len(left_out)} of {len(self.nodes) - 1})"]
-            if left_out
-            else []
-        )
-        trace = (f"- step {i} did: {_command(self.nodes[i])}" for i in sorted(left_out, reverse=True))
-        lines = chain(
-            [self.state_lines[0], *omitted, *self.state_lines[1:]], trace
-        )  # the trace while room is left
-        kept, used = [], MESSAGE_OVERHEAD
-        for line in lines:
-            cost = count_text(line) + 1
-            if used + cost > tokens:
-                break
-            kept.append(line)
-            used += cost
-        while len(kept) >= 2:  # the lines' counts are estimates of the joined text's: count it exactly
-            message: Message = {"role": "user", "content": "\n".join(kept)}
+        """The note for a context that dropped the steps `left_out`, within `tokens`, and its size. The
+        marker, the files and the failing tests come first, in their short forms when room is short;
+        then the fixed tests and the trace of the omitted steps while room is left: the edits first
+        (what a later edit replaces is often what one of them wrote), newest first."""
+        step = len(self.nodes) - 1
+        if left_out:
+            ranges = f"{_ranges(left_out)} ({len(left_out)} of {step})"
+            brief = f"{len(left_out)} of {step}, between {min(left_out)} and {max(left_out)}"
+            marker = [[HEAD.format(step=step), f"- steps omitted: {ranges}"],
+                      [SHORT_HEAD.format(step=step, omitted=ranges)],
+                      [SHORT_HEAD.format(step=step, omitted=brief)],
+                      [LEAST_HEAD.format(omitted=f"{len(left_out)} of {step}")]]  # fmt: skip
+        else:
+            marker = [[HEAD.format(step=step)]]
+        newest = [self.nodes[i] for i in sorted(left_out, reverse=True)]
+        trace = [_trace(n) for n in newest if _changes(n)] + [_trace(n) for n in newest if not _changes(n)]
+        room = tokens
+        for _ in range(3):  # the lines' counts are estimates of the joined text's: count it exactly
+            kept = _fit([marker, *self.state_forms], room)
+            if kept is None:
+                return None
+            lines = [line for form in kept for line in form]
+            used = MESSAGE_OVERHEAD + _tokens(*lines)
+            for line in chain(self.fixed_line, trace):  # while room is left
+                if used + _tokens(line) > room:
+                    break
+                lines.append(line)
+                used += _tokens(line)
+            message: Message = {"role": "user", "content": "\n".join(lines)}
             exact = count_message(message)
             if exact <= tokens:
                 return message, exact
-            kept.pop()
+            room -= exact - tokens
         return None
 
-    def _state_lines(self) -> list[str]:
-        lines = []
-        changed = self._changed_files()
-        if changed:
-            shown = ", ".join(f"{path} (step {step})" for path, step in changed[:FILES])
-            more = f", +{len(changed) - FILES} more" if len(changed) > FILES else ""
-            lines.append(f"- files changed so far: {shown}{more}")
-        failing = self.tracker.failing()
-        if failing:
-            by_step: dict[int, list[str]] = {}
-            for test, step in failing:
-                by_step.setdefault(step, []).append(shown_id(test))
-            for step, tests in sorted(by_step.items(), reverse=True):
-                lines.append(f"- failing at step {step} ({_command(self.nodes[step])}): {', '.join(tests[:10])}"
-                             + (f", +{len(tests) - 10} more" if len(tests) > 10 else ""))  # fmt: skip
-        fixed = self.tracker.fixed()
-        if fixed:
-            lines.append(f"- fixed so far: {', '.join(shown_id(t) for t in fixed[:10])}"
-                         + (f", +{len(fixed) - 10} more" if len(fixed) > 10 else ""))  # fmt: skip
-        return lines
-
-    def _changed_files(self) -> list[tuple[str, int]]:
-        """Edited or created paths as the agent wrote them, the most recently changed first."""
-        last: dict[str, int] = {}
+    def _changed_files(self) -> list[tuple[str, int, bool]]:
+        """Edited, created or deleted paths as the agent wrote them, with the step of the last change
+        and whether it deleted the file, the most recently changed first."""
+        last: dict[str, tuple[int, bool]] = {}
         for node in self.nodes[1:]:
             for path in node.facts.edited_files:
-                last[path] = node.index
-        return sorted(last.items(), key=lambda item: (-item[1], item[0]))
+                last[path] = (node.index, False)
+            for path in node.facts.deleted_files:
+                last[path] = (node.index, True)
+        return sorted(((p, s, gone) for p, (s, gone) in last.items()), key=lambda item: (-item[1], item[0]))
+
+
+def _tokens(*lines: str) -> int:
+    """Estimated tokens of lines joined by line breaks (each line's count plus its break)."""
+    return sum(count_text(line) + 1 for line in lines)
+
+
+def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
+    """One form per part within `tokens`: every part in its shortest form first (the later parts left
+    out when even that does not fit, the marker never), then each part after the marker, in order, and
+    the marker last, in the fullest form the room left allows: first up to the second form (every file,
+    every test), then the full one. None when the marker alone does not fit."""
+    chosen = [len(forms) - 1 for forms in parts]
+    costs = [[_tokens(*form) for form in forms] for forms in parts]
+    while parts and MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=False)) > tokens:
+        if len(parts) == 1:
+            return None
+        parts, costs, chosen = parts[:-1], costs[:-1], chosen[:-1]
+    used = MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=True))
+    for fullest in (1, 0):  # every item named (each part's second form) before any part's full form
+        for part in [*range(1, len(parts)), 0]:  # the marker's detail last
+            cost = costs[part]
+            for form in range(min(fullest, chosen[part]), chosen[part]):
+                extra = cost[form] - cost[chosen[part]]
+                if used + extra <= tokens:
+                    used += extra
+                    chosen[part] = form
+                    break
+    return [forms[i] for forms, i in zip(parts, chosen, strict=True)]
+
+
+def _shortened(label: str, items: list[str], rest: str) -> list[Lines]:
+    """A line naming every item, then lines naming the first half, quarter... and how many they leave."""
+    forms = [[label + ", ".join(items)]]
+    shown = len(items) // 2
+    while shown:
+        forms.append([f"{label}{', '.join(items[:shown])}, +{len(items) - shown} {rest}"])
+        shown //= 2
+    return forms
+
+
+def _changes(node: Node) -> bool:
+    return bool(node.facts.edited_files or node.facts.deleted_files)
+
+
+def _trace(node: Node) -> str:
+    return f"- step {node.index} {'changed' if _changes(node) else 'did'}: {_command(node)}"
 
 
 def _command(node: Node) -> str:
