@@ -18,11 +18,11 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from contextweaver.nodes.extract import make_node
-from contextweaver.weaving.weave import BudgetError
 from frontier import UNSPLIT, runs_of
 
 from contextweaver.eval.trajectory_run import evaluate, parse_budgets, trajectory_id
+from contextweaver.nodes.extract import make_node
+from contextweaver.weaving.weave import BudgetError
 
 
 def _one(job: tuple[Any, str, list[Any]]) -> dict[str, Any]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from contextweaver import ContextWeaver, Step, WeaverConfig
-from contextweaver.extract import make_node, root_node
+from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.tokens import count_text
 from contextweaver.types import WovenContext
 from contextweaver.validation.tracker import TestTracker
-from contextweaver.working_state import WorkingState
+from contextweaver.weaving.working_state import WorkingState
 
 PYTEST_FAIL = (
     "============================= test session starts ==============================\n"

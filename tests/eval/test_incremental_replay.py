@@ -58,7 +58,7 @@ def reference_weave(strategy: Any) -> Any:
         status = strategy.tracker.status_line(strategy.config.status_line_chars)
         graph = strategy.graph
         return weave(
-            graph.node(0), graph.nodes[1:], strategy._plan(), strategy=strategy.name, status_line=status
+            graph.node(0), graph.nodes[1:], strategy._plan(None, False), strategy=strategy.name, status_line=status
         )
     return weave(strategy.nodes[0], strategy.nodes[1:], strategy.plan(), strategy=strategy.name)
 

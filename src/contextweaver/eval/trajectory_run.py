@@ -21,8 +21,8 @@ from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import Budget, replay_steps
 from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, unmarked_drop
-from contextweaver.extract import root_node
 from contextweaver.formats.base import Trajectory
+from contextweaver.nodes.extract import extraction_of, root_node
 from contextweaver.prompt_cache import PrefixCache
 from contextweaver.strategies import build_strategy, cw_settings, spec
 from contextweaver.types import WovenContext
@@ -43,7 +43,7 @@ def run_budget(budget: EvalBudget, trajectory: Trajectory) -> Budget:
     if budget != HALF:
         return budget if budget is None else int(budget)
     root = root_node(trajectory.root).full_tokens if trajectory.root else 0
-    full = root + sum(step.extraction.full_tokens for step in trajectory.steps)
+    full = root + sum(extraction_of(step).full_tokens for step in trajectory.steps)
     return max(full // 2, -(-root * 5 // 4 // 100) * 100)
 
 
