@@ -193,10 +193,10 @@ def test_per_step_work_reads_only_recent_steps_and_posted_outputs() -> None:
     selector = weaver.selector
     assert isinstance(selector, SelectSelector)
     weaver.context()
-    assert selector._indexed == 300
+    assert selector.index.indexed == 300
     weaver.add_step(Step("look", "ls", "x"))
     weaver.context()
-    assert selector._indexed == 301  # one new node indexed, the rest untouched
+    assert selector.index.indexed == 301  # one new node indexed, the rest untouched
 
 
 def test_a_long_recent_output_keeps_head_tail_and_mentions_but_the_current_stays_whole() -> None:

@@ -27,18 +27,11 @@ from dataclasses import asdict, replace
 from contextweaver.config import WeaverConfig
 from contextweaver.config.select_weights import SelectSettings, load_settings
 from contextweaver.nodes.graph import DependencyGraph
-from contextweaver.nodes.postings import Posting, post
-from contextweaver.nodes.views import file_key, outline, same_file, viewed_file
+from contextweaver.nodes.views import same_file
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
-from contextweaver.selectors.passing_rows import passing_rows
-from contextweaver.selectors.repeat_cut import TASK, Cut, RepeatIndex
-from contextweaver.tokens import content_text
-from contextweaver.weaving.excerpts import (
-    WORD,
-    Excerpt,
-    OutputLines,
-    build_excerpt,
-)
+from contextweaver.selectors.output_index import OutputIndex
+from contextweaver.selectors.repeat_cut import Cut
+from contextweaver.weaving.excerpts import Excerpt, build_excerpt
 from contextweaver.weaving.plan import Plan
 
 REFERENCE_STEP = 750.0
@@ -48,6 +41,24 @@ proportionally bigger allowance (tool-calling agents print whole-file views). Se
 evidence 0.262 -> 0.336; gemini, Llama and Java unchanged (600 cost gemini 0.002)."""
 MAX_SCALE = 2.0
 """The allowance grows to at most this multiple of `extra_tokens`."""
+
+REASONS = {
+    "current": "current step",
+    "floor": "one of the last {window} outputs",
+    "older": "older than the last {window} outputs and not about what recent steps mention",
+    "note": "select: {window} recent outputs + {chosen} excerpt(s) of older ones",
+    "repeated": "every line of its output is {where}",
+    "hits": "the lines around {words}, which recent steps mention",
+    "outline": "the definition lines of this view of {path}, a file recent steps name",
+    "repeats cut": "lines {note} cut",
+    "far cut": "lines not near what recent steps mention cut",
+    "far and repeats cut": ", and lines {note}",
+    "long": "a long output: head, tail and the lines near what recent steps mention kept",
+    "long and repeats cut": "; lines {note} cut",
+    "test run": "a test run: its rows of passing tests cut",
+    "test run still long": "; what is still long keeps head, tail and the lines near what recent steps mention",
+}
+"""Every sentence the selection writes into a plan: why a step is kept, excerpted or compressed."""
 
 
 class SelectSelector:
@@ -86,54 +97,17 @@ class SelectSelector:
     def __init__(self, settings: SelectSettings | None = None) -> None:
         self.settings = settings or load_settings()
         self.__dict__.update(asdict(self.settings))
-        self._lines: dict[int, OutputLines] = {}
-        self._passing: dict[int, frozenset[int]] = {}
-        self._said: dict[int, frozenset[str]] = {}
-        self._postings: dict[str, Posting] = {}
-        self._indexed = 0
-        self._step_tokens = 0
-        """The indexed steps' tokens in full (a running total: the mean step in O(1))."""
+        self.index = OutputIndex()
+        """What the selection reads of each step, indexed once per node (a public query API)."""
         self._excerpts: dict[tuple[int, str, tuple[int, ...]], Excerpt] = {}
-        self._files: dict[int, frozenset[str]] = {}
-        self._viewed: dict[int, str] = {}
-        self._views: dict[str, list[int]] = {}
-        self._outline: dict[int, tuple[int, ...]] = {}
         self._offer_cache: dict[tuple[object, ...], Offer | None] = {}
-        self._repeats = RepeatIndex()
-
-    def _index(self, graph: DependencyGraph) -> None:
-        """Index nodes added since the last plan: once per node."""
-        if self._indexed == 0 and len(graph):  # the root (system prompt, task) is in every context
-            root = "\n".join(content_text(m.get("content")) for m in graph.node(0).step.chat_messages())
-            self._repeats.add_said(TASK, root)
-        for index in range(self._indexed + 1, len(graph)):
-            node = graph.node(index)
-            self._step_tokens += node.full_tokens
-            said = f"{node.step.thought}\n{node.step.action}"
-            self._said[index] = frozenset(WORD.findall(said))
-            self._repeats.add_said(index, said)
-            facts = node.facts
-            self._files[index] = facts.files | facts.edited_files | facts.viewed_files
-            if node.step.kind != "agent":
-                continue
-            lines = OutputLines.of(node)
-            path = viewed_file(facts.viewed_files, facts.edited_files)
-            if path is not None:
-                self._viewed[index] = path
-                self._views.setdefault(file_key(path), []).append(index)
-                self._outline[index] = outline(lines.lines)
-            self._lines[index] = lines
-            self._repeats.add_output(index, lines)
-            self._passing[index] = passing_rows(lines.lines)
-            post(self._postings, lines.words, index)
-        self._indexed = len(graph) - 1
 
     def plan(self, graph: DependencyGraph, config: WeaverConfig) -> Plan:
         k = len(graph) - 1
         window = config.window
-        self._index(graph)
+        self.index.update(graph)
         floor = list(range(k, max(0, k - window), -1))
-        full = [(k, "current step")] + [(i, f"one of the last {window} outputs") for i in floor[1:]]
+        full = [(k, REASONS["current"])] + [(i, REASONS["floor"].format(window=window)) for i in floor[1:]]
         recent = self._recent(graph, k)
         hot = recent.words
         offers = self._offers(k - window + 1, recent, self.excerpt_tokens)
@@ -153,10 +127,10 @@ class SelectSelector:
         full = [(i, reason) for i, reason in full if i not in repeated]
         return Plan(
             full=full,
-            compressed_reason=f"older than the last {window} outputs and not about what recent steps mention",
-            notes=[f"select: {window} recent outputs + {len(chosen)} excerpt(s) of older ones"],
+            compressed_reason=REASONS["older"].format(window=window),
+            notes=[REASONS["note"].format(window=window, chosen=len(chosen))],
             compressed_reasons={
-                i: f"every line of its output is {Cut(set(), {j}, False).note}" for i, j in repeated.items()
+                i: REASONS["repeated"].format(where=Cut(set(), {j}, False).note) for i, j in repeated.items()
             },
             excerpts=excerpts,
         )
@@ -164,27 +138,23 @@ class SelectSelector:
     def _allowance(self, k: int) -> int:
         """`extra_tokens`, scaled by how much bigger this run's mean step is than REFERENCE_STEP (at most
         MAX_SCALE): where every output is long, an excerpt of an old one costs more for the same lines."""
-        scale = min(MAX_SCALE, max(1.0, self._step_tokens / max(1, k) / REFERENCE_STEP))
+        scale = min(MAX_SCALE, max(1.0, self.index.mean_step(k) / REFERENCE_STEP))
         return int(self.extra_tokens * scale)
 
     def _why(self, offer: Offer, recent: Recent) -> str:
-        parts = (
-            [f"the lines around {', '.join(offer.hits[:3])}, which recent steps mention"]
-            if offer.hits
-            else []
-        )
-        path = self._viewed.get(offer.index)
+        parts = [REASONS["hits"].format(words=", ".join(offer.hits[:3]))] if offer.hits else []
+        path = self.index.viewed(offer.index)
         if path is not None and any(same_file(path, f) for f in recent.files):
-            parts.append(f"the definition lines of this view of {path}, a file recent steps name")
+            parts.append(REASONS["outline"].format(path=path))
         return "excerpt: " + "; ".join(parts)
 
     def _recent(self, graph: DependencyGraph, k: int) -> Recent:
         """The words the last `lookback` steps said and their parents; the files the last `file_lookback` named."""
         recent = Recent(set(), set(), set())
         for index in range(max(1, k - self.file_lookback + 1), k + 1):
-            recent.files.update(self._files.get(index, frozenset()))
+            recent.files.update(self.index.files(index))
         for index in range(max(1, k - self.lookback + 1), k + 1):
-            recent.words.update(self._said.get(index, frozenset()))
+            recent.words.update(self.index.said(index))
             recent.parents.update(graph.node(index).parent_ids)
         return recent
 
@@ -198,10 +168,10 @@ class SelectSelector:
         """A recent output: whole (None) unless it alone takes more than `longest` tokens or is a test
         run. A test run drops its passing rows; what is still too long keeps its head, its tail and the
         regions around hot words."""
-        lines = self._lines.get(index)
+        lines = self.index.lines(index)
         if lines is None:
             return None
-        passing = self._passing[index] if self.trim_passing else frozenset()
+        passing = self.index.passing(index) if self.trim_passing else frozenset()
         rest = [n for n in range(len(lines.lines)) if n not in passing]
         if sum(lines.tokens[n] for n in rest) <= longest:
             return set(rest) if passing else None
@@ -216,18 +186,13 @@ class SelectSelector:
 
     def _linked(self, floor_start: int, files: set[str]) -> set[int]:
         """Older views of the files recent steps name (the newest `postings` per file name)."""
-        linked: set[int] = set()
-        for path in files:
-            for index in self._views.get(file_key(path), ())[-self.postings :]:
-                if index < floor_start and same_file(self._viewed[index], path):
-                    linked.add(index)
-        return linked
+        return {index for path in files for index in self.index.views_of(path, floor_start, self.postings)}
 
     def _offers(self, floor_start: int, recent: Recent, cap: int) -> list[Offer]:
         hot, parents = recent.words, recent.parents
         candidates: dict[int, list[str]] = {}
         for word in sorted(hot):  # a fixed order: float sums, and so ties, must not follow the hash seed
-            for index in self._postings.get(word, ())[-self.postings :]:
+            for index in self.index.holding(word, self.postings):
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
         linked = self._linked(floor_start, recent.files)
@@ -240,7 +205,7 @@ class SelectSelector:
         ][: self.candidates]:
             candidates[index] = []
         offers = []
-        weight = {word: 1.0 / math.log(2 + len(self._postings.get(word, ()))) for word in hot}
+        weight = {word: 1.0 / math.log(2 + self.index.spread(word)) for word in hot}
 
         parent_bonus, file_bonus, file_weight = self.parent_bonus, self.file_bonus, self.file_weight
         bonus = {
@@ -271,7 +236,7 @@ class SelectSelector:
             return self._offer_cache[key]
         if len(self._offer_cache) >= self.excerpt_cache:
             self._offer_cache.clear()
-        lines = self._lines[index]
+        lines = self.index.outputs[index]
         score: dict[int, float] = {}
         hits = []
         for word in sorted(words):
@@ -283,12 +248,12 @@ class SelectSelector:
                 score[n] = score.get(n, 0.0) + weight[word]
         alone: set[int] = set()
         if linked:  # the outline of a view of a file the work is on: each definition line alone
-            for n in self._outline.get(index, ()):
+            for n in self.index.outline(index):
                 if n not in score:
                     alone.add(n)
                 score[n] = score.get(n, 0.0) + self.outline_weight
         offer = cut_offer(
-            index, lines, score, alone, self._passing[index], self.context_lines, cap, bonus, hits
+            index, lines, score, alone, self.index.passing(index), self.context_lines, cap, bonus, hits
         )
         self._offer_cache[key] = offer
         return offer
@@ -300,7 +265,9 @@ class SelectSelector:
         if found is None:
             if len(self._excerpts) >= self.excerpt_cache:
                 self._excerpts.clear()
-            found = self._excerpts[key] = build_excerpt(graph.node(index), self._lines[index], kept, why)
+            found = self._excerpts[key] = build_excerpt(
+                graph.node(index), self.index.outputs[index], kept, why
+            )
         return found
 
     def _dedupe(
@@ -310,29 +277,31 @@ class SelectSelector:
         that says why its lines were cut; an output all of whose lines recur is compressed instead."""
         excerpts: dict[int, Excerpt] = {}
         repeated: dict[int, int] = {}
-        for index, cut in self._repeats.cuts(keep, k, self._lines):
-            lines, wanted, kept = self._lines[index], keep[index], cut.kept
+        outputs = self.index.outputs
+        for index, cut in self.index.repeats.cuts(keep, k, outputs):
+            lines, wanted, kept = outputs[index], keep[index], cut.kept
             if cut.seen_in and not any(lines.lines[n].strip() for n in kept):
                 repeated[index] = min(cut.seen_in)
                 continue
             if wanted is None and len(kept) == len(lines.lines):
                 continue
-            note = cut.note
-            if wanted is None:
-                marker = f"lines {note} cut"
-            else:
-                marker = "lines not near what recent steps mention cut" + (
-                    f", and lines {note}" if note else ""
-                )
-                if floor_start <= index:
-                    marker = "a long output: head, tail and the lines near what recent steps mention kept" + (
-                        f"; lines {note} cut" if note else ""
-                    )
-                    if self.trim_passing and self._passing[index]:
-                        marker = "a test run: its rows of passing tests cut" + (
-                            "; what is still long keeps head, tail and the lines near what recent steps mention"
-                            if len(wanted) + len(self._passing[index]) < len(lines.lines)
-                            else ""
-                        )
-            excerpts[index] = self._excerpt(graph, index, kept, marker)
+            passing = self.index.passing(index)
+            excerpts[index] = self._excerpt(
+                graph, index, kept, self._marker(cut, wanted, passing, len(lines.lines), floor_start <= index)
+            )
         return excerpts, repeated
+
+    def _marker(
+        self, cut: Cut, wanted: set[int] | None, passing: frozenset[int], total: int, recent: bool
+    ) -> str:
+        """What an excerpt says was cut: repeated lines, lines far from recent words, a long recent
+        output's middle, or a test run's passing rows."""
+        note = cut.note
+        if wanted is None:
+            return REASONS["repeats cut"].format(note=note)
+        if not recent:
+            return REASONS["far cut"] + (REASONS["far and repeats cut"].format(note=note) if note else "")
+        if self.trim_passing and passing:
+            still_long = len(wanted) + len(passing) < total
+            return REASONS["test run"] + (REASONS["test run still long"] if still_long else "")
+        return REASONS["long"] + (REASONS["long and repeats cut"].format(note=note) if note else "")
