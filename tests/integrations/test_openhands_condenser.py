@@ -153,7 +153,7 @@ def test_the_graph_labels_the_failure_superseded_by_the_passing_run(run):
 
 
 def test_bad_settings_name_the_setting():
-    with pytest.raises(ValidationError, match="weaver.analyzer: unknown analyzer 'heurstic'"):
+    with pytest.raises(ValidationError, match=r"weaver.analyzer\n.*unknown analyzer 'heurstic'"):
         ContextWeaverCondenser(contextweaver={"analyzer": "heurstic"})
     with pytest.raises(ValidationError, match="`options` is no longer read"):
         ContextWeaverCondenser(contextweaver={"options": {"selector": "ancestry"}})
