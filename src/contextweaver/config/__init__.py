@@ -63,7 +63,7 @@ class LazySettings(BaseModel):
         gt=0.0,
         le=1.0,
         description="the share a cut weaves down to; lower when the gap to the high mark would not hold two "
-        "mean steps (not below 0.45), else the high mark itself",
+        "mean steps (not below 0.6), else the high mark itself",
     )
     calls_share: float = Field(
         0.3, ge=0.0, le=1.0, description="share of a cut's room held for older steps' calls before planned outputs"
