@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from contextweaver.integrations import settings as settings_module
 from contextweaver.integrations.settings import (
     WeavingSettings,
     announce,
@@ -21,17 +20,7 @@ from contextweaver.integrations.settings import (
     litellm_window,
 )
 from contextweaver.integrations.sweagent import ContextWeaverHistoryProcessor
-
-LOGGER = "contextweaver.integrations"
-
-
-@pytest.fixture(autouse=True)
-def fresh_announcements(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settings_module, "_said", set())
-
-
-def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == LOGGER and r.levelno == logging.WARNING]
+from tests.integrations.announcements import LOGGER, fresh_announcements, warnings_of  # noqa: F401 (an autouse fixture)
 
 
 @pytest.mark.parametrize(

@@ -4,25 +4,16 @@ the LLM config for OpenHands), says so, and records it; skipped where the framew
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import Any
 
 import pytest
 
-from contextweaver.integrations import settings as settings_module
+from tests.integrations.announcements import LOGGER, fresh_announcements, warnings_of  # noqa: F401 (an autouse fixture)
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm's shipped map: no download
-LOGGER = "contextweaver.integrations"
 
 
-@pytest.fixture(autouse=True)
-def fresh_announcements(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settings_module, "_said", set())
-
-
-def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == LOGGER and r.levelno == logging.WARNING]
 
 
 def test_mini_swe_agent_takes_litellms_window(caplog: pytest.LogCaptureFixture) -> None:
