@@ -47,6 +47,7 @@ class ContextWeaver:
             else self.selector
         )
         """What a lazy cut plans with (`lazy.selector`)."""
+        self._budget_config: WeaverConfig | None = None
         self.model = model if model is not None or not needs_model(self.config) else self._memory_model()
         self.annotator = build_annotator(self.config, self.model)
         self.task = ""
@@ -142,13 +143,20 @@ class ContextWeaver:
         warmup = warmup_plan(self.graph, self.config.window)
         if warmup is not None:
             return warmup
-        config = self.config
-        if budget != config.budget:
-            config = config.model_copy(update={"budget": None if budget is None else int(budget)})
-        plan = (self.cut_selector if cut else self.selector).plan(self.graph, config)
+        plan = (self.cut_selector if cut else self.selector).plan(self.graph, self._config_at(budget))
         if self.config.drop_repeated_outputs:
             plan = drop_repeated_outputs(plan, self.graph.nodes)
         return plan
+
+    def _config_at(self, budget: float | None) -> WeaverConfig:
+        """The config with the budget in force; the last one is kept, as per-step weaving asks for the
+        same budget every step (a cut's target changes from cut to cut, and cuts are rare)."""
+        key = None if budget is None else int(budget)
+        if key == self.config.budget:
+            return self.config
+        if self._budget_config is None or self._budget_config.budget != key:
+            self._budget_config = self.config.model_copy(update={"budget": key})
+        return self._budget_config
 
     def _state(self, note_last: bool) -> WorkingState | None:
         return WorkingState(self.graph.nodes, self.tracker, note_last) if self.config.working_state else None
