@@ -32,8 +32,11 @@ class ScriptedModel(GenericFakeChatModel):
     """langchain-core's fake chat model, keeping every message list it was sent (tools are scripted)."""
 
     sent: list[list[BaseMessage]] = []
+    bound: list[Any] = []
+    """The tools the agent bound (a chat model sends each as `convert_to_openai_tool` makes it)."""
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedModel:
+        self.bound = list(tools)
         return self
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:

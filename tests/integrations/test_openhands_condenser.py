@@ -5,10 +5,11 @@ installed (it needs Python 3.12; scripts/setup.sh makes a second venv for it und
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -23,8 +24,11 @@ from openhands.sdk import LLM, Agent, Conversation, Tool  # noqa: E402
 from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 from pydantic import Field, SecretStr, ValidationError  # noqa: E402
 
+from contextweaver.integrations.feed import tool_tokens  # noqa: E402
 from contextweaver.integrations.openhands import ContextWeaverCondenser  # noqa: E402
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
+from contextweaver.testing.fake_wire import responses_object  # noqa: E402
+from contextweaver.tokens import count_message  # noqa: E402
 
 PLACEHOLDER_START = "Old environment output: ("
 
@@ -83,19 +87,26 @@ TURNS = [(thought, "shell", {"command": command}) for thought, command in FIX_TU
 TURNS.append(("The fix is in and the tests pass.", "finish", {"message": "Fixed add in calc.py."}))
 
 
-def scripted(request: Request) -> Reply:
-    number = sum(1 for m in request.messages if m.get("role") == "assistant") + 1
-    thought, name, arguments = TURNS[min(number, len(TURNS)) - 1]
-    return tool_call_reply(number, thought, name, arguments)
+def scripted() -> Callable[[Request], Reply]:
+    """The turns in order, one per request (a woven request may hold fewer of the earlier turns)."""
+    numbers = itertools.count(1)
+
+    def reply(request: Request) -> Reply:
+        number = next(numbers)
+        return tool_call_reply(number, *TURNS[min(number, len(TURNS)) - 1])
+
+    return reply
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory):
-    repo = make_repo(tmp_path_factory.mktemp("openhands") / "repo")
+def run_agent(
+    repo: Path, condenser: ContextWeaverCondenser, reply: Callable[[Request], Reply] | None = None, **llm: Any
+) -> list[Request]:
+    """The SDK's own agent loop on the toy repository; returns every request the model received."""
     register_tool("ToyShell", ShellTool)
-    condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw-ancestry", "window": 2})
-    with FakeLLMServer(reply=scripted) as server:
-        llm = LLM(model="openai/fake", base_url=server.base_url, api_key=SecretStr("x"), usage_id="agent")
+    with FakeLLMServer(reply=reply or scripted()) as server:
+        llm = LLM(
+            model="openai/fake", base_url=server.base_url, api_key=SecretStr("x"), usage_id="agent", **llm
+        )
         agent = Agent(
             llm=llm,
             tools=[Tool(name="ToyShell", params={"cwd": str(repo)})],
@@ -105,8 +116,14 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         conversation = Conversation(agent=agent, workspace=str(repo), visualizer=None)
         conversation.send_message(TASK)
         conversation.run()
-        requests = list(server.requests)
-    return condenser, requests, repo
+        return list(server.requests)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory):
+    repo = make_repo(tmp_path_factory.mktemp("openhands") / "repo")
+    condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw-ancestry", "window": 2})
+    return condenser, run_agent(repo, condenser), repo
 
 
 def test_the_agent_loop_fixes_the_repository(run):
@@ -150,6 +167,35 @@ def test_the_graph_labels_the_failure_superseded_by_the_passing_run(run):
     assert condenser.rebuilds == 0
     kept = {d.index for d in condenser.last_context.decisions if d.mode == "full"}
     assert kept == {6, *graph.ancestry(6, 2)}
+
+
+def test_the_tools_the_llm_is_sent_count_against_the_budget(run, tmp_path: Path):
+    condenser, requests, _ = run
+    tools = tool_tokens(requests[0].body["tools"])  # as the LLM received them: schemas, security_risk
+    assert condenser.reserved == tools > 100
+    root = sum(count_message(m) for m in requests[0].messages)
+    budget = root + tools + 300  # the tools take a sizeable share of what the root leaves
+    budgeted = ContextWeaverCondenser(contextweaver={"strategy": "cw-ancestry", "budget": budget})
+    sent = run_agent(make_repo(tmp_path / "repo"), budgeted)
+    assert len(sent) == len(TURNS) and budgeted.reserved == tools
+    sizes = [sum(count_message(m) for m in request.messages) for request in sent]
+    assert all(size + tools <= budget for size in sizes)
+    assert sizes[-1] > budget - tools - 150  # the rest of the budget is used
+    assert sum(count_message(m) for m in requests[-1].messages) + tools > budget  # it had to cut
+
+
+def test_on_the_responses_api_its_tools_are_counted_as_that_api_is_sent_them(tmp_path: Path):
+    finish = {
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "finish",
+        "arguments": '{"message": "done"}',
+    }
+    condenser = ContextWeaverCondenser(contextweaver={"budget": 20_000})
+    answer = Reply(body=responses_object("fake", [finish]))
+    (request,) = run_agent(make_repo(tmp_path / "repo"), condenser, lambda _: answer, api_mode="responses")
+    assert request.path.endswith("/responses") and "name" in request.body["tools"][0]  # Responses tools
+    assert condenser.reserved == tool_tokens(request.body["tools"])
 
 
 def test_bad_settings_name_the_setting():

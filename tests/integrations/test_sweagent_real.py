@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -15,6 +16,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from contextweaver.integrations.feed import tool_tokens
+from contextweaver.tokens import count_message
+from tests.integrations.announcements import fresh_announcements, warnings_of  # noqa: F401 (an autouse fixture)
+from tests.integrations.test_sweagent_processor import action_item, observation_item, root_items
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm's shipped map: no download
 sweagent = pytest.importorskip("sweagent")
 
 from sweagent.agent.agents import DefaultAgent  # noqa: E402
@@ -116,3 +123,49 @@ def test_a_swe_agent_run_from_its_command_line_weaves_every_query(tmp_path: Path
     assert sum(t.startswith("Old environment output: (") for t in text) >= 3  # W=2 of 6 steps
     assert not text[-1].startswith("Old environment output")  # the newest output is kept
     assert not any("Old environment output" in str(m["content"]) for m in steps[0]["query"])
+
+
+def default_config(processor: dict) -> dict:
+    """SWE-agent's own default.yaml (function calling: bash, str_replace_editor, submit) with our processor."""
+    raw = yaml.safe_load((Path(sweagent.CONFIG_DIR) / "default.yaml").read_text())
+    raw["agent"]["history_processors"] = [processor]
+    raw["agent"]["model"] = {"name": "instant_empty_submit"}
+    return raw
+
+
+def tool_turns(count: int) -> list[dict]:
+    out = []
+    for n in range(1, count + 1):
+        out.append(action_item(f"Reading part {n}.", f"cat src/part_{n}.py", tool_call_id=f"call_{n}"))
+        output = "\n".join(f"def part_{n}_{line}(): return {line}" for line in range(20))
+        out.append(observation_item(output, tool_call_id=f"call_{n}"))
+    return out
+
+
+def test_the_agents_tools_count_against_the_budget(caplog: pytest.LogCaptureFixture):
+    integration.register()
+    root = sum(count_message(m) for m in root_items())
+    probe = RunSingleConfig.model_validate(default_config({"type": "contextweaver"}))
+    tools = tool_tokens(probe.agent.tools.tools)
+    budget = root + tools + 400  # the tools take most of what the root leaves
+    parsed = RunSingleConfig.model_validate(default_config({"type": "contextweaver", "budget": budget}))
+    agent = DefaultAgent.from_config(parsed.agent)  # the deep copy keeps the tools the config gave
+    assert agent.history_processors[0].tools == agent.tools.config.tools and tools > 500
+    agent.history = [*root_items(), *tool_turns(12)]
+    sent = sum(count_message(m) for m in agent.messages)  # SWE-agent's own processor chain
+    assert sent + tools <= budget
+    assert sent > budget - tools - 200  # the rest of the budget is used
+    assert agent.history_processors[0].feed_for(agent.history).stats()["tool_tokens"] == tools
+    assert "tools" not in parsed.model_dump(mode="json")["agent"]["history_processors"][0]
+    assert not any("not counted" in w for w in warnings_of(caplog))
+
+
+def test_a_text_parser_sends_no_tools_and_a_processor_without_them_says_so(caplog: pytest.LogCaptureFixture):
+    integration.register()
+    raw = default_config({"type": "contextweaver", "budget": 5000})
+    raw["agent"]["tools"]["parse_function"] = {"type": "thought_action"}
+    assert RunSingleConfig.model_validate(raw).agent.history_processors[0].tools == []
+    untold = integration.ContextWeaverHistoryProcessor(budget=5000)
+    untold([*root_items(), *tool_turns(1)])
+    (said,) = [w for w in warnings_of(caplog) if "not counted" in w]
+    assert "register()" in said and "tools=" in said

@@ -47,6 +47,11 @@ def tool_tokens(tools: Sequence[Any] | None) -> int:
     )
 
 
+def budget_left(budget: int | None, reserved: int) -> int | None:
+    """The tokens the woven messages may take: the budget less what every call sends besides them."""
+    return None if budget is None else max(1, budget - reserved)
+
+
 @lru_cache(maxsize=64)
 def _json_tokens(text: str) -> int:
     """An agent sends the same tools with every call: counted once."""
@@ -164,8 +169,7 @@ class ChatFeed:
     def context(self) -> WovenContext:
         if self.strategy is None:
             raise RuntimeError("call update(messages) before context()")
-        budget = self.settings.budget
-        return self.strategy.context(None if budget is None else max(1, budget - self.reserved))
+        return self.strategy.context(budget_left(self.settings.budget, self.reserved))
 
     def stats(self) -> dict[str, Any]:
         own = self.strategy.stats() if self.strategy is not None else {}

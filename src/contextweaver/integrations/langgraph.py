@@ -7,6 +7,9 @@
 With no budget the middleware takes the chat model's context window (its `profile`'s max_input_tokens)
 at the first call and says so; the hook is not given the model, so its budget is yours to set (without
 one the lazy default passes the history through whole, which it says at construction).
+The tool definitions sent with every call count against the budget: the middleware reads them from the
+model request; the hook sees only the state, so give it the agent's tools, `ContextWeaverHook(tools=tools)`
+(without them it says at construction that they are not counted).
 
 The middleware rewrites only the model request (`wrap_model_call`), the hook returns
 `llm_input_messages`: the graph's `messages` state stays the full, unwoven history. Messages of the
@@ -26,7 +29,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_validator
 
 from contextweaver.integrations import missing_framework
 
@@ -44,10 +47,14 @@ except ImportError as exc:
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align
 from contextweaver.integrations.feed import ChatFeed, ChatShape, tool_tokens
-from contextweaver.integrations.settings import WeavingSettings, announce
+from contextweaver.integrations.settings import WeavingSettings, announce, announce_uncounted_tools
 from contextweaver.types import Message, Step, WovenContext
 
+_HOOK = "ContextWeaver (LangGraph pre_model_hook)"
 _HOOK_NO_MODEL = " (a pre_model_hook is not given the model, so the budget is yours to set)"
+_HOOK_NO_TOOLS = (
+    "a pre_model_hook sees only the state: pass the agent's tools, ContextWeaverHook(tools=tools, ...)"
+)
 _MIDDLEWARE_LATER = " unless the chat model's `profile` gives its context window, read at the first call"
 
 
@@ -114,6 +121,8 @@ class MessageWeaver(WeavingSettings):
     _conversations: OrderedDict[str, _Conversation] = PrivateAttr(default_factory=OrderedDict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _last: WovenContext | None = PrivateAttr(default=None)
+    _tools_key: tuple[int, ...] = PrivateAttr(default=())
+    _tools_tokens: int = PrivateAttr(default=0)
 
     @property
     def last_context(self) -> WovenContext | None:
@@ -123,19 +132,29 @@ class MessageWeaver(WeavingSettings):
     def conversation(self, messages: Sequence[BaseMessage]) -> _Conversation | None:
         return self._conversations.get(_key(messages))
 
-    def weave(self, messages: Sequence[BaseMessage], reserved: int = 0) -> list[BaseMessage]:
-        """The woven messages; `reserved`: tokens the call sends besides them (its tools), off the budget."""
+    def weave(self, messages: Sequence[BaseMessage], tools: Sequence[Any] = ()) -> list[BaseMessage]:
+        """The woven messages; `tools`, sent with every call, count against the budget."""
         if not messages:
             return []
         key = _key(messages)
         with self._lock:
             conversation = self._conversations.pop(key, None) or _Conversation(self)
-            conversation.feed.reserved = reserved
+            conversation.feed.reserved = self._tool_tokens(tools)
             self._conversations[key] = conversation
             while len(self._conversations) > self.max_conversations:
                 self._conversations.popitem(last=False)
             woven, self._last = conversation.weave(messages)
         return woven
+
+    def _tool_tokens(self, tools: Sequence[Any]) -> int:
+        """The tools' tokens as the model is sent them (OpenAI tool schemas), converted once per set."""
+        key = tuple(id(tool) for tool in tools)
+        if key != self._tools_key:
+            from langchain_core.utils.function_calling import convert_to_openai_tool
+
+            self._tools_key = key
+            self._tools_tokens = tool_tokens([convert_to_openai_tool(tool) for tool in tools])
+        return self._tools_tokens
 
 
 def _key(messages: Sequence[BaseMessage]) -> str:
@@ -151,13 +170,26 @@ def _key(messages: Sequence[BaseMessage]) -> str:
 class ContextWeaverHook(MessageWeaver):
     """LangGraph `pre_model_hook`: returns the woven messages as `llm_input_messages`."""
 
+    tools: list[Any] | None = Field(default=None, exclude=True)
+    """The agent's tools (the list or ToolNode `create_react_agent` is given): the model is sent their
+    definitions with every call, so they count against the budget. None: not counted."""
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _tool_node_tools(cls, tools: Any) -> Any:
+        """A ToolNode (create_react_agent takes one too) holds its tools by name."""
+        by_name = getattr(tools, "tools_by_name", None)
+        return list(by_name.values()) if isinstance(by_name, dict) else tools
+
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
-        announce("ContextWeaver (LangGraph pre_model_hook)", self, then=_HOOK_NO_MODEL)
+        announce(_HOOK, self, then=_HOOK_NO_MODEL)
+        if self.tools is None:
+            announce_uncounted_tools(_HOOK, self, _HOOK_NO_TOOLS)
 
     def __call__(self, state: Any) -> dict[str, list[BaseMessage]]:
         messages = state["messages"] if isinstance(state, dict) else state.messages
-        return {"llm_input_messages": self.weave(messages)}
+        return {"llm_input_messages": self.weave(messages, self.tools or ())}
 
 
 class ContextWeaverMiddleware(AgentMiddleware):
@@ -169,8 +201,6 @@ class ContextWeaverMiddleware(AgentMiddleware):
         self.budget_from: str | None = None
         """Where the budget came from when none was given (the chat model's profile), else None."""
         self._window_looked_up = self.weaver.budget is not None
-        self._tools_key: tuple[int, ...] = ()
-        self._tools_tokens = 0
         announce("ContextWeaver (LangChain middleware)", self.weaver, then=_MIDDLEWARE_LATER)
 
     @property
@@ -205,15 +235,5 @@ class ContextWeaverMiddleware(AgentMiddleware):
         announce("ContextWeaver (LangChain middleware)", self.weaver, self.budget_from)
 
     def _woven(self, messages: list[AnyMessage], tools: Sequence[Any] = ()) -> list[AnyMessage]:
-        woven: list[AnyMessage] = self.weaver.weave(messages, self._tool_tokens(tools))  # type: ignore[assignment]
+        woven: list[AnyMessage] = self.weaver.weave(messages, tools)  # type: ignore[assignment]
         return woven
-
-    def _tool_tokens(self, tools: Sequence[Any]) -> int:
-        """The bound tools' tokens as the model is sent them (OpenAI tool schemas), converted once per set."""
-        key = tuple(id(tool) for tool in tools)
-        if key != self._tools_key:
-            from langchain_core.utils.function_calling import convert_to_openai_tool
-
-            self._tools_key = key
-            self._tools_tokens = tool_tokens([convert_to_openai_tool(tool) for tool in tools])
-        return self._tools_tokens

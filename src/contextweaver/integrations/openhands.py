@@ -5,6 +5,8 @@
 
 With no budget the condenser takes the agent LLM's `max_input_tokens` at the first step (and says so);
 an LLM config without it leaves the lazy default passing the history through whole, said as a WARNING.
+The agent's tools, sent with every call, count against the budget: the view's SystemPromptEvent records
+them, and they are counted in the form the agent LLM is sent them (chat or Responses tools).
 
 `condense(view)` returns a new View (the SDK's event log is never touched): the system prompt and
 task first, then every step in order, then the TEST STATUS line as a user message of its own (after
@@ -44,6 +46,7 @@ except ImportError as exc:
 
 from contextweaver.formats.toolcalls import Call, action_text, tool_step
 from contextweaver.integrations.contexts import align
+from contextweaver.integrations.feed import budget_left, tool_tokens
 from contextweaver.integrations.settings import WeavingSettings, announce, build_strategy
 from contextweaver.protocols import Strategy
 from contextweaver.types import Step, WovenContext
@@ -105,6 +108,7 @@ class ContextWeaverCondenser(CondenserBase):
     _rebuilds: int = PrivateAttr(default=0)
     _budget_from: str | None = PrivateAttr(default=None)
     _window_looked_up: bool = PrivateAttr(default=False)
+    _reserved: int = PrivateAttr(default=0)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -134,6 +138,11 @@ class ContextWeaverCondenser(CondenserBase):
         announce("ContextWeaver (OpenHands condenser)", self.contextweaver, self._budget_from)
 
     @property
+    def reserved(self) -> int:
+        """Tokens of the tool definitions every call sends: off the budget the events are woven to."""
+        return self._reserved
+
+    @property
     def rebuilds(self) -> int:
         """How often a changed event prefix made the graph start over."""
         return self._rebuilds
@@ -153,10 +162,11 @@ class ContextWeaverCondenser(CondenserBase):
         if self._strategy is None:
             self._strategy, _ = build_strategy(self.contextweaver)
             self._root = _root_events(events)
+            self._reserved = sent_tool_tokens(self._root, agent_llm)
             self._strategy.begin([{"role": e.to_llm_message().role, "content": _text(e)} for e in self._root])
             self._seen = [e.id for e in self._root]
         pending = self._consume(events[len(self._seen) :])
-        context = self._strategy.context(self.contextweaver.budget)
+        context = self._strategy.context(budget_left(self.contextweaver.budget, self._reserved))
         self._last = context
         return View(
             events=self._woven(context) + pending,
@@ -236,6 +246,15 @@ def _root_events(events: list[LLMConvertibleEvent]) -> list[LLMConvertibleEvent]
         else:
             break
     return root
+
+
+def sent_tool_tokens(root: list[LLMConvertibleEvent], llm: LLM | None) -> int:
+    """Tokens of the tools the agent sends with every call (its SystemPromptEvent lists them), converted as
+    the agent LLM converts them: Responses tools on the Responses API, else chat tools; each with the
+    security_risk argument the SDK's Agent always asks for."""
+    tools = next((e.tools for e in root if isinstance(e, SystemPromptEvent)), [])
+    responses = llm is not None and llm.uses_responses_api()
+    return tool_tokens([t.to_responses_tool(True) if responses else t.to_openai_tool(True) for t in tools])
 
 
 def _status_event(text: str) -> MessageEvent:

@@ -199,9 +199,26 @@ def announce(
         )
     else:
         message = f"{integration}: weaving with {describe(settings)}"
+    return say_once(message, logging.WARNING if budget_from or cuts_nothing(settings) else logging.INFO)
+
+
+def announce_uncounted_tools(integration: str, settings: WeavingSettings, fix: str) -> str | None:
+    """Say once, as a WARNING, that the tool definitions every call sends are not in the budget (only
+    when there is a budget: without one nothing is cut). Returns what was said, or None."""
+    if settings.budget is None:
+        return None
+    message = (
+        f"{integration}: the tool definitions sent with every call are not counted against the budget "
+        f"({settings.budget:,} tokens), so a request can exceed it by their size: {fix}"
+    )
+    return say_once(message, logging.WARNING)
+
+
+def say_once(message: str, level: int) -> str:
+    """Log a start-up message once per process (frameworks copy or rebuild the integration per agent)."""
     if message not in _said:
         _said.add(message)
-        log.log(logging.WARNING if budget_from or cuts_nothing(settings) else logging.INFO, message)
+        log.log(level, message)
     return message
 
 

@@ -11,6 +11,9 @@ TEST STATUS item (tagged `keep_output`) follows the task. SWE-agent itself is no
 
 SWE-agent does not tell a history processor its model, so the budget is yours to set: without one the
 lazy default passes the history through whole (it says so at construction, as a logging WARNING).
+The tool definitions the model is sent with every call (function calling) count against the budget:
+loaded from SWE-agent's config after `register()`, the processor reads them from the agent's `tools:`;
+built in Python, pass them as `tools=agent_config.tools.tools`. Unknown, it says so at the first call.
 
 State is kept per conversation (keyed by the system prompt and task), and only the items added
 since the previous call are fed to its ContextWeaver; a changed prefix rebuilds that conversation.
@@ -23,6 +26,7 @@ history had, on its own last items of the same roles. Either order sends the mar
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import threading
@@ -30,16 +34,21 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, PrivateAttr
+from pydantic import AfterValidator, Field, PrivateAttr, ValidationInfo
 
 from contextweaver.formats.sweagent import history_step
 from contextweaver.integrations import missing_framework
-from contextweaver.integrations.feed import ChatFeed, ChatShape
-from contextweaver.integrations.settings import WeavingSettings, announce
+from contextweaver.integrations.feed import ChatFeed, ChatShape, tool_tokens
+from contextweaver.integrations.settings import WeavingSettings, announce, announce_uncounted_tools
 from contextweaver.types import Message, Step, WovenContext
 
 HistoryItem = dict[str, Any]
+_NAME = "ContextWeaver (SWE-agent history processor)"
 _NO_MODEL = " (SWE-agent does not tell a history processor its model, so the budget is yours to set)"
+_NO_TOOLS = (
+    "load the config after contextweaver.integrations.sweagent.register() (the processor then reads the "
+    "agent's `tools:`), or pass tools=agent_config.tools.tools (tools=[] when the parser is not function calling)"
+)
 SWE_AGENT_INSTALL = (
     "SWE-agent is not on PyPI: clone its repository and run `pip install -e .` in it, in this Python"
 )
@@ -79,6 +88,9 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
     type: Literal["contextweaver"] = "contextweaver"
     """Selects this processor in a `history_processors` list, like SWE-agent's own types."""
     max_conversations: int = Field(default=16, ge=1, description="conversations whose state is kept")
+    tools: list[dict[str, Any]] | None = Field(default=None, exclude=True)
+    """The tool definitions the model is sent with every call, off the budget (None: not known). Not
+    saved with the settings: SWE-agent's config gives them again when it is loaded."""
 
     _feeds: OrderedDict[str, ChatFeed] = PrivateAttr(default_factory=OrderedDict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -87,15 +99,20 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
     def model_post_init(self, context: Any, /) -> None:
         """Say at start what it will do (once per process: SWE-agent copies the processor per agent)."""
         super().model_post_init(context)
-        announce("ContextWeaver (SWE-agent history processor)", self, then=_NO_MODEL)
+        announce(_NAME, self, then=_NO_MODEL)
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ContextWeaverHistoryProcessor:
         """A copy with the same settings and fresh state (SWE-agent deep-copies its config per agent)."""
-        return type(self).model_validate(self.model_dump(exclude_unset=True))
+        return type(self).model_validate(self._settings())
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its settings: the per-conversation state and its lock stay in this process."""
-        return (type(self).model_validate, (self.model_dump(exclude_unset=True),))
+        return (type(self).model_validate, (self._settings(),))
+
+    def _settings(self) -> dict[str, Any]:
+        """What a copy is built from: the settings given, and the tools when known."""
+        tools = {} if self.tools is None else {"tools": copy.deepcopy(self.tools)}
+        return {**self.model_dump(exclude_unset=True), **tools}
 
     def __call__(self, history: list[HistoryItem]) -> list[HistoryItem]:
         if not history:
@@ -104,7 +121,8 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
         plain = without_marks(history, marked)
         key = conversation_key(plain)
         with self._lock:
-            feed = self._feeds.pop(key, None) or ChatFeed(self, SWE_AGENT)
+            feed = self._feeds.pop(key, None) or self._new_feed()
+            feed.reserved = tool_tokens(self.tools)
             self._feeds[key] = feed  # most recently used last
             while len(self._feeds) > self.max_conversations:
                 self._feeds.popitem(last=False)
@@ -113,6 +131,11 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
             self._last = context
         out = [self._status_item(m, history) if _is_status(m, context) else m for m in context.messages]
         return remarked(out, marked) if marked else out
+
+    def _new_feed(self) -> ChatFeed:
+        if self.tools is None:
+            announce_uncounted_tools(_NAME, self, _NO_TOOLS)
+        return ChatFeed(self, SWE_AGENT)
 
     def feed_for(self, history: Sequence[HistoryItem]) -> ChatFeed | None:
         """The state kept for this conversation (for inspection and tests)."""
@@ -230,12 +253,26 @@ def apply_processors(
     return history
 
 
+def tell_tools(processors: list[Any], info: ValidationInfo) -> list[Any]:
+    """Give our processors in an agent config the tools its model is sent: SWE-agent's LiteLLM model sends
+    `tools.tools` when the parser is function calling (`tools` is validated first, so it is in the data)."""
+    tool_config = info.data.get("tools")
+    if tool_config is None:
+        return processors
+    sent = list(tool_config.tools) if tool_config.use_function_calling else []
+    for processor in processors:
+        if isinstance(processor, ContextWeaverHistoryProcessor) and processor.tools is None:
+            processor.tools = sent
+    return processors
+
+
 def register() -> None:
     """Make `type: contextweaver` valid in SWE-agent's config files, in this process.
 
     SWE-agent's `history_processors` field is a closed union of its own processor types, chosen by
     `type`. This adds ours to that union and rebuilds the config models that contain it, so the
-    YAML is validated by SWE-agent's own parser. Idempotent; needs SWE-agent importable.
+    YAML is validated by SWE-agent's own parser, and each agent config tells our processors its tools.
+    Idempotent; needs SWE-agent importable.
     """
     import typing
 
@@ -256,7 +293,9 @@ def register() -> None:
     swe.HistoryProcessor = extended
     configs: list[type[BaseModel]] = [agents.DefaultAgentConfig, agents.ShellAgentConfig]
     for config in configs:
-        config.model_fields["history_processors"].annotation = list[extended]
+        field = config.model_fields["history_processors"]
+        field.annotation = list[extended]
+        field.metadata.append(AfterValidator(tell_tools))
     from sweagent.run.run_batch import RunBatchConfig
     from sweagent.run.run_single import RunSingleConfig
 
