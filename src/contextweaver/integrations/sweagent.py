@@ -160,6 +160,9 @@ def _is_status(message: Message, context: WovenContext) -> bool:
 
 
 CACHE_KEY = "cache_control"
+TAGGED_ROLES = {"user", "tool"}
+"""The roles SWE-agent's cache_control marks by default (`tagged_roles`): a woven user item it never saw
+(the working-state note, TEST STATUS) would get its mark."""
 
 
 def cache_marker(item: HistoryItem) -> tuple[bool, Any] | None:
@@ -194,9 +197,9 @@ def unmarked(item: HistoryItem) -> HistoryItem:
 
 
 def remarked(out: list[HistoryItem], marked: Sequence[HistoryItem]) -> list[HistoryItem]:
-    """The woven list with the history's marks moved onto its own last items of the marked roles: as many,
+    """The woven list with the history's marks moved onto its own last user, tool (or other marked) items: as many,
     the newest mark on the newest such item, each as the history carried it (on the item or its text)."""
-    roles = {item.get("role") for item in marked}
+    roles = {item.get("role") for item in marked} | TAGGED_ROLES  # the note and TEST STATUS are user items
     targets = [i for i, item in enumerate(out) if item.get("role") in roles][-len(marked) :]
     for position, source in zip(reversed(targets), reversed(marked), strict=False):
         on_item, marker = cache_marker(source) or (True, None)
