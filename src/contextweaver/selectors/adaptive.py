@@ -75,4 +75,5 @@ class AdaptiveSelector:
             full=full,
             compressed_reason=f"neither recent nor among the ancestors of step {k}",
             notes=[f"adaptive: {slots} recent + {len(full) - 1 - slots} ancestors ({why})"],
+            ahead_of_edits=frozenset(chosen),
         )

@@ -5,6 +5,7 @@ agent later printed whole), so it is compressed and its slot's tokens are saved.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from contextweaver.types import Node
 from contextweaver.weaving.plan import Plan
@@ -26,10 +27,4 @@ def drop_repeated_outputs(plan: Plan, nodes: Sequence[Node]) -> Plan:
             full.append((index, reason))
         else:
             repeated[index] = f"{reason}; compressed: every line of its output recurs in step {later}'s"
-    return Plan(
-        full=full,
-        compressed_reason=plan.compressed_reason,
-        notes=plan.notes,
-        compressed_reasons=repeated,
-        excerpts=plan.excerpts,
-    )
+    return replace(plan, full=full, compressed_reasons=repeated)

@@ -133,6 +133,7 @@ class SelectSelector:
                 i: REASONS["repeated"].format(where=Cut(set(), {j}, False).note) for i, j in repeated.items()
             },
             excerpts=excerpts,
+            ahead_of_edits=frozenset(floor),
         )
 
     def _allowance(self, k: int) -> int:

@@ -13,7 +13,7 @@ with the previous one, byte for byte.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from typing import Any
 
 from contextweaver.nodes.render import full_messages
@@ -182,12 +182,5 @@ def upgraded_plan(plan: Plan, base: WovenContext, nodes: Sequence[Node], target:
             room -= grow
     if not extra:
         return None
-    return Plan(
-        full=[*plan.full, *extra],
-        compressed_reason=plan.compressed_reason,
-        notes=list(plan.notes),
-        compressed_reasons=dict(plan.compressed_reasons),
-        calls_share=plan.calls_share,
-        short_calls=plan.short_calls,
-        excerpts=dict(plan.excerpts),
-    )
+    return replace(plan, full=[*plan.full, *extra], notes=list(plan.notes),
+                   compressed_reasons=dict(plan.compressed_reasons), excerpts=dict(plan.excerpts))
