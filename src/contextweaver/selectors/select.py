@@ -239,16 +239,22 @@ class SelectSelector:
         lines = self.index.outputs[index]
         score: dict[int, float] = {}
         hits = []
+        own = self.index.repeats.own(index)  # in the context with the step's own action: worth nothing here
         for word in sorted(words):
             found = lines.words[word]
             if len(found) > self.crowded:
                 continue
+            fresh = [n for n in found if n not in own] if own else found
+            if not fresh:
+                continue
             hits.append(word)
-            for n in found:
+            for n in fresh:
                 score[n] = score.get(n, 0.0) + weight[word]
         alone: set[int] = set()
         if linked:  # the outline of a view of a file the work is on: each definition line alone
             for n in self.index.outline(index):
+                if n in own:
+                    continue
                 if n not in score:
                     alone.add(n)
                 score[n] = score.get(n, 0.0) + self.outline_weight
