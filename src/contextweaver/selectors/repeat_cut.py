@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from contextweaver.weaving.excerpts import MARKER_TOKENS, MIN_DEDUPE_CHARS, NUMBERED, OutputLines, echoes, runs_of
+from contextweaver.weaving.excerpts import (
+    MARKER_TOKENS,
+    MIN_DEDUPE_CHARS,
+    NUMBERED,
+    OutputLines,
+    echoes,
+    runs_of,
+)
 
 TASK = 0
 SHELL_QUOTE = "'\"'\"'"
@@ -82,7 +89,9 @@ class RepeatIndex:
         spoken, said = self._spoken
         if spoken == index and said:
             self._own[index] = frozenset(
-                n for n, line in enumerate(lines.lines) if len(key := unnumbered(line)) >= MIN_DEDUPE_CHARS and key in said
+                n
+                for n, line in enumerate(lines.lines)
+                if len(key := unnumbered(line)) >= MIN_DEDUPE_CHARS and key in said
             )
 
     def own(self, index: int) -> frozenset[int]:
