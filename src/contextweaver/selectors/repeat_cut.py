@@ -9,6 +9,7 @@ plan reads only the kept steps.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,14 +23,28 @@ from contextweaver.weaving.excerpts import (
 )
 
 TASK = 0
+"""The root's index: where a line repeated from the system prompt or the task is read."""
 SHELL_QUOTE = "'\"'\"'"
 """A quote inside a single-quoted shell argument (`'it'"'"'s'`): an editor prints the text unquoted."""
-"""The root's index: where a line repeated from the system prompt or the task is read."""
+ARGUMENT = re.compile(r"^.*--[\w-]+\s+'")
+"""What opens a quoted argument on a call's line (`str_replace_editor str_replace a.py --new_str '`)."""
 
 
 def line_keys(text: str) -> frozenset[str]:
     """The lines of a text long enough to count as repeats, stripped."""
     return frozenset(key for line in text.split("\n") if len(key := line.strip()) >= MIN_DEDUPE_CHARS)
+
+
+def spoken_keys(text: str) -> frozenset[str]:
+    """The lines of a call's quoted arguments as an editor prints them: shell quoting undone, the
+    `--new_str '` that opens an argument and the quote that closes it left out."""
+    text = text.replace(SHELL_QUOTE, "'")
+    keys = set()
+    for line in text.split("\n"):
+        line = ARGUMENT.sub("", line).strip().removesuffix("'").strip()
+        if len(line) >= MIN_DEDUPE_CHARS:
+            keys.add(line)
+    return frozenset(keys)
 
 
 def unnumbered(line: str) -> str:
@@ -78,9 +93,7 @@ class RepeatIndex:
     def add_said(self, index: int, text: str) -> None:
         """A step's thought and action, or (TASK) the root's messages."""
         self._said[index] = keys = line_keys(text)
-        if SHELL_QUOTE in text:
-            keys = keys | line_keys(text.replace(SHELL_QUOTE, "'"))
-        self._spoken = (index, keys)
+        self._spoken = (index, keys | spoken_keys(text))
 
     def add_output(self, index: int, lines: OutputLines) -> None:
         keys = self._keys[index] = lines.keys()
