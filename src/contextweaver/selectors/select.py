@@ -50,7 +50,9 @@ the line used. Its offer is ranked by the capped offer's value per token; the wi
 fits the allowance left, else the capped one. Set by `benchmarks/frontier.py` on the train splits (first
 60 runs; Java all 64): SWE-agent-LM-32B margin +0.050 -> +0.062 (5-9 0.483 -> 0.655), gemini +0.041 ->
 +0.046 (5-9 0.829 -> 0.909), Java +0.034 -> +0.032 (one item); 1.5 gave +0.058 / +0.045; 2.0 for the
-10 outputs before the floor +0.058 / +0.043; ranking the wider offer itself lost Java 2 items."""
+10 outputs before the floor +0.058 / +0.043; ranking the wider offer itself lost Java 2 items. On the whole
+train splits: SWE-agent-LM-32B +0.043 -> +0.051 (5-9 0.472 -> 0.643), gemini +0.074 -> +0.076, Java
++0.032 -> +0.032, Llama +0.037 -> +0.036 (5-9 0.796 -> 0.755)."""
 
 REASONS = {
     "current": "current step",
