@@ -268,3 +268,29 @@ def test_a_view_of_another_file_is_not_linked() -> None:
     steps.append(Step("now edit the order module", "sed -i 's/x/y/' shop/order.py", ""))
     context = weaver_with(steps).context()
     assert next(d for d in context.decisions if d.index == 1).mode == "compressed"
+
+
+def test_an_edit_output_that_echoes_its_own_call_offers_nothing() -> None:
+    """An editor prints the new text numbered (and unquoted): the call holds those lines already."""
+    call = "str_replace_editor str_replace /a/pricing.py --old_str 'x = 1' --new_str 'def compute_total_price(order):\n    return order'\"'\"'s total'"
+    echo = "The file /a/pricing.py has been edited:\n   150\tdef compute_total_price(order):\n   151\t    return order's total\nReview the changes."
+    steps = [Step("edit", call, echo), *filler(8)]
+    steps.append(Step("the bug must be in compute_total_price", "grep -n total shop/*.py", "no match"))
+    context = weaver_with(steps).context()
+    assert next(d for d in context.decisions if d.index == 1).mode == "compressed"
+
+
+def test_an_output_just_before_the_floor_offers_more_lines_than_an_older_one() -> None:
+    view = "\n".join(
+        f"{i:>5}\tvalue_{i} = compute(value_{i - 1}, 'a padding string of some length')"
+        for i in range(1, 300)
+    )
+    ask = " ".join(f"value_{i}" for i in range(3, 300, 3))
+
+    def kept(older: int) -> int:
+        steps = [Step("read", "nl -ba pkg/mod.py", view), *filler(older), Step(f"use {ask}", "ls", "ok")]
+        context = weaver_with(steps).context()
+        return next(d.tokens for d in context.decisions if d.index == 1)
+
+    near, far = kept(5), kept(10)  # 6 and 11 outputs back, the floor being the last 5
+    assert near > 1.5 * far, (near, far)

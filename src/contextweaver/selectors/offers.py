@@ -28,6 +28,8 @@ class Offer:
     tokens: int
     value: float
     hits: tuple[str, ...]
+    wider: Offer | None = None
+    """The same output's lines under a bigger cap: taken instead when it fits (ranked as this one)."""
 
 
 def cut_offer(

@@ -9,18 +9,48 @@ plan reads only the kept steps.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from contextweaver.weaving.excerpts import MARKER_TOKENS, MIN_DEDUPE_CHARS, OutputLines, echoes, runs_of
+from contextweaver.weaving.excerpts import (
+    MARKER_TOKENS,
+    MIN_DEDUPE_CHARS,
+    NUMBERED,
+    OutputLines,
+    echoes,
+    runs_of,
+)
 
 TASK = 0
 """The root's index: where a line repeated from the system prompt or the task is read."""
+SHELL_QUOTE = "'\"'\"'"
+"""A quote inside a single-quoted shell argument (`'it'"'"'s'`): an editor prints the text unquoted."""
+ARGUMENT = re.compile(r"^.*--[\w-]+\s+'")
+"""What opens a quoted argument on a call's line (`str_replace_editor str_replace a.py --new_str '`)."""
 
 
 def line_keys(text: str) -> frozenset[str]:
     """The lines of a text long enough to count as repeats, stripped."""
     return frozenset(key for line in text.split("\n") if len(key := line.strip()) >= MIN_DEDUPE_CHARS)
+
+
+def spoken_keys(text: str) -> frozenset[str]:
+    """The lines of a call's quoted arguments as an editor prints them: shell quoting undone, the
+    `--new_str '` that opens an argument and the quote that closes it left out."""
+    text = text.replace(SHELL_QUOTE, "'")
+    keys = set()
+    for line in text.split("\n"):
+        line = ARGUMENT.sub("", line).strip().removesuffix("'").strip()
+        if len(line) >= MIN_DEDUPE_CHARS:
+            keys.add(line)
+    return frozenset(keys)
+
+
+def unnumbered(line: str) -> str:
+    """A line without the number a numbered view gives it (`  120\tx = 1` -> `x = 1`), stripped."""
+    found = NUMBERED.match(line)
+    return (line[found.end() :] if found else line).strip()
 
 
 @dataclass(frozen=True)
@@ -55,15 +85,32 @@ class RepeatIndex:
         self._echoes: dict[int, dict[int, int]] = {}
         """Per output, each line that repeats an earlier line of the same output -> that earlier line."""
         self._said: dict[int, frozenset[str]] = {}
+        self._own: dict[int, frozenset[int]] = {}
+        """Per output, the lines that repeat its own step's thought or action (an editor's echo of the edit)."""
+        self._spoken: tuple[int, frozenset[str]] = (TASK, frozenset())
+        """The last step's said lines, also with its shell quoting undone (read when its output is added)."""
 
     def add_said(self, index: int, text: str) -> None:
         """A step's thought and action, or (TASK) the root's messages."""
-        self._said[index] = line_keys(text)
+        self._said[index] = keys = line_keys(text)
+        self._spoken = (index, keys | spoken_keys(text))
 
     def add_output(self, index: int, lines: OutputLines) -> None:
         keys = self._keys[index] = lines.keys()
         self._key_set[index] = frozenset(keys)
         self._echoes[index] = echoes(keys)
+        spoken, said = self._spoken
+        if spoken == index and said:
+            self._own[index] = frozenset(
+                n
+                for n, line in enumerate(lines.lines)
+                if len(key := unnumbered(line)) >= MIN_DEDUPE_CHARS and key in said
+            )
+
+    def own(self, index: int) -> frozenset[int]:
+        """The output's lines its own step's thought or action holds: the context holds them with that step
+        (an edit's output echoing the new text, a script's output echoing the command)."""
+        return self._own.get(index, frozenset())
 
     def cuts(
         self, keep: Mapping[int, set[int] | None], current: int, outputs: Mapping[int, OutputLines]

@@ -8,8 +8,9 @@
    token, doubled when the graph makes the output a parent of a recent step. An older view of a file
    recent steps name (`views.py`) is a candidate even when its output holds none of their words, is
    worth three times as much per hit, and also offers its outline: its definition lines, each alone.
-   The best offers are taken until `extra_tokens` are spent (more in a run of big steps). A word on many lines of one output marks
-   nothing there.
+   The best offers are taken until `extra_tokens` are spent (more in a run of big steps); an output of the
+   W steps just before the floor may offer twice the lines when they fit. A word on many lines of one
+   output marks nothing there, and a line its own step's action holds (an edit's echo) marks nothing.
 3. Every kept output loses the lines the context holds elsewhere: in a later kept output, a kept step's
    thought or action, the task, or earlier in the same output (`repeat_cut.py`). An older view of a
    region a newer view repeats costs only its changed lines.
@@ -41,6 +42,17 @@ proportionally bigger allowance (tool-calling agents print whole-file views). Se
 evidence 0.262 -> 0.336; gemini, Llama and Java unchanged (600 cost gemini 0.002)."""
 MAX_SCALE = 2.0
 """The allowance grows to at most this multiple of `extra_tokens`."""
+NEAR_CAP = 2.0
+"""An output of the W steps just before the floor may offer up to this multiple of `excerpt_tokens`:
+next-step evidence falls off with distance (SWE-agent-LM-32B train: 61 items 5 outputs back, 36 at 9,
+17 at 15), and most of the 5-9 misses were in outputs the selection had excerpted, at the cap, without
+the line used. Its offer is ranked by the capped offer's value per token; the wider one is taken when it
+fits the allowance left, else the capped one. Set by `benchmarks/frontier.py` on the train splits (first
+60 runs; Java all 64): SWE-agent-LM-32B margin +0.050 -> +0.062 (5-9 0.483 -> 0.655), gemini +0.041 ->
++0.046 (5-9 0.829 -> 0.909), Java +0.034 -> +0.032 (one item); 1.5 gave +0.058 / +0.045; 2.0 for the
+10 outputs before the floor +0.058 / +0.043; ranking the wider offer itself lost Java 2 items. On the whole
+train splits: SWE-agent-LM-32B +0.043 -> +0.051 (5-9 0.472 -> 0.643), gemini +0.074 -> +0.076, Java
++0.032 -> +0.032, Llama +0.037 -> +0.036 (5-9 0.796 -> 0.755)."""
 
 REASONS = {
     "current": "current step",
@@ -110,10 +122,12 @@ class SelectSelector:
         full = [(k, REASONS["current"])] + [(i, REASONS["floor"].format(window=window)) for i in floor[1:]]
         recent = self._recent(graph, k)
         hot = recent.words
-        offers = self._offers(k - window + 1, recent, self.excerpt_tokens)
+        offers = self._offers(k - window + 1, recent, self.excerpt_tokens, k - 2 * window + 1)
         left = self._allowance(k)
         chosen: list[Offer] = []
         for offer in sorted(offers, key=lambda o: (-o.value / (o.tokens + 10), -o.index)):
+            if offer.wider is not None and offer.wider.tokens <= left:
+                offer = offer.wider
             if offer.tokens <= left:
                 chosen.append(offer)
                 left -= offer.tokens
@@ -189,7 +203,8 @@ class SelectSelector:
         """Older views of the files recent steps name (the newest `postings` per file name)."""
         return {index for path in files for index in self.index.views_of(path, floor_start, self.postings)}
 
-    def _offers(self, floor_start: int, recent: Recent, cap: int) -> list[Offer]:
+    def _offers(self, floor_start: int, recent: Recent, cap: int, near_start: int) -> list[Offer]:
+        """The best `candidates` outputs' offers; those from `near_start` on carry a wider one (NEAR_CAP)."""
         hot, parents = recent.words, recent.parents
         candidates: dict[int, list[str]] = {}
         for word in sorted(hot):  # a fixed order: float sums, and so ties, must not follow the hash seed
@@ -225,6 +240,12 @@ class SelectSelector:
         for _, negative in heapq.nsmallest(self.candidates, promise):
             index = -negative
             offer = self._offer(index, candidates[index], weight, cap, bonus[index], index in linked)
+            if offer is not None and index >= near_start:
+                wider = self._offer(
+                    index, candidates[index], weight, int(cap * NEAR_CAP), bonus[index], index in linked
+                )
+                if wider is not None and wider.tokens > offer.tokens:
+                    offer = replace(offer, wider=wider)
             if offer is not None:
                 offers.append(offer)
         return offers
@@ -240,16 +261,22 @@ class SelectSelector:
         lines = self.index.outputs[index]
         score: dict[int, float] = {}
         hits = []
+        own = self.index.repeats.own(index)  # in the context with the step's own action: worth nothing here
         for word in sorted(words):
             found = lines.words[word]
             if len(found) > self.crowded:
                 continue
+            fresh = [n for n in found if n not in own] if own else found
+            if not fresh:
+                continue
             hits.append(word)
-            for n in found:
+            for n in fresh:
                 score[n] = score.get(n, 0.0) + weight[word]
         alone: set[int] = set()
         if linked:  # the outline of a view of a file the work is on: each definition line alone
             for n in self.index.outline(index):
+                if n in own:
+                    continue
                 if n not in score:
                     alone.add(n)
                 score[n] = score.get(n, 0.0) + self.outline_weight
