@@ -203,6 +203,23 @@ def test_a_room_of_few_steps_still_gets_a_gap_of_two_steps() -> None:
     assert all(cut_share(c) == 1.0 for c in small if c.compacted)
 
 
+def test_a_big_room_too_small_for_a_gap_of_two_steps_keeps_a_gap_of_one() -> None:
+    """Steps of about a quarter of a room of 4k+ tokens: a two-step gap would go below the floor, so the
+    cut leaves one step's gap (a cut every other step) instead of re-cutting at every step."""
+    given = long_steps(24, thought_lines=70)
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(ROOT)
+    weaver.add_step(given[0])
+    root, first = weaver.nodes[0].full_tokens, weaver.nodes[1].full_tokens
+    budget = int(root + 4.2 * first)
+    contexts = replay_steps(WeaverConfig(), given, budget)
+    indices = [k for k, c in enumerate(contexts) if c.compacted]
+    assert budget - root >= 4000 and len(indices) > 3
+    assert all(0.6 <= cut_share(contexts[k]) < 0.8 for k in indices[2:])
+    assert all(b - a >= 2 for a, b in zip(indices[2:], indices[3:], strict=False)), indices
+    assert all(c.tokens <= budget for c in contexts)
+
+
 def test_a_room_too_small_for_a_gap_of_two_steps_is_cut_at_the_high_mark() -> None:
     """When no gap of two steps leaves 45% of the room, every step re-cuts anyway: keep it all."""
     given = long_steps(20, thought_lines=2)

@@ -36,6 +36,14 @@ floor cuts every two steps but keeps less. On the train splits (`contextweaver e
 (gemini 4k 0.734 vs 0.759, SWE-agent-LM-32B 8k 0.821 vs 0.834); 0.6 stays above it (0.770, 0.838) at
 0.72x / 0.59x masking's bill; 0.7 keeps a little more (0.790, 0.845) at 0.90x / 0.68x."""
 
+ONE_STEP_ROOM = 4000.0
+"""Tokens of room above the root from which a cut whose two-step gap would fall below LOW_FLOOR still
+leaves a gap of one mean step. Big steps (a tool-calling agent's whole-file views, early in a run) made
+every step re-cut at the high mark. On the train splits (the first 80 runs, `-b 4000,8000,16000`): at
+8k SWE-agent-LM-32B billed 0.64x -> 0.51x masking's at the same recall (0.855, masking 0.849; history
+evidence 0.942 -> 0.934), at 16k 11% less at recall 0.943 -> 0.942; gemini 8k recall 0.906 -> 0.923 at
+0.40x -> 0.44x. At 4k (a room of about 2.5k) it cost gemini recall 0.791 -> 0.764 (masking 0.763), so
+a room that small keeps the high mark."""
 CALLS_ROOM_STEPS = 8.0
 """A cut holds part of its room for older steps' calls (`cut_calls_share`) only when the room holds at
 least this many mean steps: with fewer, the newest outputs need all of it."""
@@ -127,15 +135,19 @@ class LazyContext:
     def low_share(self) -> float:
         """The share a cut weaves down to: low enough that the gap up to the high mark holds
         AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
-        LOW_FLOOR; when even that cannot be had, the high mark (every step or two re-cuts whatever the
-        mark, so a lower one buys no cheaper steps, only a poorer context). O(1): running totals."""
+        LOW_FLOOR; when even that cannot be had, a gap of one mean step in a room of ONE_STEP_ROOM or
+        more (a cut every other step, not every step), else the high mark (a small room re-cuts every
+        step or two whatever the mark, so a lower one buys little and keeps less). O(1): running totals."""
         assert self.limit is not None
         room = max(self.limit - self.root_tokens, 1.0)
         mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
         wanted = self.high - AMORTIZE_STEPS * mean_step / room
         if wanted >= self.low:
             return self.low
-        return wanted if wanted >= LOW_FLOOR else self.high
+        if wanted >= LOW_FLOOR:
+            return wanted
+        one_step = self.high - mean_step / room
+        return one_step if one_step >= LOW_FLOOR and room >= ONE_STEP_ROOM else self.high
 
     def room_steps(self) -> float:
         """How many mean steps the room above the root holds (O(1): running totals)."""
