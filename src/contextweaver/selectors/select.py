@@ -63,12 +63,14 @@ whose numbers lie within PAGES widths of a range a recent view of it showed, on 
 SWE-agent-LM-32B's 106 number misses 10+ back on train, 58 lie within 3 widths at multiples of 10, 29
 within one. Set by `benchmarks/frontier.py` on the train splits (PAGE_WEIGHT 1): SWE-agent-LM-32B margin
 +0.051 -> +0.063 (10+ 0.342 -> 0.419); 2 gave +0.062 (10+ 0.402), 4 the same as 3; gemini, Llama and Java
-unchanged."""
+unchanged. At PAGE_WEIGHT 4, 5 gave +0.071 (10+ 0.476) against +0.070 (0.479), and the ranges of the last
+`file_lookback` steps' views instead of `lookback`'s +0.071 (0.473): no better, so neither is taken."""
 PAGE_STEP = 10
 """Only round line numbers are bounds an agent types (multiples of this); 5 gave the same on
 SWE-agent-LM-32B train (+0.063) for more lines."""
 MIN_PAGE = 10
-"""A range narrower than this counts as this wide (a 2-line view still pages by tens)."""
+"""A range narrower than this counts as this wide (a 2-line view, a `grep -n` hit, still pages by tens);
+20 gave the same on SWE-agent-LM-32B train (+0.070)."""
 PAGE_WEIGHT = 4.0
 """A page line's score at the range's edge, falling as w / (w + distance) (an outline line scores 1).
 Train: SWE-agent-LM-32B margin +0.063 at 1, +0.066 at 2, +0.070 at 4 (10+ 0.479), +0.070 at 8; gemini
