@@ -6,7 +6,7 @@ import json
 
 from contextweaver.formats.toolcalls import action_text
 from contextweaver.nodes.facts import extract_facts
-from contextweaver.nodes.views import file_key, outline, same_file, viewed_file, viewed_paths
+from contextweaver.nodes.views import file_key, line_numbers, outline, same_file, viewed_file, viewed_paths
 from contextweaver.types import Step
 
 
@@ -88,3 +88,15 @@ def test_appends_escaped_sed_scripts_and_deletions_are_changes() -> None:
     assert gone.deleted_files == {"reproduce.py", "debug.py", "src/old.py"}
     body = extract_facts(Step("", "edit 3:4\n    def f(self) -> t.Optional:\n        rm = x\nend_of_edit", ""))
     assert body.edited_files == frozenset() and body.deleted_files == frozenset()
+
+
+def test_line_numbers_read_each_view_format_and_the_ends_of_an_elided_range() -> None:
+    lines = [
+        "<NOTE>This file is too large to display entirely.</NOTE>",
+        "     1 import re",
+        "    98 ... eliding lines 98-120 ...",
+        "   121\tdef f():",
+        "122:    return 1",
+        "no number here 123",
+    ]
+    assert line_numbers(lines) == {1: 1, 98: 2, 120: 2, 121: 3, 122: 4}

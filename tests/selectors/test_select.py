@@ -294,3 +294,15 @@ def test_an_output_just_before_the_floor_offers_more_lines_than_an_older_one() -
 
     near, far = kept(5), kept(10)  # 6 and 11 outputs back, the floor being the last 5
     assert near > 1.5 * far, (near, far)
+
+
+def test_an_older_view_offers_the_round_line_numbers_around_a_range_recent_views_page_through() -> None:
+    whole = "\n".join(f"{n:>6}\t    pass" for n in range(1, 401))  # no word a recent step says
+    page = "\n".join(f"{n:>6}\t    pass" for n in range(200, 251))
+    steps = [Step("read", "nl -ba pkg/mod.py", whole), *filler(8)]
+    steps.append(Step("page", "nl -ba pkg/mod.py | sed -n '200,250p'", page))
+    context = weaver_with(steps).context()
+    text = next(m["content"] for m in context.messages if "   300\t" in str(m.get("content", "")))
+    shown = {int(n) for n in re.findall(r"^ *(\d+)\t", text, re.M)}
+    assert {150, 190, 260, 300} <= shown and 20 not in shown and 155 not in shown
+    assert next(d for d in context.decisions if d.index == 1).mode == "trimmed"

@@ -19,6 +19,8 @@ class Recent:
     words: set[str]
     files: set[str]
     parents: set[int]
+    pages: tuple[tuple[str, int, int], ...] = ()
+    """(path, first, last): the file line ranges the last few steps' views showed."""
 
 
 @dataclass(frozen=True)

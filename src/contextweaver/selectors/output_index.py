@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.nodes.postings import Posting, post
-from contextweaver.nodes.views import file_key, outline, same_file, viewed_file
+from contextweaver.nodes.views import file_key, line_numbers, outline, same_file, viewed_file
 from contextweaver.selectors.passing_rows import passing_rows
 from contextweaver.selectors.repeat_cut import TASK, RepeatIndex
 from contextweaver.tokens import content_text
@@ -35,6 +35,8 @@ class OutputIndex:
         self._viewed: dict[int, str] = {}
         self._views: dict[str, list[int]] = {}
         self._outline: dict[int, tuple[int, ...]] = {}
+        self._numbers: dict[int, dict[int, int]] = {}
+        self._span: dict[int, tuple[int, int]] = {}
 
     def update(self, graph: DependencyGraph) -> None:
         """Index nodes added since the last call: once per node."""
@@ -57,6 +59,9 @@ class OutputIndex:
                 self._viewed[index] = path
                 self._views.setdefault(file_key(path), []).append(index)
                 self._outline[index] = outline(lines.lines)
+                numbers = self._numbers[index] = line_numbers(lines.lines)
+                if numbers:
+                    self._span[index] = (min(numbers), max(numbers))
             self._lines[index] = lines
             self.repeats.add_output(index, lines)
             self._passing[index] = passing_rows(lines.lines)
@@ -108,6 +113,14 @@ class OutputIndex:
     def outline(self, index: int) -> tuple[int, ...]:
         """A file view's definition lines."""
         return self._outline.get(index, ())
+
+    def numbers(self, index: int) -> dict[int, int]:
+        """A file view's line numbers: file line number -> the output's line that shows it."""
+        return self._numbers.get(index, {})
+
+    def span(self, index: int) -> tuple[int, int] | None:
+        """The first and last file line numbers a view shows (None: it shows none)."""
+        return self._span.get(index)
 
     def views_of(self, path: str, before: int, newest: int) -> Iterator[int]:
         """Views of `path` older than step `before`, among the newest `newest` views of its file name."""

@@ -7,7 +7,8 @@
    output offers the lines around its hits (whole lines, at most `excerpt_tokens`), valued by hits per
    token, doubled when the graph makes the output a parent of a recent step. An older view of a file
    recent steps name (`views.py`) is a candidate even when its output holds none of their words, is
-   worth three times as much per hit, and also offers its outline: its definition lines, each alone.
+   worth three times as much per hit, and also offers its outline: its definition lines, each alone, and
+   the lines whose numbers bracket a range recent views of the file showed (the page an agent reads next).
    The best offers are taken until `extra_tokens` are spent (more in a run of big steps); an output of the
    W steps just before the floor may offer twice the lines when they fit. A word on many lines of one
    output marks nothing there, and a line its own step's action holds (an edit's echo) marks nothing.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, replace
 
 from contextweaver.config import WeaverConfig
@@ -54,6 +56,26 @@ fits the allowance left, else the capped one. Set by `benchmarks/frontier.py` on
 train splits: SWE-agent-LM-32B +0.043 -> +0.051 (5-9 0.472 -> 0.643), gemini +0.074 -> +0.076, Java
 +0.032 -> +0.032, Llama +0.037 -> +0.036 (5-9 0.796 -> 0.755)."""
 
+PAGES = 3
+"""An agent paging through a file (`--view_range 1300 1350`, then `1350 1400`) types next the bounds of a
+nearby page, numbers it read in an older view of that file; so an older view of a file offers its lines
+whose numbers lie within PAGES widths of a range a recent view of it showed, on either side, each alone. Of
+SWE-agent-LM-32B's 106 number misses 10+ back on train, 58 lie within 3 widths at multiples of 10, 29
+within one. Set by `benchmarks/frontier.py` on the train splits (PAGE_WEIGHT 1): SWE-agent-LM-32B margin
++0.051 -> +0.063 (10+ 0.342 -> 0.419); 2 gave +0.062 (10+ 0.402), 4 the same as 3; gemini, Llama and Java
+unchanged. At PAGE_WEIGHT 4, 5 gave +0.071 (10+ 0.476) against +0.070 (0.479), and the ranges of the last
+`file_lookback` steps' views instead of `lookback`'s +0.071 (0.473): no better, so neither is taken."""
+PAGE_STEP = 10
+"""Only round line numbers are bounds an agent types (multiples of this); 5 gave the same on
+SWE-agent-LM-32B train (+0.063) for more lines."""
+MIN_PAGE = 10
+"""A range narrower than this counts as this wide (a 2-line view, a `grep -n` hit, still pages by tens);
+20 gave the same on SWE-agent-LM-32B train (+0.070)."""
+PAGE_WEIGHT = 4.0
+"""A page line's score at the range's edge, falling as w / (w + distance) (an outline line scores 1).
+Train: SWE-agent-LM-32B margin +0.063 at 1, +0.066 at 2, +0.070 at 4 (10+ 0.479), +0.070 at 8; gemini
++0.076 -> +0.076, Llama +0.036, Java +0.032 unchanged at 4."""
+
 REASONS = {
     "current": "current step",
     "floor": "one of the last {window} outputs",
@@ -62,6 +84,7 @@ REASONS = {
     "repeated": "every line of its output is {where}",
     "hits": "the lines around {words}, which recent steps mention",
     "outline": "the definition lines of this view of {path}, a file recent steps name",
+    "pages": "the lines numbered around the ranges recent views of it showed (the pages read next)",
     "repeats cut": "lines {note} cut",
     "far cut": "lines not near what recent steps mention cut",
     "far and repeats cut": ", and lines {note}",
@@ -161,17 +184,50 @@ class SelectSelector:
         path = self.index.viewed(offer.index)
         if path is not None and any(same_file(path, f) for f in recent.files):
             parts.append(REASONS["outline"].format(path=path))
+            if self._page_lines(offer.index, recent.pages):
+                parts.append(REASONS["pages"])
         return "excerpt: " + "; ".join(parts)
 
     def _recent(self, graph: DependencyGraph, k: int) -> Recent:
         """The words the last `lookback` steps said and their parents; the files the last `file_lookback` named."""
-        recent = Recent(set(), set(), set())
+        pages = []
+        for index in range(max(1, k - self.lookback + 1), k + 1):
+            path, span = self.index.viewed(index), self.index.span(index)
+            if path is not None and span is not None:
+                pages.append((path, *span))
+        recent = Recent(set(), set(), set(), tuple(pages))
         for index in range(max(1, k - self.file_lookback + 1), k + 1):
             recent.files.update(self.index.files(index))
         for index in range(max(1, k - self.lookback + 1), k + 1):
             recent.words.update(self.index.said(index))
             recent.parents.update(graph.node(index).parent_ids)
         return recent
+
+    def _page_lines(
+        self, index: int, pages: tuple[tuple[str, int, int], ...]
+    ) -> tuple[tuple[int, float], ...]:
+        """The lines of an older view whose numbers bracket a range recent views of its file showed (PAGES):
+        round numbers within PAGES widths on either side, each valued by how close it is to the range."""
+        path, numbers = self.index.viewed(index), self.index.numbers(index)
+        if path is None or not numbers:
+            return ()
+        found: dict[int, float] = {}
+        for page, first, last in pages:
+            if not same_file(path, page):
+                continue
+            width = max(MIN_PAGE, last - first)
+            low, high = first - PAGES * width, last + PAGES * width
+            rounds = range(low + (-low) % PAGE_STEP, high + 1, PAGE_STEP)
+            wanted: Iterable[int] = rounds
+            if len(rounds) > len(numbers):  # a wide recent range: read the view's numbers instead
+                wanted = [n for n in numbers if low <= n <= high and n % PAGE_STEP == 0]
+            for number in wanted:
+                line = numbers.get(number)
+                if line is None or first <= number <= last:
+                    continue
+                distance = first - number if number < first else number - last
+                found[line] = max(found.get(line, 0.0), PAGE_WEIGHT * width / (width + distance))
+        return tuple(sorted(found.items()))
 
     def _room(self, graph: DependencyGraph, config: WeaverConfig) -> float:
         """The room above the root: the budget's (safety factor applied), else `long_output`."""
@@ -239,10 +295,17 @@ class SelectSelector:
         ]
         for _, negative in heapq.nsmallest(self.candidates, promise):
             index = -negative
-            offer = self._offer(index, candidates[index], weight, cap, bonus[index], index in linked)
+            pages = self._page_lines(index, recent.pages) if index in linked else ()
+            offer = self._offer(index, candidates[index], weight, cap, bonus[index], index in linked, pages)
             if offer is not None and index >= near_start:
                 wider = self._offer(
-                    index, candidates[index], weight, int(cap * NEAR_CAP), bonus[index], index in linked
+                    index,
+                    candidates[index],
+                    weight,
+                    int(cap * NEAR_CAP),
+                    bonus[index],
+                    index in linked,
+                    pages,
                 )
                 if wider is not None and wider.tokens > offer.tokens:
                     offer = replace(offer, wider=wider)
@@ -251,9 +314,16 @@ class SelectSelector:
         return offers
 
     def _offer(
-        self, index: int, words: list[str], weight: dict[str, float], cap: int, bonus: float, linked: bool
+        self,
+        index: int,
+        words: list[str],
+        weight: dict[str, float],
+        cap: int,
+        bonus: float,
+        linked: bool,
+        pages: tuple[tuple[int, float], ...] = (),
     ) -> Offer | None:
-        key = (index, cap, bonus, linked, tuple((w, weight[w]) for w in sorted(words)))
+        key = (index, cap, bonus, linked, pages, tuple((w, weight[w]) for w in sorted(words)))
         if key in self._offer_cache:  # the same output and words recur from step to step
             return self._offer_cache[key]
         if len(self._offer_cache) >= self.excerpt_cache:
@@ -280,6 +350,12 @@ class SelectSelector:
                 if n not in score:
                     alone.add(n)
                 score[n] = score.get(n, 0.0) + self.outline_weight
+        for n, points in pages:  # the line numbers around a range the agent is paging through: each alone
+            if n in own:
+                continue
+            if n not in score:
+                alone.add(n)
+            score[n] = score.get(n, 0.0) + points
         offer = cut_offer(
             index, lines, score, alone, self.index.passing(index), self.context_lines, cap, bonus, hits
         )
