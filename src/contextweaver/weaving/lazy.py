@@ -42,8 +42,9 @@ leaves a gap of one mean step. Big steps (a tool-calling agent's whole-file view
 every step re-cut at the high mark. On the train splits (the first 80 runs, `-b 4000,8000,16000`): at
 8k SWE-agent-LM-32B billed 0.64x -> 0.51x masking's at the same recall (0.855, masking 0.849; history
 evidence 0.942 -> 0.934), at 16k 11% less at recall 0.943 -> 0.942; gemini 8k recall 0.906 -> 0.923 at
-0.40x -> 0.44x. At 4k (a room of about 2.5k) it cost gemini recall 0.791 -> 0.764 (masking 0.763), so
-a room that small keeps the high mark."""
+0.40x -> 0.44x. It is not free where it acts: on the 18 of those SWE-agent-LM-32B runs whose mean step
+is 1k+ tokens, 8k recall fell 0.874 -> 0.858 (masking 0.871). At 4k (a room of about 2.5k) it cost
+gemini recall 0.791 -> 0.764 (masking 0.763), so a room that small keeps the high mark."""
 CALLS_ROOM_STEPS = 8.0
 """A cut holds part of its room for older steps' calls (`cut_calls_share`) only when the room holds at
 least this many mean steps: with fewer, the newest outputs need all of it."""
