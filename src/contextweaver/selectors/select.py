@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable
 from dataclasses import asdict, replace
 
 from contextweaver.config import WeaverConfig
@@ -33,6 +32,7 @@ from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.nodes.views import same_file
 from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.output_index import OutputIndex
+from contextweaver.selectors.pages import page_lines
 from contextweaver.selectors.repeat_cut import Cut
 from contextweaver.weaving.excerpts import Excerpt, build_excerpt
 from contextweaver.weaving.plan import Plan
@@ -55,26 +55,6 @@ fits the allowance left, else the capped one. Set by `benchmarks/frontier.py` on
 10 outputs before the floor +0.058 / +0.043; ranking the wider offer itself lost Java 2 items. On the whole
 train splits: SWE-agent-LM-32B +0.043 -> +0.051 (5-9 0.472 -> 0.643), gemini +0.074 -> +0.076, Java
 +0.032 -> +0.032, Llama +0.037 -> +0.036 (5-9 0.796 -> 0.755)."""
-
-PAGES = 3
-"""An agent paging through a file (`--view_range 1300 1350`, then `1350 1400`) types next the bounds of a
-nearby page, numbers it read in an older view of that file; so an older view of a file offers its lines
-whose numbers lie within PAGES widths of a range a recent view of it showed, on either side, each alone. Of
-SWE-agent-LM-32B's 106 number misses 10+ back on train, 58 lie within 3 widths at multiples of 10, 29
-within one. Set by `benchmarks/frontier.py` on the train splits (PAGE_WEIGHT 1): SWE-agent-LM-32B margin
-+0.051 -> +0.063 (10+ 0.342 -> 0.419); 2 gave +0.062 (10+ 0.402), 4 the same as 3; gemini, Llama and Java
-unchanged. At PAGE_WEIGHT 4, 5 gave +0.071 (10+ 0.476) against +0.070 (0.479), and the ranges of the last
-`file_lookback` steps' views instead of `lookback`'s +0.071 (0.473): no better, so neither is taken."""
-PAGE_STEP = 10
-"""Only round line numbers are bounds an agent types (multiples of this); 5 gave the same on
-SWE-agent-LM-32B train (+0.063) for more lines."""
-MIN_PAGE = 10
-"""A range narrower than this counts as this wide (a 2-line view, a `grep -n` hit, still pages by tens);
-20 gave the same on SWE-agent-LM-32B train (+0.070)."""
-PAGE_WEIGHT = 4.0
-"""A page line's score at the range's edge, falling as w / (w + distance) (an outline line scores 1).
-Train: SWE-agent-LM-32B margin +0.063 at 1, +0.066 at 2, +0.070 at 4 (10+ 0.479), +0.070 at 8; gemini
-+0.076 -> +0.076, Llama +0.036, Java +0.032 unchanged at 4."""
 
 REASONS = {
     "current": "current step",
@@ -206,28 +186,7 @@ class SelectSelector:
     def _page_lines(
         self, index: int, pages: tuple[tuple[str, int, int], ...]
     ) -> tuple[tuple[int, float], ...]:
-        """The lines of an older view whose numbers bracket a range recent views of its file showed (PAGES):
-        round numbers within PAGES widths on either side, each valued by how close it is to the range."""
-        path, numbers = self.index.viewed(index), self.index.numbers(index)
-        if path is None or not numbers:
-            return ()
-        found: dict[int, float] = {}
-        for page, first, last in pages:
-            if not same_file(path, page):
-                continue
-            width = max(MIN_PAGE, last - first)
-            low, high = first - PAGES * width, last + PAGES * width
-            rounds = range(low + (-low) % PAGE_STEP, high + 1, PAGE_STEP)
-            wanted: Iterable[int] = rounds
-            if len(rounds) > len(numbers):  # a wide recent range: read the view's numbers instead
-                wanted = [n for n in numbers if low <= n <= high and n % PAGE_STEP == 0]
-            for number in wanted:
-                line = numbers.get(number)
-                if line is None or first <= number <= last:
-                    continue
-                distance = first - number if number < first else number - last
-                found[line] = max(found.get(line, 0.0), PAGE_WEIGHT * width / (width + distance))
-        return tuple(sorted(found.items()))
+        return page_lines(self.index.viewed(index), self.index.numbers(index), pages)
 
     def _room(self, graph: DependencyGraph, config: WeaverConfig) -> float:
         """The room above the root: the budget's (safety factor applied), else `long_output`."""

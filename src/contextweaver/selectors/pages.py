@@ -1,0 +1,56 @@
+"""The page an agent reads next: an agent paging through a file (`--view_range 1300 1350`, then
+`1350 1400`) types the bounds of a nearby page, numbers it read in an older view of that file. An older
+view offers those lines (select.py) as part of its outline, each alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from contextweaver.nodes.views import same_file
+
+PAGES = 3
+"""An agent paging through a file (`--view_range 1300 1350`, then `1350 1400`) types next the bounds of a
+nearby page, numbers it read in an older view of that file; so an older view of a file offers its lines
+whose numbers lie within PAGES widths of a range a recent view of it showed, on either side, each alone. Of
+SWE-agent-LM-32B's 106 number misses 10+ back on train, 58 lie within 3 widths at multiples of 10, 29
+within one. Set by `benchmarks/frontier.py` on the train splits (PAGE_WEIGHT 1): SWE-agent-LM-32B margin
++0.051 -> +0.063 (10+ 0.342 -> 0.419); 2 gave +0.062 (10+ 0.402), 4 the same as 3; gemini, Llama and Java
+unchanged. At PAGE_WEIGHT 4, 5 gave +0.071 (10+ 0.476) against +0.070 (0.479), and the ranges of the last
+`file_lookback` steps' views instead of `lookback`'s +0.071 (0.473): no better, so neither is taken."""
+PAGE_STEP = 10
+"""Only round line numbers are bounds an agent types (multiples of this); 5 gave the same on
+SWE-agent-LM-32B train (+0.063) for more lines."""
+MIN_PAGE = 10
+"""A range narrower than this counts as this wide (a 2-line view, a `grep -n` hit, still pages by tens);
+20 gave the same on SWE-agent-LM-32B train (+0.070)."""
+PAGE_WEIGHT = 4.0
+"""A page line's score at the range's edge, falling as w / (w + distance) (an outline line scores 1).
+Train: SWE-agent-LM-32B margin +0.063 at 1, +0.066 at 2, +0.070 at 4 (10+ 0.479), +0.070 at 8; gemini
++0.076 -> +0.076, Llama +0.036, Java +0.032 unchanged at 4."""
+
+
+def page_lines(
+    path: str | None, numbers: Mapping[int, int] | None, pages: tuple[tuple[str, int, int], ...]
+) -> tuple[tuple[int, float], ...]:
+    """The lines of an older view of `path` (file line number -> view line: `numbers`) whose numbers
+    bracket a range recent views of its file showed (`pages`: path, first, last): round numbers within
+    PAGES widths on either side, each valued by how close it is to the range."""
+    if path is None or not numbers:
+        return ()
+    found: dict[int, float] = {}
+    for page, first, last in pages:
+        if not same_file(path, page):
+            continue
+        width = max(MIN_PAGE, last - first)
+        low, high = first - PAGES * width, last + PAGES * width
+        rounds = range(low + (-low) % PAGE_STEP, high + 1, PAGE_STEP)
+        wanted: Iterable[int] = rounds
+        if len(rounds) > len(numbers):  # a wide recent range: read the view's numbers instead
+            wanted = [n for n in numbers if low <= n <= high and n % PAGE_STEP == 0]
+        for number in wanted:
+            line = numbers.get(number)
+            if line is None or first <= number <= last:
+                continue
+            distance = first - number if number < first else number - last
+            found[line] = max(found.get(line, 0.0), PAGE_WEIGHT * width / (width + distance))
+    return tuple(sorted(found.items()))
