@@ -32,6 +32,8 @@ class Offer:
     hits: tuple[str, ...]
     wider: Offer | None = None
     """The same output's lines under a bigger cap: taken instead when it fits (ranked as this one)."""
+    paged: bool = False
+    """It offers the lines numbered around a range recent views of its file showed (`pages.py`)."""
 
 
 def cut_offer(

@@ -164,7 +164,7 @@ class SelectSelector:
         path = self.index.viewed(offer.index)
         if path is not None and any(same_file(path, f) for f in recent.files):
             parts.append(REASONS["outline"].format(path=path))
-            if self._page_lines(offer.index, recent.pages):
+            if offer.paged:
                 parts.append(REASONS["pages"])
         return "excerpt: " + "; ".join(parts)
 
@@ -182,11 +182,6 @@ class SelectSelector:
             recent.words.update(self.index.said(index))
             recent.parents.update(graph.node(index).parent_ids)
         return recent
-
-    def _page_lines(
-        self, index: int, pages: tuple[tuple[str, int, int], ...]
-    ) -> tuple[tuple[int, float], ...]:
-        return page_lines(self.index.viewed(index), self.index.numbers(index), pages)
 
     def _room(self, graph: DependencyGraph, config: WeaverConfig) -> float:
         """The room above the root: the budget's (safety factor applied), else `long_output`."""
@@ -254,7 +249,11 @@ class SelectSelector:
         ]
         for _, negative in heapq.nsmallest(self.candidates, promise):
             index = -negative
-            pages = self._page_lines(index, recent.pages) if index in linked else ()
+            pages = (
+                page_lines(self.index.viewed(index), self.index.numbers(index), recent.pages)
+                if index in linked
+                else ()
+            )
             offer = self._offer(index, candidates[index], weight, cap, bonus[index], index in linked, pages)
             if offer is not None and index >= near_start:
                 wider = self._offer(
@@ -318,6 +317,8 @@ class SelectSelector:
         offer = cut_offer(
             index, lines, score, alone, self.index.passing(index), self.context_lines, cap, bonus, hits
         )
+        if offer is not None and pages:
+            offer = replace(offer, paged=True)
         self._offer_cache[key] = offer
         return offer
 

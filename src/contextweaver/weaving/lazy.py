@@ -195,5 +195,10 @@ def upgraded_plan(plan: Plan, base: WovenContext, nodes: Sequence[Node], target:
             room -= grow
     if not extra:
         return None
-    return replace(plan, full=[*plan.full, *extra], notes=list(plan.notes),
-                   compressed_reasons=dict(plan.compressed_reasons), excerpts=dict(plan.excerpts))
+    return replace(
+        plan,
+        full=[*plan.full, *extra],
+        notes=list(plan.notes),
+        compressed_reasons=dict(plan.compressed_reasons),
+        excerpts=dict(plan.excerpts),
+    )

@@ -30,10 +30,10 @@ class Plan:
     """Under a budget, a step whose placeholder does not fit keeps its call without its reasoning
     (`render.call_messages`) rather than being dropped whole."""
     excerpts: dict[int, Excerpt] = field(default_factory=dict)
+    """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
     ahead_of_edits: frozenset[int] = frozenset()
     """Under a budget, once these planned steps are taken (select: its recency floor), the calls of older
     steps that changed files come before the rest of the plan (`weave.EDIT_SHARE`); empty: never."""
-    """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
 
     def why_compressed(self, index: int) -> str:
         return self.compressed_reasons.get(index, self.compressed_reason)

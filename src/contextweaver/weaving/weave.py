@@ -304,6 +304,8 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node]) -> None:
     a later edit often replaces what one of them wrote, and the cut would drop them whole."""
     spend = room.left * EDIT_SHARE
     for node in reversed(steps):
+        if spend <= 0:
+            break
         if node.index in room.chosen or not node.facts.edited_files:
             continue
         messages, tokens = call_messages(node)
