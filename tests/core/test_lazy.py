@@ -252,27 +252,29 @@ def test_a_cut_plans_with_the_cut_selector_and_per_step_weaving_with_the_selecto
     assert per_step.cut_selector is per_step.selector
 
 
-def calls_held_at_cuts(given: list[Step], budget: int) -> tuple[list[bool], float]:
-    """Whether each cut held room for older calls, and how many mean steps the room holds."""
+def calls_held_at_cuts(given: list[Step], budget: int) -> tuple[list[bool], list[float]]:
+    """Whether each cut held room for older calls, and the share of the room it wove down to."""
     weaver = ContextWeaver(WeaverConfig())
     weaver.begin(ROOT)
     asked: list[bool] = []
+    shares: list[float] = []
     original = weaver.weaving._cut
 
     def record(target: float, hold_calls: bool) -> WovenContext:
         asked.append(hold_calls)
+        shares.append(weaver.lazy(budget).low_share())
         return original(target, hold_calls)
 
     weaver.weaving._cut = record  # type: ignore[method-assign]
     for s in given:
         weaver.add_step(s)
         weaver.context(max_tokens=budget)
-    return asked, weaver.lazy(budget).room_steps()
+    return asked, shares
 
 
-def test_a_room_of_few_mean_steps_holds_no_room_for_older_calls_at_a_cut() -> None:
-    """Big steps: the room holds about five, and the newest outputs need all of it."""
-    asked, steps = calls_held_at_cuts(long_steps(20, thought_lines=2), 1000)
-    assert asked and steps < 8 and not any(asked)
-    asked, steps = calls_held_at_cuts(long_steps(60, thought_lines=2), 4000)
-    assert asked and steps >= 8 and all(asked)
+def test_a_cut_with_a_gap_holds_room_for_older_calls_and_one_at_the_high_mark_does_not() -> None:
+    """Big steps in a small room re-cut at the high mark: there the newest outputs need all of it."""
+    asked, shares = calls_held_at_cuts(long_steps(20, thought_lines=2), 1000)
+    assert asked and all(share == 1.0 for share in shares) and not any(asked)
+    asked, shares = calls_held_at_cuts(long_steps(60, thought_lines=2), 4000)
+    assert asked and all(share < 1.0 for share in shares) and all(asked)

@@ -66,7 +66,11 @@ class LazySettings(BaseModel):
         "mean steps (not below 0.6), else the high mark itself",
     )
     calls_share: float = Field(
-        0.3, ge=0.0, le=1.0, description="share of a cut's room held for older steps' calls before planned outputs"
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="share of a cut's room, after the recency floor, held for older steps' calls before "
+        "planned outputs",
     )
     selector: str | None = Field(
         "select",
@@ -102,7 +106,9 @@ class SelectChoices(BaseModel):
         None, description="a weights JSON written by `contextweaver fit` (your runs); None: the shipped one"
     )
     extra_tokens: int | None = Field(
-        None, ge=0, description="tokens per context spent on excerpts of outputs older than W (None: the weights')"
+        None,
+        ge=0,
+        description="tokens per context spent on excerpts of outputs older than W (None: the weights')",
     )
     excerpt_tokens: int | None = Field(
         None, ge=16, description="the most tokens one older output's excerpt may take (None: the weights')"
@@ -155,7 +161,8 @@ class WeaverConfig(BaseModel):
         True, description="compress a kept step whose output lines all recur in a later kept output"
     )
     working_state: bool = Field(
-        True, description="a cut writes what it left out, the files changed and the failing tests after the root"
+        True,
+        description="a cut writes what it left out, the files changed and the failing tests after the root",
     )
     token_safety_factor: float = Field(
         1.0, ge=1.0, description="scale counts for models whose tokenizer differs"

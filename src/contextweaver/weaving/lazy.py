@@ -45,10 +45,6 @@ evidence 0.942 -> 0.934), at 16k 11% less at recall 0.943 -> 0.942; gemini 8k re
 0.40x -> 0.44x. It is not free where it acts: on the 18 of those SWE-agent-LM-32B runs whose mean step
 is 1k+ tokens, 8k recall fell 0.874 -> 0.858 (masking 0.871). At 4k (a room of about 2.5k) it cost
 gemini recall 0.791 -> 0.764 (masking 0.763), so a room that small keeps the high mark."""
-CALLS_ROOM_STEPS = 8.0
-"""A cut holds part of its room for older steps' calls (`cut_calls_share`) only when the room holds at
-least this many mean steps: with fewer, the newest outputs need all of it."""
-
 STATE_FIELDS = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
 """What `state` saves besides the decisions: everything a cut leaves that the next context builds on."""
 
@@ -150,19 +146,13 @@ class LazyContext:
         one_step = self.high - mean_step / room
         return one_step if one_step >= LOW_FLOOR and room >= ONE_STEP_ROOM else self.high
 
-    def room_steps(self) -> float:
-        """How many mean steps the room above the root holds (O(1): running totals)."""
-        assert self.limit is not None
-        mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
-        return max(self.limit - self.root_tokens, 0.0) / max(mean_step, 1.0)
-
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
         self.crossings += 1
         low = self.low_share()
         target = self.mark(low) - status_tokens
         try:
-            woven = compact(target, low < self.high and self.room_steps() >= CALLS_ROOM_STEPS)
+            woven = compact(target, low < self.high)
         except BudgetError:  # the low mark cannot hold the root: use the whole budget
             woven = compact(self.limit - status_tokens, False)
         self.messages = woven.messages

@@ -24,8 +24,9 @@ class Plan:
     compressed_reasons: dict[int, str] = field(default_factory=dict)
     """Steps compressed for a reason of their own (overrides `compressed_reason`)."""
     calls_share: float = 0.0
-    """Under a budget, the share of the room left after the current step held for the other steps'
-    placeholders before further planned outputs (a dropped step loses its thought and call too)."""
+    """Under a budget, the share of the room left after the recency floor and the older edits' calls (after
+    the current step, for a plan without a floor) held for the other steps' placeholders before further
+    planned outputs (a dropped step loses its thought and call too; why: `weave._Room.hold`)."""
     short_calls: bool = False
     """Under a budget, a step whose placeholder does not fit keeps its call without its reasoning
     (`render.call_messages`) rather than being dropped whole."""
