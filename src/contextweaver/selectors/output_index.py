@@ -1,8 +1,9 @@
 """What the per-step selection reads of each step, indexed once per node as the history grows.
 
-Per step: the words its thought and action say and the files it names; per agent output: its lines
-(words, tokens), its rows of passing tests, the lines a context already holds elsewhere (`RepeatIndex`),
-and, for a view of a file, the file and the view's outline. Words post to the outputs that hold them
+Per step: the words its thought and action say and the files it names (the modules its import lines
+name count: `nodes/modules.py`); per agent output: its lines (words, tokens), its rows of passing tests,
+the lines a context already holds elsewhere (`RepeatIndex`), and, for a view of a file, the file and the
+view's outline. Words post to the outputs that hold them
 (`postings`), so a query reads the newest outputs of a word, never the whole history.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.nodes.modules import module_files
 from contextweaver.nodes.postings import Posting, post
 from contextweaver.nodes.views import file_key, line_numbers, outline, same_file, viewed_file
 from contextweaver.selectors.passing_rows import passing_rows
@@ -50,7 +52,7 @@ class OutputIndex:
             self._said[index] = frozenset(WORD.findall(said))
             self.repeats.add_said(index, said)
             facts = node.facts
-            self._files[index] = facts.files | facts.edited_files | facts.viewed_files
+            self._files[index] = facts.files | facts.edited_files | facts.viewed_files | module_files(said)
             if node.step.kind != "agent":
                 continue
             lines = OutputLines.of(node)
@@ -82,7 +84,7 @@ class OutputIndex:
         return self._said.get(index, frozenset())
 
     def files(self, index: int) -> frozenset[str]:
-        """The files a step names, edits or views."""
+        """The files a step names, edits, views or imports as a module."""
         return self._files.get(index, frozenset())
 
     def lines(self, index: int) -> OutputLines | None:
