@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
+from tests.selectors.test_select import MODULE as CART_VIEW
+
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.modules import module_files
 from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 
-MODULE = "\n".join(
-    [
-        "VERSION = 1",
-        "class Cart:",
-        *[f"    value_{n} = {n}" for n in range(60)],
-        "    def add_item(self, sku):",
-    ]
-    + [f"        step_{n}()" for n in range(60)]
-    + ["def checkout(cart):", "    return cart"]
-)
+MODULE = CART_VIEW.replace("import os", "VERSION = 1", 1)
+"""The cart view without its import line: the control script's `import os` must not reach it by words."""
 
 
 def test_import_lines_name_files() -> None:

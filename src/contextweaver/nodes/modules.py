@@ -22,9 +22,9 @@ IMPORT = re.compile(
 
 def module_files(said: str) -> frozenset[str]:
     """The files the import lines of a step's thought and action name (two parts at least: `a.b`)."""
-    found: set[str] = set()
     if "import" not in said:
         return frozenset()
+    found: set[str] = set()
     for first, second in IMPORT.findall(said):
         name = (first or second).strip(".")
         if "." not in name:
