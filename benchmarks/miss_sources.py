@@ -1,0 +1,134 @@
+"""Where a strategy's misses come from: for each item a context lacks, the latest earlier step that
+held it, how far back, whether in its output or in its call (thought and action), and what the context
+did with that step (full, trimmed, compressed, dropped). The misses of one metric, grouped, most first:
+
+    python benchmarks/miss_sources.py --data lm32b --split train --limit 60 -b 4000 --metric fresh
+    python benchmarks/miss_sources.py --data lm32b --split train --limit 40 -s masking -b 8000 --metric history
+    python benchmarks/miss_sources.py --data lm32b --split train --limit 40 -s cw-select -b none --metric far
+
+`fresh`: the texts the next edit replaces, at steps where something was cut (edit freshness); `history`:
+history evidence; `far`: next-step evidence whose latest output is 10+ steps back, grouped also by the
+tool the next step calls. Datasets and splits are those of `benchmarks/frontier.py`; tune on `train`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from frontier import UNSPLIT, runs_of
+from rich.console import Console
+from rich.progress import track
+
+from contextweaver.eval.evidence import found_in, history_evidence, next_step_evidence
+from contextweaver.eval.frontier import bucket, latest_sources
+from contextweaver.eval.replay import replay_steps
+from contextweaver.eval.state_probes import cut, edit_old_texts
+from contextweaver.eval.trajectory_run import parse_budgets
+from contextweaver.formats.base import Trajectory
+from contextweaver.strategies import build_strategy
+
+METRICS = ("fresh", "history", "far")
+
+
+def wanted(trajectory: Trajectory, metric: str) -> dict[int, frozenset[str]]:
+    """Next step index -> the items its context should hold, for `metric`."""
+    if metric == "fresh":
+        return edit_old_texts(trajectory)
+    if metric == "history":
+        return history_evidence(trajectory)
+    sources = latest_sources(trajectory, next_step_evidence(trajectory))
+    return {
+        index: frozenset(item for item, source in items.items() if index - 1 - source >= 10)
+        for index, items in sources.items()
+    }
+
+
+def tool(action: str) -> str:
+    """The tool a call uses: its first word, and the editor's command (`str_replace_editor create`)."""
+    words = action.split()
+    if not words:
+        return "(none)"
+    return " ".join(words[:2]) if words[0] == "str_replace_editor" and len(words) > 1 else words[0][:24]
+
+
+def source(trajectory: Trajectory, item: str, before: int) -> tuple[int, str] | None:
+    """The latest step up to `before` (1-based) holding `item`, and where: its output or its call."""
+    for index in range(before, 0, -1):
+        step = trajectory.steps[index - 1]
+        if item in f"{step.thought}\n{step.action}":
+            return index, "call"
+        if item in (step.observation or ""):
+            return index, "output"
+    return None
+
+
+def misses(
+    trajectory: Trajectory, strategy: str, budget: int | None, metric: str
+) -> Iterator[tuple[Any, ...]]:
+    """One key per item asked for: ("held",) or (where, distance bucket, the step's mode[, next tool])."""
+    asked = wanted(trajectory, metric)
+    last = len(trajectory.steps)
+    for replayed in replay_steps(trajectory, build_strategy(strategy).strategy, [budget]):
+        items = asked.get(replayed.index + 1)
+        if replayed.index >= last or not items:
+            continue
+        context = replayed.contexts[budget]
+        if metric == "fresh" and not cut(context):
+            continue
+        held = found_in(items, context.messages)
+        modes = {d.index: d.mode for d in context.decisions}
+        nxt = tool(trajectory.steps[replayed.index].action) if metric == "far" else None
+        for item in items:
+            if item in held:
+                yield ("held",)
+                continue
+            found = source(trajectory, item, replayed.index)
+            if found is None:
+                yield ("missed", "the root or several steps together")
+                continue
+            index, where = found
+            key = (where, bucket(replayed.index - index), modes.get(index, "?"))
+            yield ("missed", *key, *((nxt,) if nxt else ()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", default="lm32b")
+    parser.add_argument("--split", default="train", choices=["train", "validation", "all"])
+    parser.add_argument("-s", "--strategy", default="cw")
+    parser.add_argument("-b", "--budget", default="8000", help="one budget, or none")
+    parser.add_argument("--metric", default="fresh", choices=METRICS)
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args(argv)
+    budget = parse_budgets(args.budget)[0]
+    if isinstance(budget, str):
+        parser.error("one token count or none: a run's own scale (half) is not taken here")
+    runs = runs_of(args.data, "all" if args.data in UNSPLIT else args.split, args.limit)
+    if not runs:
+        print(f"{args.data}: no runs (is ../shared/data there?)", file=sys.stderr)
+        return 1
+    counts: Counter[tuple[Any, ...]] = Counter()
+    for trajectory in track(runs, f"{args.data} {args.strategy}", console=Console(stderr=True)):
+        counts.update(misses(trajectory, args.strategy, budget, args.metric))
+    total = sum(counts.values())
+    held = counts.pop(("held",), 0)
+    missed = total - held
+    print(f"{args.data} ({len(runs)} runs), {args.strategy} at {args.budget}, {args.metric}: "
+          f"{held / max(1, total):.3f} held ({held} of {total}); {missed} missed, from:")  # fmt: skip
+    print("| where | back | the step in the context | next tool | items | of the misses |")
+    print("|---|---|---|---|---|---|")
+    for key, count in counts.most_common(args.top):
+        cells = [*key[1:], "", "", ""][:4] if len(key) > 2 else [key[1], "", "", ""]
+        print(f"| {' | '.join(str(c) for c in cells)} | {count} | {count / max(1, missed):.0%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
