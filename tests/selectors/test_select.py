@@ -263,11 +263,24 @@ def test_an_older_view_of_a_file_recent_steps_name_keeps_its_definition_lines() 
     assert "value_30 = 30" not in text and "step_30()" not in text
 
 
-def test_a_view_of_another_file_is_not_linked() -> None:
+def test_a_view_of_a_file_in_another_folder_is_not_linked() -> None:
     steps = [Step("read the cart", "cat shop/cart.py", MODULE), *filler(8)]
-    steps.append(Step("now edit the order module", "sed -i 's/x/y/' shop/order.py", ""))
+    steps.append(Step("now edit the order module", "sed -i 's/x/y/' billing/order.py", ""))
     context = weaver_with(steps).context()
     assert next(d for d in context.decisions if d.index == 1).mode == "compressed"
+
+
+def test_an_older_view_of_a_file_beside_one_recent_steps_name_keeps_its_definition_lines() -> None:
+    """A new script or edit uses names of the module's neighbours: `/testbed/src/shop/cart.py` is in the
+    folder of `shop/order.py`, as paths written either way."""
+    steps = [Step("read the cart", "cat /testbed/src/shop/cart.py", MODULE), *filler(8)]
+    steps.append(Step("now edit the order module", "sed -i 's/x/y/' shop/order.py", ""))
+    context = weaver_with(steps).context()
+    (mode, reason), text = next((d.mode, d.reason) for d in context.decisions if d.index == 1), context.text()
+    assert (mode, "beside files recent steps name" in reason) == ("trimmed", True), reason
+    for line in ("class Cart:", "    def add_item(self, sku):", "def checkout(cart):"):
+        assert line in text
+    assert "value_30 = 30" not in text
 
 
 def test_an_edit_output_that_echoes_its_own_call_offers_nothing() -> None:

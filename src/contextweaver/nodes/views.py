@@ -21,6 +21,18 @@ def file_key(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
+def folder_of(path: str) -> str | None:
+    """The folder a path names (`/testbed/shop` of `/testbed/shop/cart.py`); None for a bare file name."""
+    folder = path.removeprefix("./").rstrip("/").rpartition("/")[0]
+    return folder or None
+
+
+def beside(a: str, b: str) -> bool:
+    """`a` is in the folder of `b` (`shop/cart.py` beside `/testbed/src/shop/order.py`)."""
+    folder_a, folder_b = folder_of(a), folder_of(b)
+    return folder_a is not None and folder_b is not None and same_file(folder_a, folder_b)
+
+
 def same_file(a: str, b: str) -> bool:
     """`a/b.py` is `./a/b.py`, `/testbed/a/b.py` and `b.py`: one path ends with the other."""
     a, b = a.removeprefix("./"), b.removeprefix("./")

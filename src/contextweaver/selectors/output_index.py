@@ -14,7 +14,14 @@ from collections.abc import Iterator
 from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.nodes.modules import module_files
 from contextweaver.nodes.postings import Posting, post
-from contextweaver.nodes.views import file_key, line_numbers, outline, same_file, viewed_file
+from contextweaver.nodes.views import (
+    file_key,
+    folder_of,
+    line_numbers,
+    outline,
+    same_file,
+    viewed_file,
+)
 from contextweaver.selectors.passing_rows import passing_rows
 from contextweaver.selectors.repeat_cut import TASK, RepeatIndex
 from contextweaver.tokens import content_text
@@ -36,6 +43,9 @@ class OutputIndex:
         self._postings: dict[str, Posting] = {}
         self._viewed: dict[int, str] = {}
         self._views: dict[str, list[int]] = {}
+        self._folders: dict[str, list[int]] = {}
+        """Views by the name of the folder of the file they show."""
+        self._view_folder: dict[int, str] = {}
         self._outline: dict[int, tuple[int, ...]] = {}
         self._numbers: dict[int, dict[int, int]] = {}
         self._span: dict[int, tuple[int, int]] = {}
@@ -60,6 +70,10 @@ class OutputIndex:
             if path is not None:
                 self._viewed[index] = path
                 self._views.setdefault(file_key(path), []).append(index)
+                folder = folder_of(path)
+                if folder is not None:
+                    self._view_folder[index] = folder
+                    self._folders.setdefault(file_key(folder), []).append(index)
                 self._outline[index] = outline(lines.lines)
                 numbers = self._numbers[index] = line_numbers(lines.lines)
                 if numbers:
@@ -128,4 +142,11 @@ class OutputIndex:
         """Views of `path` older than step `before`, among the newest `newest` views of its file name."""
         for index in self._views.get(file_key(path), ())[-newest:]:
             if index < before and same_file(self._viewed[index], path):
+                yield index
+
+    def views_in(self, folder: str, before: int, newest: int) -> Iterator[int]:
+        """Views older than step `before` of the files in `folder` (`shop` is `/testbed/src/shop`, as
+        `same_file` has it), among the newest `newest` views in folders of its name."""
+        for index in self._folders.get(file_key(folder), ())[-newest:]:
+            if index < before and same_file(self._view_folder[index], folder):
                 yield index
