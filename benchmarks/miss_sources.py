@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.progress import track
 
 from contextweaver.eval.evidence import found_in, history_evidence, next_step_evidence
-from contextweaver.eval.frontier import bucket, latest_sources
+from contextweaver.eval.frontier import BUCKETS, bucket, latest_sources
 from contextweaver.eval.replay import replay_steps
 from contextweaver.eval.state_probes import cut, edit_old_texts
 from contextweaver.eval.trajectory_run import parse_budgets
@@ -32,6 +32,8 @@ from contextweaver.formats.base import Trajectory
 from contextweaver.strategies import build_strategy
 
 METRICS = ("fresh", "history", "far")
+FAR = BUCKETS[-1]
+"""The bucket of evidence 10+ outputs back (`eval/frontier.py`)."""
 
 
 def wanted(trajectory: Trajectory, metric: str) -> dict[int, frozenset[str]]:
@@ -42,7 +44,7 @@ def wanted(trajectory: Trajectory, metric: str) -> dict[int, frozenset[str]]:
         return history_evidence(trajectory)
     sources = latest_sources(trajectory, next_step_evidence(trajectory))
     return {
-        index: frozenset(item for item, source in items.items() if index - 1 - source >= 10)
+        index: frozenset(item for item, source in items.items() if bucket(index - 1 - source) == FAR)
         for index, items in sources.items()
     }
 
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| where | back | the step in the context | next tool | items | of the misses |")
     print("|---|---|---|---|---|---|")
     for key, count in counts.most_common(args.top):
-        cells = [*key[1:], "", "", ""][:4] if len(key) > 2 else [key[1], "", "", ""]
+        cells = [*key[1:], "", "", ""][:4]
         print(f"| {' | '.join(str(c) for c in cells)} | {count} | {count / max(1, missed):.0%} |")
     return 0
 
