@@ -9,12 +9,12 @@ sliding-window baseline weaves), so the frontier costs one pass per run, not 19 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.eval.evidence import EarlierText, StepEvidence
+from contextweaver.eval.intervals import Interval, bootstrap
 from contextweaver.formats.base import Trajectory
 from contextweaver.nodes.extract import make_node, root_node
 
@@ -132,17 +132,13 @@ def bootstrap_margin(
     windows: Sequence[Mapping[str, list[float]]],
     rounds: int = 1000,
     seed: int = 0,
-) -> tuple[float, float, float]:
+) -> Interval:
     """(margin, low, high): the 95% interval resamples runs (the same runs for strategy and frontier)."""
-    value = margin(points, windows)
-    rng = random.Random(seed)
-    n = len(points)
-    samples = []
-    for _ in range(rounds):
-        pick = [rng.randrange(n) for _ in range(n)]
-        samples.append(margin([points[i] for i in pick], [windows[i] for i in pick]))
-    samples.sort()
-    return value, samples[int(0.025 * rounds)], samples[min(rounds - 1, int(0.975 * rounds))]
+
+    def on(pick: Sequence[int]) -> float:
+        return margin([points[i] for i in pick], [windows[i] for i in pick])
+
+    return bootstrap(len(points), on, rounds, seed)
 
 
 def headroom_target(points: Sequence[RunPoint], windows: Sequence[Mapping[str, list[float]]]) -> float:
