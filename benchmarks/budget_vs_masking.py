@@ -82,6 +82,9 @@ def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budget
     for budget in budgets:
         held = {r["trajectory"] for r in results if budget in r["budgets"]}
         held -= {r["trajectory"] for r in results if budget not in r["budgets"]}  # every strategy or none
+        if not held:
+            out.append(f"| {name} | {budget} (no run's root fits) | - | - | - | - | - | - | - | - |")
+            continue
         runs = {
             s: [
                 r["budgets"][budget]
