@@ -134,7 +134,9 @@ class LazyContext:
         AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
         LOW_FLOOR; when even that cannot be had, a gap of one mean step in a room of ONE_STEP_ROOM or
         more (a cut every other step, not every step), else the high mark (a small room re-cuts every
-        step or two whatever the mark, so a lower one buys little and keeps less). O(1): running totals."""
+        step or two whatever the mark, so a lower one buys little and keeps less). O(1): running totals.
+        The mean of the last 10 steps instead (one huge early output inflates the run's) was tried on the
+        train splits: SWE-agent-LM-32B 8k recall +0.007 at an 8% higher bill, gemini 8k -0.007; not kept."""
         assert self.limit is not None
         room = max(self.limit - self.root_tokens, 1.0)
         mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
