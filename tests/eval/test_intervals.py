@@ -42,3 +42,7 @@ def test_the_interval_brackets_the_value_and_is_reproducible() -> None:
     first = bootstrap(len(values), mean, rounds=300, seed=3)
     assert first[1] <= first[0] <= first[2] and first[1] < first[2]
     assert bootstrap(len(values), mean, rounds=300, seed=3) == first
+
+
+def test_no_runs_give_an_empty_interval_not_an_error() -> None:
+    assert pooled_difference([], [], rounds=10) == (0.0, 0.0, 0.0)

@@ -16,6 +16,8 @@ def bootstrap(
 ) -> Interval:
     """`statistic` of the run indices 0..runs-1, and its 2.5 and 97.5 percentiles over `rounds` resamples."""
     value = statistic(range(runs))
+    if not runs:  # nothing to resample
+        return value, value, value
     rng = random.Random(seed)
     samples = sorted(statistic([rng.randrange(runs) for _ in range(runs)]) for _ in range(rounds))
     return value, samples[int(0.025 * rounds)], samples[min(rounds - 1, int(0.975 * rounds))]
