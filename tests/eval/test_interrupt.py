@@ -14,7 +14,9 @@ from tests.eval.conftest import write_jsonl
 
 from contextweaver.types import Step
 
-RUNS = 6
+RUNS = 12
+"""Enough runs (of 100 steps) that the grid outlasts a test process stalled for seconds on a busy machine:
+6 runs of 60 steps took 3.2 s in all, and a loaded suite once saw every one finish before the signal."""
 
 
 def long_run(seed: int) -> list[Step]:
@@ -25,7 +27,7 @@ def long_run(seed: int) -> list[Step]:
             f"cat pkg/m{i % 7}_{seed}.py",
             "\n".join(f"def f{i}_{n}(x): return g_{(i * n) % 97}(x)" for n in range(25)),
         )
-        for i in range(60)
+        for i in range(100)
     ]
 
 
