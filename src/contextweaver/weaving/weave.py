@@ -28,6 +28,20 @@ SWE-agent-LM-32B 4k history 0.775 -> 0.787 (masking 0.788), freshness 0.797 -> 0
 0.926 -> 0.930, freshness 0.949 -> 0.953, recall within 0.001; gemini 4k history 0.818 -> 0.835
 (masking 0.818) for recall 0.845 -> 0.831 (masking 0.823), 8k recall 0.950 -> 0.946; Llama unchanged.
 0.4 kept gemini's 4k recall (0.841, history 0.832) but left SWE-agent-LM-32B 8k freshness at 0.945."""
+LATEST_EDIT_SHARE = 0.2
+"""Of the room the current step leaves, the most the calls of each file's latest change take before the
+recency floor (a floor step among them keeps its call, not its output: an editor's echo of the edit adds
+little to it; a test run gets its output back, `_Room.reopen_test_run`). The text a later edit replaces is
+most often what the last write to that file left, and where the floor fills the room (big steps, small
+budgets) EDIT_SHARE gets nothing, so a cut dropped that call whole. Chosen on the train splits (first 60
+runs each, `benchmarks/budget_vs_masking.py -s cw,masking -b 4000,8000,16000`, `benchmarks/miss_sources.py
+--metric fresh`): SWE-agent-LM-32B 4k freshness 0.840 -> 0.864, history evidence 0.792 -> 0.808, recall
+0.693 -> 0.697; 8k freshness 0.969 -> 0.990, history 0.937 -> 0.941; gemini 4k freshness 0.911 -> 0.955,
+history 0.835 -> 0.844, recall 0.829 -> 0.828, but 8k recall 0.945 -> 0.939 (one step of one run); Llama
+and Java within 0.004. Tried: before the current step (it trimmed the newest output: gemini 4k recall
+0.817); every older edit, not each file's latest (same gains, less recall); the floor's edits left to the
+floor (SWE-agent-LM-32B 4k freshness 0.835) or given their output back when it fits (0.850); 0.3 (gemini
+4k recall 0.821); 0.1 (half the freshness gain)."""
 
 
 SHORT_CALL = "call kept without its reasoning: the placeholder does not fit the budget"
@@ -53,8 +67,8 @@ def weave(
 
     Without a budget every planned step is full. With one, the total never exceeds it: root first,
     then steps a person wrote, the current step, planned steps by priority (head/tail-trimmed when
-    they do not fit whole; older edits' calls right after the recency floor), then placeholders newest
-    first; whatever is left is dropped and said so.
+    they do not fit whole; with a recency floor, each file's latest change as its call before it and
+    older edits' calls after it), then placeholders newest first; whatever is left is dropped and said so.
     With `state`, a context that cuts anything says what it left out right after the root.
     """
     status = [{"role": "user", "content": status_line}] if status_line else []
@@ -134,6 +148,16 @@ class _Room:
         self.left -= held
         return held
 
+    def reopen_test_run(self, node: Node) -> None:
+        """Un-choose a floor step kept so far as its call (its file's latest change) when its output is a
+        test run (`sed -i ... && pytest`) and fits whole: an editor's echo of the edit adds little to the
+        call, a run's output is what the recency floor is for."""
+        chosen = self.chosen.get(node.index)
+        if chosen is None or chosen[1].mode != "compressed" or not (node.runner or node.test_results):
+            return
+        if node.full_tokens <= self.left + chosen[1].tokens:
+            self.left += self.chosen.pop(node.index)[1].tokens
+
     def fit_status(self, status: list[Message]) -> list[Message]:
         """The TEST STATUS line when it fits after the root and the person's steps, else nothing."""
         tokens = sum(count_message(m) for m in status)
@@ -154,8 +178,9 @@ def _budgeted(
     state: WorkingState | None = None,
 ) -> WovenContext:
     """The fixed order of cuts: person's steps, status, the working-state note's room (out of what the
-    newest step's least form leaves), planned steps by priority (after the recency floor, when the plan
-    has one, older edits' calls), placeholders; the note is written last."""
+    newest step's least form leaves), planned steps by priority (when the plan has a recency floor: after
+    the current step each file's latest change as its call, after the floor older edits' calls),
+    placeholders; the note is written last."""
     room = _Room(root, budget)
     for node in steps:  # steps a person wrote come right after the root
         if node.step.kind == "user" and node.full_tokens <= room.left:
@@ -171,12 +196,17 @@ def _budgeted(
         room.left -= noted
     held = 0.0
     floor = plan.ahead_of_edits  # the floor first, then older edits' calls and the calls' hold, then the rest
-    floor_due = bool(floor)
+    floor_due = latest_due = bool(floor)  # with a floor: the current step, then each file's latest change
     for index, reason in plan.full:
+        if latest_due and index != current:
+            _take_edit_calls(room, _latest_changes(steps, current), LATEST_EDIT_SHARE)
+            latest_due = False
         if floor_due and index not in floor:
             _take_edit_calls(room, steps)
             held = room.hold(plan.calls_share, steps)
             floor_due = False
+        if index in floor and index in by_index:
+            room.reopen_test_run(by_index[index])
         if index in by_index and index not in room.chosen:
             node = by_index[index]
             _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
@@ -312,10 +342,10 @@ def _take_calls(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
             room.take(node.index, compressed_messages(node), _compressed(node, why))
 
 
-def _take_edit_calls(room: _Room, steps: Sequence[Node]) -> None:
-    """The calls of older steps that changed files, newest first, in up to EDIT_SHARE of the room left:
+def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHARE) -> None:
+    """The calls of older steps that changed files, newest first, in up to `share` of the room left:
     a later edit often replaces what one of them wrote, and the cut would drop them whole."""
-    spend = room.left * EDIT_SHARE
+    spend = room.left * share
     for node in reversed(steps):
         if spend <= 0:
             break
@@ -326,6 +356,15 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node]) -> None:
             why = f"the call of a step that changed {', '.join(sorted(node.facts.edited_files))}: a later edit may replace what it wrote"  # fmt: skip
             room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
             spend -= tokens
+
+
+def _latest_changes(steps: Sequence[Node], current: int | None) -> list[Node]:
+    """The step of each file's latest change, oldest first, but the current step (kept whole anyway; an
+    older change of a file it changes again is no longer the file's text)."""
+    latest: dict[str, Node] = {}
+    for node in steps:
+        latest.update(dict.fromkeys(node.facts.edited_files, node))
+    return sorted({n.index: n for n in latest.values() if n.index != current}.values(), key=lambda n: n.index)
 
 
 def _full(node: Node, reason: str) -> Decision:
