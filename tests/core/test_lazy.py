@@ -278,3 +278,20 @@ def test_a_cut_with_a_gap_holds_room_for_older_calls_and_one_at_the_high_mark_do
     assert asked and all(share == 1.0 for share in shares) and not any(asked)
     asked, shares = calls_held_at_cuts(long_steps(60, thought_lines=2), 4000)
     assert asked and all(share < 1.0 for share in shares) and all(asked)
+
+
+def test_steps_too_big_for_a_one_step_gap_cut_halfway_between_the_marks_not_at_the_high_mark() -> None:
+    """Where a mean step takes over 40% of a room of 4k+ tokens, cutting at the high mark made every step
+    cut and write the whole room again; halfway between the marks, smaller steps pass without a cut."""
+    sizes = [370 if i % 3 else 12 for i in range(1, 31)]  # ~3k tokens twice, then ~0.1k: 2k on average
+    given = [
+        Step(f"step {i}", f"cat src/part_{i}.py", "\n".join(f"row_{i}_{j} = {j}" for j in range(lines)))
+        for i, lines in enumerate(sizes, start=1)
+    ]
+    budget = 4900  # a room of about 4.8k above the small root
+    _, shares = calls_held_at_cuts(given, budget)
+    assert shares and all(share == pytest.approx(0.925) for share in shares[3:])
+    contexts = replay_steps(WeaverConfig(), given, budget)
+    cuts = sum(c.compacted for c in contexts[5:])
+    assert 0 < cuts < len(contexts[5:])  # not every step
+    assert all(c.tokens <= budget for c in contexts)

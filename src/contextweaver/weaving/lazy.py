@@ -133,8 +133,9 @@ class LazyContext:
         """The share a cut weaves down to: low enough that the gap up to the high mark holds
         AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
         LOW_FLOOR; when even that cannot be had, a gap of one mean step in a room of ONE_STEP_ROOM or
-        more (a cut every other step, not every step), else the high mark (a small room re-cuts every
-        step or two whatever the mark, so a lower one buys little and keeps less). O(1): running totals.
+        more (a cut every other step, not every step); when not even that, halfway between the marks in
+        such a room (`steps_too_big`), else the high mark (a small room re-cuts every step or two
+        whatever the mark, so a lower one buys little and keeps less). O(1): running totals.
         The mean of the last 10 steps instead (one huge early output inflates the run's) was tried on the
         train splits: SWE-agent-LM-32B 8k recall +0.007 at an 8% higher bill, gemini 8k -0.007; not kept."""
         assert self.limit is not None
@@ -146,7 +147,20 @@ class LazyContext:
         if wanted >= LOW_FLOOR:
             return wanted
         one_step = self.high - mean_step / room
-        return one_step if one_step >= LOW_FLOOR and room >= ONE_STEP_ROOM else self.high
+        if room < ONE_STEP_ROOM:
+            return self.high
+        return one_step if one_step >= LOW_FLOOR else self.steps_too_big()
+
+    def steps_too_big(self) -> float:
+        """Halfway between the marks: where a mean step takes over 40% of a room of ONE_STEP_ROOM or more,
+        the high mark made every step cut and write the whole room again (the bill of no cache at all);
+        a short gap lets the smaller steps in between pass without a cut.
+        On the train splits (first 60 runs, `benchmarks/budget_vs_masking.py -s cw -b 8000,16000`), only
+        SWE-agent-LM-32B moves: 8k billed 0.48x -> 0.40x masking's at the same recall (0.842) and history
+        (0.941 -> 0.942), 16k 0.42x -> 0.36x at recall 0.932 -> 0.937; on its 31 runs with big steps 8k
+        0.52x -> 0.40x for recall 0.852 -> 0.844 (masking 0.848), 16k 0.925 -> 0.935 at 0.39x -> 0.32x.
+        The low mark instead billed 0.37x at 8k recall 0.841 on those runs."""
+        return (self.low + self.high) / 2
 
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
