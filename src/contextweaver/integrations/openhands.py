@@ -252,7 +252,7 @@ def sent_tool_tokens(root: list[LLMConvertibleEvent], llm: LLM | None) -> int:
     """Tokens of the tools the agent sends with every call (its SystemPromptEvent lists them), converted as
     the agent LLM converts them: Responses tools on the Responses API, else chat tools; each with the
     security_risk argument the SDK's Agent always asks for."""
-    tools = next((e.tools for e in root if isinstance(e, SystemPromptEvent)), [])
+    tools: list[Any] = next((e.tools for e in root if isinstance(e, SystemPromptEvent)), [])
     responses = llm is not None and llm.uses_responses_api()
     return tool_tokens([t.to_responses_tool(True) if responses else t.to_openai_tool(True) for t in tools])
 
