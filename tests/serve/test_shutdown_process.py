@@ -23,9 +23,11 @@ def test_a_weave_running_past_the_shutdown_deadline_is_stopped(tmp_path: Path) -
     with (
         upstream_process(tmp_path) as (port, _),
         serve_process(tmp_path, f"http://127.0.0.1:{port}/v1", "--budget", "20000", "--weaving-processes", "1",
-                      "--max-body-mb", "64", "--shutdown-timeout", "1", token="proxy-token-0123456789abcdef") as proxy,
+                      "--max-body-mb", "128", "--shutdown-timeout", "1", token="proxy-token-0123456789abcdef") as proxy,
     ):  # fmt: skip
-        body = json.dumps({"model": "m", "messages": huge_step("huge", 48 * MB)})
+        # 96 MB: extracting the step takes the weaving process ~5 s before it is stored, well past the
+        # deadline below; at 48 MB an idle machine stored it in time in 2 of 5 runs
+        body = json.dumps({"model": "m", "messages": huge_step("huge", 96 * MB)})
 
         def send() -> None:
             with contextlib.suppress(httpx.HTTPError):
