@@ -27,6 +27,7 @@ from contextweaver.weaving.modes import WeaveSettings, Weaving
 from contextweaver.weaving.plan import Plan, warmup_plan
 from contextweaver.weaving.reweave import detached
 from contextweaver.weaving.working_state import WorkingState
+from contextweaver.weaving.written import WrittenFiles
 
 
 class ContextWeaver:
@@ -39,6 +40,7 @@ class ContextWeaver:
         self.config = config or WeaverConfig()
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
+        self.written = WrittenFiles()
         self.selector = build_selector(self.config)
         cut = self.config.lazy.selector
         self.cut_selector = (
@@ -90,6 +92,7 @@ class ContextWeaver:
         node.validation_status = verdict.status
         candidates = self.graph.candidates(k)  # 3. parents among earlier passed/unknown nodes
         self.graph.add(node)
+        self.written.record(node)
         for earlier in verdict.supersedes:
             self.graph.label(earlier, ValidationStatus.SUPERSEDED, k, verdict.reason)
 
@@ -109,6 +112,7 @@ class ContextWeaver:
         self.tracker.record(node.index, node.test_results, node.inferred_passes, node.runner)
         parents, node.parents = node.parents, ()
         self.graph.add(node)
+        self.written.record(node)
         self.graph.set_parents(node.index, list(parents))
         for label in labels:
             self.graph.label(label.index, label.status, label.by, label.reason)
@@ -159,7 +163,7 @@ class ContextWeaver:
         return self._budget_config
 
     def _state(self, note_last: bool) -> WorkingState | None:
-        return WorkingState(self.graph.nodes, self.tracker, note_last) if self.config.working_state else None
+        return WorkingState(self.graph.nodes, self.tracker, note_last, self.written) if self.config.working_state else None
 
     @property
     def nodes(self) -> list[Node]:

@@ -12,13 +12,14 @@ weaving rewrites it every step, so there it goes last, where it breaks no cached
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 
 from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
 from contextweaver.types import Message, Node
 from contextweaver.validation.tracker import TestTracker, shown_id
+from contextweaver.weaving.written import WrittenFiles
 
 SHARE = 1 / 3
 """Most of the room left after the newest step the note may take (it takes only what its lines need),
@@ -50,6 +51,8 @@ class WorkingState:
     tracker: TestTracker
     last: bool = False
     """Where the note goes: right after the root (frozen with a lazy cut), or last (rewritten each step)."""
+    written: WrittenFiles = field(default_factory=WrittenFiles)
+    """The texts the agent wrote, as they now stand: the note gives those of the files in use."""
 
     @cached_property
     def state_forms(self) -> list[list[Lines]]:
@@ -101,11 +104,14 @@ class WorkingState:
         held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
-    def note(self, left_out: Sequence[int], tokens: int) -> tuple[Message, int] | None:
+    def note(
+        self, left_out: Sequence[int], tokens: int, texts: Sequence[str] = ()
+    ) -> tuple[Message, int] | None:
         """The note for a context that dropped the steps `left_out`, within `tokens`, and its size. The
         marker, the files and the failing tests come first, in their short forms when room is short;
-        then the fixed tests and the trace of the omitted steps while room is left: the edits first
-        (what a later edit replaces is often what one of them wrote), newest first."""
+        then `texts` (of what the agent wrote, held for apart: `weaving/written.py`); then the fixed
+        tests and the trace of the omitted steps while room is left: the edits first (what a later edit
+        replaces is often what one of them wrote), newest first."""
         step = len(self.nodes) - 1
         if left_out:
             ranges = f"{_ranges(left_out)} ({len(left_out)} of {step})"
@@ -119,11 +125,13 @@ class WorkingState:
         newest = [self.nodes[i] for i in sorted(left_out, reverse=True)]
         trace = [_trace(n) for n in newest if _changes(n)] + [_trace(n) for n in newest if not _changes(n)]
         room = tokens
+        held = _tokens(*texts)  # the texts were held for apart from the note's own room
         for _ in range(3):  # the lines' counts are estimates of the joined text's: count it exactly
-            kept = _fit([marker, *self.state_forms], room)
+            kept = _fit([marker, *self.state_forms], room - held)
             if kept is None:
                 return None
             lines = [line for form in kept for line in form]
+            lines += texts
             used = MESSAGE_OVERHEAD + _tokens(*lines)
             for line in chain(self.fixed_line, trace):  # while room is left
                 if used + _tokens(line) > room:
