@@ -52,10 +52,10 @@ changes is most often the one just run or looked at. Chosen on the train splits 
 `benchmarks/budget_vs_masking.py -s cw,masking -b 4000,8000,16000`, `benchmarks/miss_sources.py --metric
 fresh`): SWE-agent-LM-32B 4k freshness 0.864 -> 0.898, history evidence 0.808 -> 0.822, recall 0.697 ->
 0.687 (masking 0.682); gemini 4k history 0.844 -> 0.852, freshness 0.955 both; 8k within 0.003 (one
-step of one run); Llama, Java and 16k unchanged. Tried: texts instead of the latest changes' calls
-(gemini 4k freshness 0.929, recall 0.815 at 0.4), every file written, not only those named (4k recall
-0.680 and 0.813), 0.6 (4k recall 0.680 and 0.810), without older edits' calls after the floor (gemini 4k
-freshness 0.866); all the room gives SWE-agent-LM-32B 4k freshness 0.927 at most."""
+step of one run); Llama, Java and 16k unchanged. Tried: the texts in place of the latest changes'
+calls, of every file written (0.4: gemini 4k freshness 0.929, recall 0.815; 0.6: 4k recall 0.680 and
+0.810, below masking's) or of the two written last (0.5: 0.680 and 0.813); no older edits' calls after the
+floor (gemini 4k freshness 0.866). All the room gives SWE-agent-LM-32B 4k freshness 0.927 at most."""
 NAMED_BY = 2
 
 
