@@ -50,12 +50,13 @@ WRITTEN_SHARE = 0.5
 edit's call. Only files the newest NAMED_BY steps name (run, viewed, printed): the file the next edit
 changes is most often one just run or looked at. Chosen on the train splits (first 60 runs each,
 `benchmarks/budget_vs_masking.py -s cw,masking -b 4000,8000,16000`, `benchmarks/miss_sources.py --metric
-fresh`): SWE-agent-LM-32B 4k freshness 0.864 -> 0.898, history evidence 0.808 -> 0.822, recall 0.697 ->
-0.687 (masking 0.682); gemini 4k history 0.844 -> 0.852, freshness 0.955 both; 8k within 0.003 (one
-step of one run); Llama, Java and 16k unchanged (these with NAMED_BY 2). Tried: the texts in place of the latest changes'
-calls, of every file written (0.4: gemini 4k freshness 0.929, recall 0.815; 0.6: 4k recall 0.680 and
-0.810, below masking's) or of the two written last (0.5: 0.680 and 0.813); no older edits' calls after the
-floor (gemini 4k freshness 0.866). All the room gives SWE-agent-LM-32B 4k freshness 0.927 at most."""
+fresh`), with NAMED_BY 2: SWE-agent-LM-32B 4k freshness 0.864 -> 0.898, history evidence 0.808 -> 0.822,
+recall 0.697 -> 0.687 (masking 0.682); gemini 4k history 0.844 -> 0.852, freshness 0.955 both; 8k within
+0.003 (one step of one run); Llama, Java and 16k unchanged. Tried: the texts in place of the latest
+changes' calls, of every file written (0.4: gemini 4k freshness 0.929, recall 0.815; 0.6: 4k recall
+0.680 and 0.810, below masking's) or of the two written last (0.5: 0.680 and 0.813); no older edits'
+calls after the floor (gemini 4k freshness 0.866). All the room gives SWE-agent-LM-32B 4k freshness 0.927
+at most."""
 NAMED_BY = 4
 """Steps back whose facts name the files the note's texts are given for. Chosen on the train splits (the
 commands of WRITTEN_SHARE) over 2, 3 and 6: SWE-agent-LM-32B 8k history evidence 0.939 / 0.940 / 0.944 /
@@ -222,8 +223,8 @@ def _budgeted(
         if latest_due and index != current:
             _take_edit_calls(room, _latest_changes(steps, current), LATEST_EDIT_SHARE)
             if noted and state is not None:
-                texts = _hold_texts(room, state, steps, {*floor, *room.chosen})
-                noted += sum(count_text(text) + 1 for text in texts)
+                texts, held_texts = _hold_texts(room, state, steps, {*floor, *room.chosen})
+                noted += held_texts
             latest_due = False
         if floor_due and index not in floor:
             _take_edit_calls(room, steps)
@@ -384,13 +385,16 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHA
             spend -= tokens
 
 
-def _hold_texts(room: _Room, state: WorkingState, steps: Sequence[Node], shown: set[int]) -> list[str]:
-    """The texts the agent wrote, as they now stand, of the files the newest steps name, held for the
-    note out of up to WRITTEN_SHARE of the room left (none a kept step already shows whole)."""
+def _hold_texts(
+    room: _Room, state: WorkingState, steps: Sequence[Node], shown: set[int]
+) -> tuple[list[str], int]:
+    """The texts the agent wrote, as they now stand, of the files the newest steps name, and the tokens
+    held for them in the note, out of up to WRITTEN_SHARE of the room left (none a kept step shows)."""
     named = {file_key(path) for node in steps[-NAMED_BY:] for path in _named(node)}
     texts = state.written.blocks(named, shown, room.left * WRITTEN_SHARE)
-    room.left -= sum(count_text(text) + 1 for text in texts)
-    return texts
+    held = sum(count_text(text) + 1 for text in texts)
+    room.left -= held
+    return texts, held
 
 
 def _named(node: Node) -> frozenset[str]:
