@@ -163,7 +163,11 @@ class ContextWeaver:
         return self._budget_config
 
     def _state(self, note_last: bool) -> WorkingState | None:
-        return WorkingState(self.graph.nodes, self.tracker, note_last, self.written) if self.config.working_state else None
+        return (
+            WorkingState(self.graph.nodes, self.tracker, note_last, self.written)
+            if self.config.working_state
+            else None
+        )
 
     @property
     def nodes(self) -> list[Node]:

@@ -55,13 +55,13 @@ def test_a_replace_is_applied_to_the_text_it_was_written_in() -> None:
         editor("str_replace", "/testbed/r.py", old_str="check(7)", new_str="check(70)"),
         editor("str_replace", "/testbed/src/calc.py", old_str="a - b", new_str="a + b"),
     ])  # fmt: skip
-    (script,) = written.blocks({"r.py"}, shown=(), tokens=10_000)
+    (script,), _ = written.blocks({"r.py"}, shown=(), tokens=10_000)
     assert script.startswith("- /testbed/r.py as written by steps 1, 3:")
     assert "print('case 7', check(70))" in script and "check(7))" not in script
-    (calc,) = written.blocks({"calc.py"}, shown=(), tokens=10_000)
+    (calc,), _ = written.blocks({"calc.py"}, shown=(), tokens=10_000)
     assert calc.startswith("- parts of /testbed/src/calc.py as written by step 4:") and "a + b" in calc
-    assert written.blocks({"r.py"}, shown=(1, 3), tokens=10_000) == []  # kept steps show it already
-    assert written.blocks({"r.py"}, shown=(), tokens=20) == []  # whole or not at all
+    assert written.blocks({"r.py"}, shown=(1, 3), tokens=10_000) == ([], 0)  # kept steps show it already
+    assert written.blocks({"r.py"}, shown=(), tokens=20) == ([], 0)  # whole or not at all
 
 
 def test_a_change_no_action_shows_is_said_and_a_deleted_file_forgotten() -> None:
@@ -71,11 +71,11 @@ def test_a_change_no_action_shows_is_said_and_a_deleted_file_forgotten() -> None
         "sed -i 's/limit = 1/limit = 2/' check.py",
         "rm other.py",
     ])  # fmt: skip
-    (check,) = written.blocks({"check.py", "other.py"}, shown=(), tokens=1000)
+    (check,), _ = written.blocks({"check.py", "other.py"}, shown=(), tokens=1000)
     assert "as written by step 1 (step 3 changed it since, not shown here)" in check
     rewritten = replayed(["cat <<'EOF' > check.py\nlimit = 1\nEOF", "sed -i 's/1/2/' check.py",
                           "cat <<'EOF' > check.py\nlimit = 3\nEOF"])  # fmt: skip
-    assert "changed it since" not in rewritten.blocks({"check.py"}, shown=(), tokens=1000)[0]
+    assert "changed it since" not in rewritten.blocks({"check.py"}, shown=(), tokens=1000)[0][0]
 
 
 def session(last_action: str) -> WovenContext:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from contextweaver.errors import ContextWeaverError
 from contextweaver.nodes.render import call_messages, compressed_messages, full_messages, trimmed_messages
 from contextweaver.nodes.views import file_key
-from contextweaver.tokens import count_message, count_text
+from contextweaver.tokens import count_message
 from contextweaver.types import Decision, Message, Node, WovenContext
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.working_state import CAP, SHARE, WorkingState
@@ -391,8 +391,7 @@ def _hold_texts(
     """The texts the agent wrote, as they now stand, of the files the newest steps name, and the tokens
     held for them in the note, out of up to WRITTEN_SHARE of the room left (none a kept step shows)."""
     named = {file_key(path) for node in steps[-NAMED_BY:] for path in _named(node)}
-    texts = state.written.blocks(named, shown, room.left * WRITTEN_SHARE)
-    held = sum(count_text(text) + 1 for text in texts)
+    texts, held = state.written.blocks(named, shown, room.left * WRITTEN_SHARE)
     room.left -= held
     return texts, held
 

@@ -44,10 +44,13 @@ class WrittenFiles:
         for write in writes:
             self._apply(node.index, write)
         written = {w.path for w in writes}
+        gone, changed = facts.deleted_files - written, facts.edited_files - written
+        if not gone and not changed:  # the usual step: no pass over every file written so far
+            return
         for path in list(self.files):
-            if any(same_file(path, gone) for gone in facts.deleted_files - written):
+            if any(same_file(path, g) for g in gone):
                 del self.files[path]
-            elif any(same_file(path, changed) for changed in facts.edited_files - written):
+            elif any(same_file(path, c) for c in changed):
                 self.changed_since[path] = node.index
 
     def _apply(self, index: int, write: Write) -> None:
@@ -67,20 +70,23 @@ class WrittenFiles:
         if parts:
             self.files[write.path] = parts
 
-    def blocks(self, named: Collection[str], shown: Collection[int], tokens: float) -> list[str]:
+    def blocks(self, named: Collection[str], shown: Collection[int], tokens: float) -> tuple[list[str], int]:
         """Texts of the files `named` (by file name), the most recently written first, each whole or
-        left out, within `tokens`; a file whose every writing step is `shown` is not repeated."""
+        left out, within `tokens`, and the tokens they take; a file whose every writing step is `shown`
+        is not repeated."""
         out: list[str] = []
+        taken = 0
+        kept = set(shown)
         for path, parts in reversed(self.files.items()):
             steps = sorted({s for p in parts for s in p.steps})
-            if file_key(path) not in named or set(steps) <= set(shown):
+            if file_key(path) not in named or kept.issuperset(steps):
                 continue
             block = _block(path, parts, steps, self.changed_since.get(path))
             cost = count_text(block) + 1
-            if cost <= tokens:
+            if taken + cost <= tokens:
                 out.append(block)
-                tokens -= cost
-        return out
+                taken += cost
+        return out, taken
 
 
 def _block(path: str, parts: list[Part], steps: list[int], changed: int | None) -> str:
