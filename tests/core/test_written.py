@@ -62,6 +62,7 @@ def test_a_replace_is_applied_to_the_text_it_was_written_in() -> None:
     assert calc.startswith("- parts of /testbed/src/calc.py as written by step 4:") and "a + b" in calc
     assert written.blocks({"r.py"}, shown=(1, 3), tokens=10_000) == ([], 0)  # kept steps show it already
     assert written.blocks({"r.py"}, shown=(), tokens=20) == ([], 0)  # whole or not at all
+    assert written.edited_in_place() == {"calc.py"}  # the script was written whole, calc.py changed in place
 
 
 def test_a_change_no_action_shows_is_said_and_a_deleted_file_forgotten() -> None:
@@ -78,14 +79,14 @@ def test_a_change_no_action_shows_is_said_and_a_deleted_file_forgotten() -> None
     assert "changed it since" not in rewritten.blocks({"check.py"}, shown=(), tokens=1000)[0][0]
 
 
-def session(last_action: str) -> WovenContext:
-    """Step 1 creates a script, step 2 edits it, views fill a 4k budget, and the newest step (its action
-    `last_action`) brings a cut."""
+def session(
+    last_action: str, first: str = editor("create", "/testbed/repro.py", file_text=SCRIPT)
+) -> WovenContext:
+    """Step 1 (its action `first`) creates a script, step 2 edits it, views fill a 4k budget, and the
+    newest step (its action `last_action`) brings a cut."""
     weaver = ContextWeaver(WeaverConfig())
     weaver.begin([{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix calc."}])
-    weaver.add_step(
-        Step("write a reproduction", editor("create", "/testbed/repro.py", file_text=SCRIPT), "ok")
-    )
+    weaver.add_step(Step("write a reproduction", first, "ok"))
     weaver.add_step(
         Step(
             "widen it",
@@ -114,3 +115,11 @@ def test_a_cut_gives_the_script_the_newest_step_runs_as_it_now_stands() -> None:
 def test_a_file_the_newest_steps_do_not_name_gets_no_text() -> None:
     text = session("cat src/mod_3.py").text()
     assert "as written by" not in text and "print('case 99', check(99))" not in text
+
+
+def test_a_file_changed_in_place_gets_its_text_though_the_newest_steps_do_not_name_it() -> None:
+    fix = editor("str_replace", "/testbed/repro.py", old_str="check(1)", new_str=SCRIPT)  # a repository file
+    context = session("cat src/mod_3.py", first=fix)
+    assert {d.index: d.mode for d in context.decisions}[1] == "dropped"
+    text = context.text()
+    assert "parts of /testbed/repro.py as written by steps 1, 2:" in text and "check(70)" in text

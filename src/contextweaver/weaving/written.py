@@ -70,6 +70,10 @@ class WrittenFiles:
         if parts:
             self.files[write.path] = parts
 
+    def edited_in_place(self) -> set[str]:
+        """The file names of the files never written whole: the files the agent changed in place."""
+        return {file_key(path) for path, parts in self.files.items() if not parts[0].whole}
+
     def blocks(self, named: Collection[str], shown: Collection[int], tokens: float) -> tuple[list[str], int]:
         """Texts of the files `named` (by file name), the most recently written first, each whole or
         left out, within `tokens`, and the tokens they take; a file whose every writing step is `shown`
