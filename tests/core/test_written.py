@@ -1,5 +1,6 @@
 """What the agent wrote, as it now stands: writes read from actions, replayed per file, and given in a
-cut's note for the files the newest steps name, where the cut dropped the step that wrote them."""
+cut's note for the files the newest steps name and those the agent changed in place, where the cut
+dropped the steps that wrote them."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def test_writes_are_read_from_editor_calls_tool_calls_and_heredocs() -> None:
     heredocs = "cat <<'EOF' > a.py\nx = 1\nEOF\ncat >> a.py << EOF\ny = 2\nEOF\npython a.py"
     assert find_writes(heredocs) == [Write("a.py", "x = 1\n"), Write("a.py", "y = 2\n", append=True)]
     assert find_writes("cat > b.py <<-END\n\tz = 3\n\tEND") == [Write("b.py", "z = 3\n")]
+    chained = "cd /testbed && cat <<'EOF' > c.py && python c.py\nw = 4\nEOF"  # the body is still the file's
+    assert find_writes(chained) == [Write("c.py", "w = 4\n")]
+    assert find_writes("cat <<'EOF' | python -\nv = 5\nEOF") == []  # piped, not written
     assert find_writes("sed -i 's/x = 1/x = 2/' a.py") == []  # its result needs the file
 
 
@@ -76,7 +80,21 @@ def test_a_change_no_action_shows_is_said_and_a_deleted_file_forgotten() -> None
     assert "as written by step 1 (step 3 changed it since, not shown here)" in check
     rewritten = replayed(["cat <<'EOF' > check.py\nlimit = 1\nEOF", "sed -i 's/1/2/' check.py",
                           "cat <<'EOF' > check.py\nlimit = 3\nEOF"])  # fmt: skip
-    assert "changed it since" not in rewritten.blocks({"check.py"}, shown=(), tokens=1000)[0][0]
+    assert "changed it" not in rewritten.blocks({"check.py"}, shown=(), tokens=1000)[0][0]
+
+
+def test_one_file_under_two_spellings_is_one_text() -> None:
+    written = replayed([
+        "cat <<'EOF' > repro.py\nlimit = 1\nEOF",
+        "sed -i 's/limit/bound/' repro.py",
+        editor("str_replace", "/testbed/repro.py", old_str="limit = 1", new_str="limit = 2"),
+    ])  # fmt: skip
+    assert list(written.files) == ["/testbed/repro.py"]
+    (text,), _ = written.blocks({"repro.py"}, shown=(), tokens=1000)
+    assert "limit = 2" in text  # the replay cannot know what the sed made of it, and says so:
+    assert text.startswith(
+        "- /testbed/repro.py as written by steps 1, 3 (step 2 changed it too, not shown here)"
+    )
 
 
 def session(

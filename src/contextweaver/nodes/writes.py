@@ -17,8 +17,12 @@ from dataclasses import dataclass
 from contextweaver.nodes.views import PATH_KEYS, TOOL_CALL
 
 _EDITOR = re.compile(r"^\s*str_replace_editor\s+(create|str_replace|insert)\s")
-_HEREDOC = re.compile(r"^\s*cat\s+(?:(>>?)\s*(\S+)\s+)?<<(-?)\s*['\"]?(\w+)['\"]?(?:\s*(>>?)\s*(\S+))?\s*$")
-"""`cat <<'EOF' > path` and `cat > path <<'EOF'`: the body up to the terminator is the file's text."""
+_HEREDOC = re.compile(
+    r"^\s*(?:.*?(?:&&|;)\s*)?cat\s+(?:(>>?)\s*(\S+)\s+)?<<(-?)\s*['\"]?(\w+)['\"]?(?:\s*(>>?)\s*(\S+?))?"
+    r"\s*(?:(?:&&|\|\||;).*)?$"
+)
+"""`cat <<'EOF' > path` and `cat > path <<'EOF'`, after `cd dir &&` or before `&& python path`: the body up
+to the terminator is the file's text."""
 NEW_KEYS = ("file_text", "content", "new_str", "new_string")
 OLD_KEYS = ("old_str", "old_string")
 

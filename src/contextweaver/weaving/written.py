@@ -54,7 +54,12 @@ class WrittenFiles:
                 self.changed_since[path] = node.index
 
     def _apply(self, index: int, write: Write) -> None:
-        parts = self.files.pop(write.path, [])
+        known = next(
+            (p for p in self.files if same_file(p, write.path)), write.path
+        )  # `r.py`, `/testbed/r.py`
+        parts = self.files.pop(known, [])
+        if known in self.changed_since:  # kept under the spelling the agent uses now
+            self.changed_since[write.path] = self.changed_since.pop(known)
         if write.old is None and not write.append:
             parts = [Part(write.new, [index], True)]
             self.changed_since.pop(write.path, None)
@@ -95,8 +100,8 @@ class WrittenFiles:
 
 def _block(path: str, parts: list[Part], steps: list[int], changed: int | None) -> str:
     by = f"step{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))}"
-    if changed is not None and changed > steps[-1]:
-        by += f" (step {changed} changed it since, not shown here)"
+    if changed is not None:  # a later write leaves that change's text as unknown as before
+        by += f" (step {changed} changed it {'since' if changed > steps[-1] else 'too'}, not shown here)"
     if len(parts) == 1 and parts[0].whole:
         return f"- {path} as written by {by}:\n```\n{parts[0].text.rstrip()}\n```"
     texts = "\n```\n...\n```\n".join(p.text.rstrip() for p in parts)
