@@ -30,6 +30,7 @@ from contextweaver.eval.state_probes import cut, edit_old_texts
 from contextweaver.eval.trajectory_run import parse_budgets
 from contextweaver.formats.base import Trajectory
 from contextweaver.strategies import build_strategy
+from contextweaver.weaving.weave import BudgetError
 
 METRICS = ("fresh", "history", "far")
 FAR = BUCKETS[-1]
@@ -117,8 +118,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.data}: no runs (is ../shared/data there?)", file=sys.stderr)
         return 1
     counts: Counter[tuple[Any, ...]] = Counter()
+    unfit = 0
     for trajectory in track(runs, f"{args.data} {args.strategy}", console=Console(stderr=True)):
-        counts.update(misses(trajectory, args.strategy, budget, args.metric))
+        try:
+            counts.update(list(misses(trajectory, args.strategy, budget, args.metric)))
+        except BudgetError:  # the budget cannot hold this run's root: left out, as in budget_vs_masking
+            unfit += 1
+    if unfit:
+        print(f"{unfit} run(s) left out: {args.budget} tokens cannot hold their system prompt and task")
     total = sum(counts.values())
     held = counts.pop(("held",), 0)
     missed = total - held
