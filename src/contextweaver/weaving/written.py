@@ -54,9 +54,8 @@ class WrittenFiles:
                 self.changed_since[path] = node.index
 
     def _apply(self, index: int, write: Write) -> None:
-        known = next(
-            (p for p in self.files if same_file(p, write.path)), write.path
-        )  # `r.py`, `/testbed/r.py`
+        # one file under two spellings (`r.py`, `/testbed/r.py`) is one entry
+        known = next((p for p in self.files if same_file(p, write.path)), write.path)
         parts = self.files.pop(known, [])
         if known in self.changed_since:  # kept under the spelling the agent uses now
             self.changed_since[write.path] = self.changed_since.pop(known)
