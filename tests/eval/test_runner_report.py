@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from contextweaver.eval import aggregate, report
+from contextweaver.eval import aggregate, report, runner
 from contextweaver.eval.runner import ResultStore, RunSettings, Unit, discover, run_grid
 
 STRATEGIES = ["full", "sliding_window", "cw-ancestry", "cw-recency", "cw"]
@@ -58,6 +58,13 @@ def test_store_ignores_results_of_other_settings(tmp_path: Path) -> None:
     with_override = RunSettings([None], ["window=3"])
     assert with_override.fingerprint("cw-ancestry") != RunSettings([None]).fingerprint("cw-ancestry")
     assert with_override.fingerprint("full") == RunSettings([None]).fingerprint("full")
+
+
+def test_results_of_other_code_are_not_reused(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = RunSettings([None]).fingerprint("cw")
+    assert RunSettings([None]).fingerprint("cw") == before  # the same code resumes
+    monkeypatch.setattr(runner, "code_digest", lambda: "edited")
+    assert RunSettings([None]).fingerprint("cw") != before
 
 
 def test_report_files_are_complete_consistent_and_deterministic(trajectory_dir: Path, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ rerun tries them again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -56,12 +57,25 @@ class RunSettings:
         """What a stored result must have been computed with (budgets are checked separately)."""
         data: dict[str, Any] = {
             "schema": SCHEMA,
+            "code": code_digest(),
             "overrides": self.overrides if spec(strategy).baseline is None else [],
             "model": self.model_config.model_dump() if self.model_config else None,
         }
         if needs_model(strategy):  # results from before the memory model received the seed are stale
             data["model_seeded"] = True
         return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+
+
+@functools.cache
+def code_digest() -> str:
+    """The package's own source, hashed: a result another version computed is stale (one tuned constant
+    moves every figure), while a rerun of the same code still resumes from what it stored."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha1()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def discover(
