@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextweaver.eval.edits import Edit, edit_evidence, find_deletions, find_edits
+from contextweaver.eval.edits import Edit, edit_evidence, find_copies, find_deletions, find_edits
 from contextweaver.formats.base import Trajectory
 from contextweaver.types import Step
 
@@ -48,6 +48,12 @@ def test_deletions_are_the_paths_rm_and_git_rm_name() -> None:
     assert find_deletions("rm -f *.pyc $TMP; find . -name x -exec rm {} \\;") == []
     assert find_deletions("cat <<'EOF' > notes.txt\nrm nothing.py\nEOF") == []  # a heredoc body
     assert find_deletions("python -m pytest --rm-cache") == []
+
+
+def test_copies_moves_and_touches_write_their_targets() -> None:
+    action = "mv Repro.java src/test/ && cp a.py 'a.py.bak'; cp -r pkg pkg2\ntouch app/__init__.py app/m.py"
+    assert find_copies(action) == ["src/test/Repro.java", "a.py.bak", "app/__init__.py", "app/m.py"]
+    assert find_copies("cat <<'EOF' > notes.txt\ncp a b\nEOF") == []  # a heredoc body
 
 
 def test_editor_tools_in_text_and_json_form() -> None:

@@ -117,8 +117,31 @@ def find_deletions(action: str) -> list[str]:
     """Paths an action's `rm` / `git rm` deletes, as written (heredoc bodies are not commands), found by
     shell tokenizing: options, globs, variables and what follows a redirection are not paths."""
     paths: list[str] = []
+    for command in _commands(action, ("rm",)):
+        words = command[2:] if command[:2] == ["git", "rm"] else command[1:] if command[:1] == ["rm"] else []
+        paths += _path_words(words)
+    return list(dict.fromkeys(paths))
+
+
+def find_copies(action: str) -> list[str]:
+    """Paths an action's `cp`, `mv` or `touch` writes (the last argument of `cp`/`mv`, the source's name
+    in it when it ends in `/`; every argument of `touch`); a recursive copy writes a folder: left out."""
+    paths: list[str] = []
+    for command in _commands(action, ("cp", "mv", "touch")):
+        words = _path_words(command[1:])
+        if command[:1] == ["touch"]:
+            paths += words
+        elif command[:1] in (["cp"], ["mv"]) and len(words) >= 2 and not {"-r", "-R", "-a"} & set(command):
+            target = words[-1]
+            paths.append(target + words[0].rsplit("/", 1)[-1] if target.endswith("/") else target)
+    return list(dict.fromkeys(paths))
+
+
+def _commands(action: str, verbs: tuple[str, ...]) -> list[list[str]]:
+    """The words of each command on the action's shell lines that hold one of `verbs`."""
+    out: list[list[str]] = []
     for line in shell_lines(action).splitlines():
-        if "rm" not in line:
+        if not any(verb in line for verb in verbs):
             continue
         lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
         lexer.wordchars += "$`{}[]:,+@%^!#"  # a glob or variable stays one word, to be left out
@@ -130,21 +153,20 @@ def find_deletions(action: str) -> list[str]:
         for token in [*tokens, ";"]:
             if token not in _SEPARATORS:
                 command.append(token)
-                continue
-            words = (
-                command[2:] if command[:2] == ["git", "rm"] else command[1:] if command[:1] == ["rm"] else []
-            )
-            for word in words:
-                if set(word) <= set("<>&"):  # a redirection: the rest is not deleted
-                    break
-                if (
-                    not word.startswith("-")
-                    and any(c.isalpha() for c in word)
-                    and not set(word) & set("*?[{$`")
-                ):
-                    paths.append(word)
-            command = []
-    return list(dict.fromkeys(paths))
+            elif command:
+                out.append(command)
+                command = []
+    return out
+
+
+def _path_words(words: list[str]) -> list[str]:
+    paths: list[str] = []
+    for word in words:
+        if set(word) <= set("<>&"):  # a redirection: the rest is not a path argument
+            break
+        if not word.startswith("-") and any(c.isalpha() for c in word) and not set(word) & set("*?[{$`"):
+            paths.append(word)
+    return paths
 
 
 def edit_items(edit: Edit) -> set[str]:

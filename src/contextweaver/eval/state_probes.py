@@ -2,9 +2,9 @@
 agent changed and what fails?
 
 The truth comes from the trajectory alone, not from what the strategy kept: the files each action
-edits or creates (eval/edits.py, independent of the memory's own facts) and the tests failing after
-each step, from a fresh test tracker fed every output in order (the runners' own lines). A probe is
-asked only where the context is smaller than the full history (something was cut).
+edits, creates, copies, moves or deletes (eval/edits.py, independent of the memory's own facts) and the
+tests failing after each step, from a fresh test tracker fed every output in order (the runners' own
+lines). A probe is asked only where the context is smaller than the full history (something was cut).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contextweaver import boundary
-from contextweaver.eval.edits import find_deletions, find_edits
+from contextweaver.eval.edits import find_copies, find_deletions, find_edits
 from contextweaver.eval.evidence import EarlierText
 from contextweaver.formats.base import Trajectory
 from contextweaver.types import WovenContext
@@ -57,6 +57,7 @@ def state_truth(trajectory: Trajectory) -> dict[int, StateTruth]:
     for index, step in enumerate(trajectory.steps, start=1):
         changed.update(edit.path for edit in find_edits(step.action))
         changed.update(find_deletions(step.action))
+        changed.update(find_copies(step.action))
         boundary.verdict(tracker, index, step.action, step.observation)  # a parser that fails says nothing
         out[index] = StateTruth(
             frozenset(changed), frozenset(test_name(test) for test, _ in tracker.failing())
