@@ -106,7 +106,9 @@ class Facts:
     edited_files: frozenset[str] = frozenset()
     viewed_files: frozenset[str] = frozenset()
     deleted_files: frozenset[str] = frozenset()
-    """Paths the step's `rm` / `git rm` removed: a change the working-state note keeps."""
+    """Paths the step's `rm` / `git rm` / `mv` removed: a change the working-state note keeps."""
+    reverted_files: frozenset[str] = frozenset()
+    """Paths `git checkout` / `git restore` put back: the agent's changes to them undone."""
 
 
 @dataclass

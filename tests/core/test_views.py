@@ -90,6 +90,26 @@ def test_appends_escaped_sed_scripts_and_deletions_are_changes() -> None:
     assert body.edited_files == frozenset() and body.deleted_files == frozenset()
 
 
+def test_copies_moves_touches_scripted_writes_and_reverts_are_changes() -> None:
+    """Shell changes agents make besides edits: `cp`/`mv` write their target (a folder: the name in it),
+    `mv` takes its source away, `touch` creates, a Python script the step runs writes what it opens for
+    writing, `git checkout`/`git restore` of a file undoes the agent's changes (a branch is not a file)."""
+    moved = extract_facts(Step("", "mkdir -p src/t && mv Repro.java src/t/ && cp a.py a.py.bak", ""))
+    assert moved.edited_files == {"src/t/Repro.java", "a.py.bak"} and moved.deleted_files == {"Repro.java"}
+    assert extract_facts(Step("", "cp -r pkg pkg_copy\ntouch app/__init__.py", "")).edited_files == {
+        "app/__init__.py"
+    }
+    script = (
+        "python - <<'EOF'\npath = 'django/forms/models.py'\nwith open(path, 'w') as f:\n    f.write(s)\nEOF"
+    )
+    assert extract_facts(Step("", script, "")).edited_files == {"django/forms/models.py"}
+    unrun = "cat <<'EOF' > t.py\nopen('out.txt', 'w').write('x')\nEOF"
+    assert extract_facts(Step("", unrun, "")).edited_files == {"t.py"}  # written, not run: no out.txt
+    revert = extract_facts(Step("", "git checkout -- src/calc.py setup.cfg && git checkout -b fix", ""))
+    assert revert.reverted_files == {"src/calc.py", "setup.cfg"} and revert.edited_files == frozenset()
+    assert extract_facts(Step("", "git restore --staged src/calc.py", "")).reverted_files == frozenset()
+
+
 def test_line_numbers_read_each_view_format_and_the_ends_of_an_elided_range() -> None:
     lines = [
         "<NOTE>This file is too large to display entirely.</NOTE>",

@@ -122,6 +122,16 @@ def test_a_deleted_file_is_a_change_with_its_step() -> None:
     assert written is not None and "reproduce.py (deleted, step 3)" in written[0]["content"]
 
 
+def test_a_reverted_file_is_said_reverted_and_a_moved_file_under_its_new_path() -> None:
+    state = state_of(["sed -i 's/a - b/a + b/' /testbed/src/calc.py", "git checkout src/calc.py",
+                      "mv repro.java tests/Repro.java"])  # fmt: skip
+    written = state.note([1, 2, 3], 300)
+    assert written is not None
+    note = written[0]["content"]
+    assert "/testbed/src/calc.py (reverted, step 2)" in note and "tests/Repro.java (step 3)" in note
+    assert "repro.java (deleted, step 3)" in note
+
+
 def test_when_room_is_short_the_marker_and_every_file_survive_in_short_form() -> None:
     paths = [f"src/package/module_{n}/implementation_{n}.py" for n in range(30)]
     state = state_of([f"sed -i 's/a/b/' {path}" for path in paths] + ["ls"] * 10)

@@ -83,6 +83,14 @@ def test_a_change_no_action_shows_is_said_and_a_deleted_file_forgotten() -> None
     assert "changed it" not in rewritten.blocks({"check.py"}, shown=(), tokens=1000)[0][0]
 
 
+def test_a_reverted_file_is_forgotten_its_text_is_the_repositorys_again() -> None:
+    written = replayed([
+        "str_replace_editor str_replace /testbed/pkg/mod.py --old_str 'x = 1' --new_str 'x = 2'",
+        "git checkout pkg/mod.py",
+    ])  # fmt: skip
+    assert written.blocks({"mod.py"}, shown=(), tokens=1000) == ([], 0)
+
+
 def test_one_file_under_two_spellings_is_one_text() -> None:
     written = replayed([
         "cat <<'EOF' > repro.py\nlimit = 1\nEOF",

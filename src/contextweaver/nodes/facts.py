@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from contextweaver.nodes.views import tool_paths, viewed_paths
+from contextweaver.nodes.views import FILE_NAME, tool_paths, viewed_paths
 from contextweaver.types import Facts, Step
 
 _WORD = re.compile(r"[A-Za-z0-9_./:-]+")
@@ -34,13 +34,24 @@ _EDIT = re.compile(
     r"|>>?\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert)\b\s+(\S+)"
 )
 """`>>` appends (a `>` alone read the second `>` as the path); a double-quoted sed script may escape quotes."""
-_DELETE = re.compile(r"(?:^|[;&|(]|\bthen|\bdo)[ \t]*(?:git[ \t]+rm|rm)((?:[ \t]+[^\s;&|)<>]+)+)", re.M)
-"""`rm` and `git rm` with their arguments, up to the command's end."""
+_COMMAND = r"(?:^|[;&|(]|\bthen|\bdo)[ \t]*{}((?:[ \t]+[^\s;&|)<>]+)+)"
+"""A command at its start (a line, `;`, `&&`, `|`, `then`) with its arguments, up to the command's end."""
+_DELETE = re.compile(_COMMAND.format(r"(?:git[ \t]+rm|rm)"), re.M)
+_COPY = re.compile(_COMMAND.format(r"(cp|mv|touch)"), re.M)
+"""`cp` and `mv` write their last argument (a folder: the sources' names in it), `touch` creates files."""
+_REVERT = re.compile(_COMMAND.format(r"git[ \t]+(?:checkout|restore)"), re.M)
+_RUNS_PYTHON = re.compile(r"(?:^|[;&|(])[ \t]*python[\d.]*\b", re.M)
+_OPEN_FOR_WRITE = re.compile(
+    r"""\bopen\(\s*(?:(['"])([^'"\n]{1,300})\1|(\w+))\s*,\s*(?:mode\s*=\s*)?['"][wax]"""
+)
+_ASSIGNED = re.compile(r"""^[ \t]*(\w+)[ \t]*=[ \t]*(['"])([^'"\n]{1,300})\2[ \t]*$""", re.M)
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _SWE_EDIT = re.compile(r"\s*edit\s+\d+(?::\d+)?\s*$")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update File|Add File|Move to): ([^\n]+)$", re.MULTILINE)
 """A file an `apply_patch` patch writes (Codex): in the action's heredoc body, so read from the action."""
 _MAX_ITEMS = 4000  # a giant observation contributes at most this many items
+COPY_ARGUMENTS = 4096
+"""Most characters of one `cp` / `mv` / `touch` command's arguments read (1 MB of them took 0.7 s)."""
 SCAN_CHARS = 200_000
 """Each regex pass over an observation reads at most its first this many characters (views and
 repeats use the same cap): a giant output costs a bounded, linear scan."""
@@ -86,14 +97,69 @@ def shell_lines(action: str) -> str:
 
 
 def deleted_paths(commands: str) -> frozenset[str]:
-    """Paths an `rm` or `git rm` in `commands` (heredoc bodies removed) names, as written: options,
-    globs, variables and redirections are not paths."""
+    """Paths an `rm` or `git rm` in `commands` (heredoc bodies removed) names, as written."""
+    return frozenset(path for match in _DELETE.finditer(commands) for path in _paths(match.group(1)))
+
+
+def copied_paths(commands: str) -> tuple[set[str], set[str]]:
+    """The paths `cp`, `mv` and `touch` write, and those `mv` takes away. A recursive copy writes a
+    folder, not a file: left out; so are arguments longer than COPY_ARGUMENTS (no hand-typed copy)."""
+    written: set[str] = set()
+    removed: set[str] = set()
+    for verb, arguments in _COPY.findall(commands):
+        if len(arguments) > COPY_ARGUMENTS:
+            continue
+        paths = _paths(arguments)
+        recursive = verb == "cp" and any(a[:1] == "-" and a[1:2] in "rRa" for a in arguments.split())
+        if verb == "touch" or len(paths) < 2 or recursive:
+            written.update(paths if verb == "touch" else ())
+            continue
+        *sources, target = paths
+        if (
+            target.endswith("/")
+            or len(sources) > 1
+            or (FILE_NAME.search(sources[0]) and not FILE_NAME.search(target))
+        ):
+            written.update(f"{target.rstrip('/')}/{source.rsplit('/', 1)[-1]}" for source in sources)
+        else:
+            written.add(target)
+        if verb == "mv":
+            removed.update(sources)
+    return written, removed
+
+
+def reverted_paths(commands: str) -> frozenset[str]:
+    """Files `git checkout` or `git restore` put back as the repository has them (the agent's changes
+    undone). A branch or commit is not a file: a path holds a `/` or a file extension."""
     return frozenset(
-        arg.strip("'\"")
-        for match in _DELETE.finditer(commands)
-        for arg in match.group(1).split()
-        if not arg.startswith("-") and not any(c in arg for c in "*?[{$`") and any(c.isalpha() for c in arg)
+        path
+        for match in _REVERT.finditer(commands)
+        if "--staged" not in match.group(1) or "--worktree" in match.group(1)
+        for path in _paths(match.group(1))
+        if "/" in path or FILE_NAME.search(path)
     )
+
+
+def script_writes(action: str, commands: str) -> frozenset[str]:
+    """Files a Python script the step runs opens for writing, by a literal path or a name assigned one
+    (`path = 'a/b.py'` ... `open(path, 'w')`): the agent's scripted edits."""
+    if not _RUNS_PYTHON.search(commands):
+        return frozenset()
+    text = action[:SCAN_CHARS]
+    assigned = {name: value for name, _, value in _ASSIGNED.findall(text)}
+    opened = (literal or assigned.get(name, "") for _, literal, name in _OPEN_FOR_WRITE.findall(text))
+    return frozenset(
+        path for path in opened if any(c.isalpha() for c in path) and ("/" in path or "." in path)
+    )
+
+
+def _paths(arguments: str) -> list[str]:
+    """The arguments that are paths as written: options, globs, variables and redirections are not."""
+    return [
+        arg.strip("'\"")
+        for arg in arguments.split()
+        if not arg.startswith("-") and not any(c in arg for c in "*?[{$`") and any(c.isalpha() for c in arg)
+    ]
 
 
 def extract_facts(step: Step) -> Facts:
@@ -101,6 +167,7 @@ def extract_facts(step: Step) -> Facts:
     said = f"{step.thought}\n{step.action}"
     commands = shell_lines(step.action)
     edited = {next(g for g in m if g) for m in _EDIT.findall(commands)}
+    copied, moved_away = copied_paths(commands)
     errors = {line.strip()[:200] for line in _ERROR_LINE.findall(step.observation[:SCAN_CHARS])}
     return Facts(
         files=frozenset(_PATH.findall(said)),
@@ -111,7 +178,10 @@ def extract_facts(step: Step) -> Facts:
         tests=frozenset(_TEST_ID.findall(said)),
         edited_files=frozenset(f.strip("'\"") for f in edited if any(c.isalpha() for c in f))
         | tool_paths(commands)[1]
-        | {path.strip() for path in _PATCH_FILE.findall(step.action[:SCAN_CHARS])},
+        | {path.strip() for path in _PATCH_FILE.findall(step.action[:SCAN_CHARS])}
+        | copied
+        | script_writes(step.action, commands),
         viewed_files=frozenset(viewed_paths(commands)),
-        deleted_files=deleted_paths(commands),
+        deleted_files=deleted_paths(commands) | moved_away,
+        reverted_files=reverted_paths(commands),
     )

@@ -16,7 +16,8 @@ from contextweaver.store.base import StoredAnnotation, canonical, ordered
 from contextweaver.types import Facts, Node, Step, TestStatus, ValidationStatus
 
 FACT_SETS = (
-    "files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files", "deleted_files"
+    "files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files", "deleted_files",
+    "reverted_files",
 )  # fmt: skip
 """Fact sets are stored one item a line (a JSON list when an item holds a line break): fast to read."""
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 
+from contextweaver.nodes.views import same_file
 from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
 from contextweaver.types import Message, Node
 from contextweaver.validation.tracker import TestTracker, shown_id
@@ -63,9 +64,9 @@ class WorkingState:
         files: list[Lines] = []
         if changed:
             dated = [
-                f"{path} ({'deleted, ' if gone else ''}step {step})" for path, step, gone in changed[:FILES]
+                f"{path} ({how + ', ' if how else ''}step {step})" for path, step, how in changed[:FILES]
             ]
-            bare = [path + (" (deleted)" if gone else "") for path, _, gone in changed]
+            bare = [path + (f" ({how})" if how else "") for path, _, how in changed]
             files = [[f"- files changed so far: {', '.join(dated + bare[FILES:])}"],
                      *_shortened("- files changed: ", bare, "older")]  # fmt: skip
         by_step: dict[int, list[str]] = {}
@@ -145,16 +146,18 @@ class WorkingState:
             room -= exact - tokens
         return None
 
-    def _changed_files(self) -> list[tuple[str, int, bool]]:
-        """Edited, created or deleted paths as the agent wrote them, with the step of the last change
-        and whether it deleted the file, the most recently changed first."""
-        last: dict[str, tuple[int, bool]] = {}
+    def _changed_files(self) -> list[tuple[str, int, str]]:
+        """Edited, created, deleted or reverted paths as the agent wrote them, with the step of the last
+        change and how it left the file ("deleted", "reverted" or ""), the most recently changed first."""
+        last: dict[str, tuple[int, str]] = {}
         for node in self.nodes[1:]:
-            for path in node.facts.edited_files:
-                last[path] = (node.index, False)
-            for path in node.facts.deleted_files:
-                last[path] = (node.index, True)
-        return sorted(((p, s, gone) for p, (s, gone) in last.items()), key=lambda item: (-item[1], item[0]))
+            facts = node.facts
+            for how, paths in (("", facts.edited_files), ("deleted", facts.deleted_files)):
+                last.update(dict.fromkeys(paths, (node.index, how)))
+            for path in facts.reverted_files:  # under the spelling of the change it undoes
+                known = next((p for p in last if same_file(p, path)), path)
+                last[known] = (node.index, "reverted")
+        return sorted(((p, s, how) for p, (s, how) in last.items()), key=lambda item: (-item[1], item[0]))
 
 
 def _tokens(*lines: str) -> int:
@@ -197,7 +200,8 @@ def _shortened(label: str, items: list[str], rest: str) -> list[Lines]:
 
 
 def _changes(node: Node) -> bool:
-    return bool(node.facts.edited_files or node.facts.deleted_files)
+    facts = node.facts
+    return bool(facts.edited_files or facts.deleted_files or facts.reverted_files)
 
 
 def _trace(node: Node) -> str:

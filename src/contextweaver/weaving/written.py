@@ -5,7 +5,8 @@ edited since, a function it rewrote. A cut that drops the create and keeps a lat
 loses the rest of the file, and the calls of every change take more tokens than the text they leave.
 So the session replays each step's writes (`nodes/writes.py`) once, as the step is added: a whole
 file's text with its replacements applied, or, for a file never written whole, the parts it wrote. A
-change no action shows (`sed -i`, a script) is said with the text, never hidden; `rm` forgets the file.
+change no action shows (`sed -i`, a script) is said with the text, never hidden; `rm` or a revert
+(`git checkout f`) forgets the file.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class WrittenFiles:
         for write in writes:
             self._apply(node.index, write)
         written = {w.path for w in writes}
-        gone, changed = facts.deleted_files - written, facts.edited_files - written
+        gone = (facts.deleted_files | facts.reverted_files) - written  # a revert: the repository's text again
+        changed = facts.edited_files - written
         if not gone and not changed:  # the usual step: no pass over every file written so far
             return
         for path in list(self.files):
