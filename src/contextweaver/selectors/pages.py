@@ -9,14 +9,9 @@ from collections.abc import Iterable, Mapping
 from contextweaver.nodes.views import same_file
 
 PAGES = 3
-"""An agent paging through a file (`--view_range 1300 1350`, then `1350 1400`) types next the bounds of a
-nearby page, numbers it read in an older view of that file; so an older view of a file offers its lines
-whose numbers lie within PAGES widths of a range a recent view of it showed, on either side, each alone. Of
-SWE-agent-LM-32B's 106 number misses 10+ back on train, 58 lie within 3 widths at multiples of 10, 29
-within one. Set by `benchmarks/frontier.py` on the train splits (PAGE_WEIGHT 1): SWE-agent-LM-32B margin
-+0.051 -> +0.063 (10+ 0.342 -> 0.419); 2 gave +0.062 (10+ 0.402), 4 the same as 3; gemini, Llama and Java
-unchanged. At PAGE_WEIGHT 4, 5 gave +0.071 (10+ 0.476) against +0.070 (0.479), and the ranges of the last
-`file_lookback` steps' views instead of `lookback`'s +0.071 (0.473): no better, so neither is taken."""
+"""An older view of a file offers its lines whose numbers lie within PAGES widths of a range a recent view of
+it showed, on either side, each alone: an agent paging through a file types next the bounds of a nearby page.
+Set on the train splits (docs/TUNING.md)."""
 PAGE_STEP = 10
 """Only round line numbers are bounds an agent types (multiples of this); 5 gave the same on
 SWE-agent-LM-32B train (+0.063) for more lines."""

@@ -40,22 +40,15 @@ from contextweaver.weaving.plan import Plan
 
 REFERENCE_STEP = 750.0
 """Tokens of a mean step up to which `extra_tokens` is spent as fitted; a run of bigger steps gets a
-proportionally bigger allowance (tool-calling agents print whole-file views). Set by
-`benchmarks/frontier.py` on the train splits: SWE-agent-LM-32B margin +0.041 -> +0.043, its 10+
-evidence 0.262 -> 0.336; gemini, Llama and Java unchanged (600 cost gemini 0.002)."""
+proportionally bigger allowance (tool-calling agents print whole-file views). Set on the train splits
+(docs/TUNING.md)."""
 MAX_SCALE = 2.0
 """The allowance grows to at most this multiple of `extra_tokens`."""
 NEAR_CAP = 2.0
-"""An output of the W steps just before the floor may offer up to this multiple of `excerpt_tokens`:
-next-step evidence falls off with distance (SWE-agent-LM-32B train: 61 items 5 outputs back, 36 at 9,
-17 at 15), and most of the 5-9 misses were in outputs the selection had excerpted, at the cap, without
-the line used. Its offer is ranked by the capped offer's value per token; the wider one is taken when it
-fits the allowance left, else the capped one. Set by `benchmarks/frontier.py` on the train splits (first
-60 runs; Java all 64): SWE-agent-LM-32B margin +0.050 -> +0.062 (5-9 0.483 -> 0.655), gemini +0.041 ->
-+0.046 (5-9 0.829 -> 0.909), Java +0.034 -> +0.032 (one item); 1.5 gave +0.058 / +0.045; 2.0 for the
-10 outputs before the floor +0.058 / +0.043; ranking the wider offer itself lost Java 2 items. On the whole
-train splits: SWE-agent-LM-32B +0.043 -> +0.051 (5-9 0.472 -> 0.643), gemini +0.074 -> +0.076, Java
-+0.032 -> +0.032, Llama +0.037 -> +0.036 (5-9 0.796 -> 0.755)."""
+"""An output of the W steps just before the floor may offer up to this multiple of `excerpt_tokens`: next-step
+evidence falls off with distance, and most misses 5-9 outputs back were in outputs excerpted at the cap
+without the line used. Its offer is ranked by the capped offer's value per token; the wider one is taken when
+it fits the allowance left, else the capped one. Set on the train splits (docs/TUNING.md)."""
 
 REASONS = {
     "current": "current step",

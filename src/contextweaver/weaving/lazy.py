@@ -29,26 +29,14 @@ flag says whether part of the room may be held for older steps' calls (False: th
 AMORTIZE_STEPS = 2.0
 """Mean steps the gap between the water marks should hold, so a cut's rewrite is shared by several steps."""
 LOW_FLOOR = 0.7
-"""The lowest share of the room a cut weaves down to for that gap. With big steps (the room holds only
-a few) a floor of 0.7 once left the gap short of two steps, so every step re-cut at the high mark; a
-lower floor cuts less often but keeps less. 0.6 was chosen on the first 60 runs of each train split;
-on all of them (`python benchmarks/budget_vs_masking.py --data lm32b,gemini --split train --limit 400
--s cw,masking -b 4000,8000,16000` with LOW_FLOOR patched) the SWE-agent-LM-32B runs with big steps held
-less recall than masking at 8k (-0.025 [-0.054, -0.003]), most of it recent outputs the cut dropped.
-0.7: their 8k recall 0.821 -> 0.849 (+0.003 over masking) at 0.40x -> 0.46x masking's bill, all
-SWE-agent-LM-32B 8k 0.828 -> 0.844 at 0.44x, gemini 8k 0.898 -> 0.900 at 0.39x, 4k 0.750 -> 0.767 at
-0.72x -> 0.90x, Llama 8k 0.50x -> 0.51x at the same recall. 0.65 left the big steps at -0.014; 0.45
-fell below masking's recall everywhere."""
+"""The lowest share of the room a cut weaves down to for that gap: a lower floor cuts less often but keeps
+less, and with big steps the recent outputs it drops cost recall. Chosen on all the train runs
+(docs/TUNING.md)."""
 
 ONE_STEP_ROOM = 4000.0
-"""Tokens of room above the root from which a cut whose two-step gap would fall below LOW_FLOOR still
-leaves a gap of one mean step. Big steps (a tool-calling agent's whole-file views, early in a run) made
-every step re-cut at the high mark. On the train splits (the first 80 runs, `-b 4000,8000,16000`): at
-8k SWE-agent-LM-32B billed 0.64x -> 0.51x masking's at the same recall (0.855, masking 0.849; history
-evidence 0.942 -> 0.934), at 16k 11% less at recall 0.943 -> 0.942; gemini 8k recall 0.906 -> 0.923 at
-0.40x -> 0.44x. It is not free where it acts: on the 18 of those SWE-agent-LM-32B runs whose mean step
-is 1k+ tokens, 8k recall fell 0.874 -> 0.858 (masking 0.871). At 4k (a room of about 2.5k) it cost
-gemini recall 0.791 -> 0.764 (masking 0.763), so a room that small keeps the high mark."""
+"""Tokens of room above the root from which a cut whose two-step gap would fall below LOW_FLOOR still leaves a
+gap of one mean step: big steps (a tool-calling agent's whole-file views) made every step re-cut at the high
+mark. A smaller room keeps the high mark. Chosen on the train splits (docs/TUNING.md)."""
 STATE_FIELDS = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
 """What `state` saves besides the decisions: everything a cut leaves that the next context builds on."""
 
@@ -139,9 +127,7 @@ class LazyContext:
         LOW_FLOOR; when even that cannot be had, a gap of one mean step in a room of ONE_STEP_ROOM or
         more (a cut every other step, not every step); when not even that, halfway between the marks in
         such a room (`steps_too_big`), else the high mark (a small room re-cuts every step or two
-        whatever the mark, so a lower one buys little and keeps less). O(1): running totals.
-        The mean of the last 10 steps instead (one huge early output inflates the run's) was tried on the
-        train splits: SWE-agent-LM-32B 8k recall +0.007 at an 8% higher bill, gemini 8k -0.007; not kept."""
+        whatever the mark, so a lower one buys little and keeps less). O(1): running totals."""
         assert self.limit is not None
         room = max(self.limit - self.root_tokens, 1.0)
         mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
@@ -158,12 +144,7 @@ class LazyContext:
     def steps_too_big(self) -> float:
         """Halfway between the marks: where a mean step takes over 40% of a room of ONE_STEP_ROOM or more,
         the high mark made every step cut and write the whole room again (the bill of no cache at all);
-        a short gap lets the smaller steps in between pass without a cut.
-        On the train splits (first 60 runs, `benchmarks/budget_vs_masking.py -s cw -b 8000,16000`), only
-        SWE-agent-LM-32B moves: 8k billed 0.48x -> 0.40x masking's at the same recall (0.842) and history
-        (0.941 -> 0.942), 16k 0.42x -> 0.36x at recall 0.932 -> 0.937; on its 31 runs with big steps 8k
-        0.52x -> 0.40x for recall 0.852 -> 0.844 (masking 0.848), 16k 0.925 -> 0.935 at 0.39x -> 0.32x.
-        The low mark instead billed 0.37x at 8k recall 0.841 on those runs."""
+        a short gap lets the smaller steps in between pass without a cut (docs/TUNING.md)."""
         return (self.low + self.high) / 2
 
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:

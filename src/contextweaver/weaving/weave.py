@@ -18,53 +18,23 @@ if TYPE_CHECKING:
 
 
 EDIT_SHARE = 0.5
-"""Of the room the recency floor leaves (`Plan.ahead_of_edits`), the most the calls of older edits take
-before the rest of the plan. Missed edit freshness was mostly an edit whose old text an earlier
-edit wrote (its `new_str`, a file it created), that step dropped whole at the cut. Chosen on the train
-splits (`-s cw,masking -b 4000,8000,16000`): first 0.3 over none (first 60 gemini and 50
-SWE-agent-LM-32B runs: freshness at gemini 4k 0.857 -> 0.911, at SWE-agent-LM-32B 8k 0.960 -> 0.972,
-history evidence 0.791 -> 0.818 and 0.925 -> 0.942, recall within 0.006); then, once the calls' hold
-came after the floor, 0.5 over 0.3 and 0.4 (first 60 gemini, 100 SWE-agent-LM-32B, 60 Llama runs):
-SWE-agent-LM-32B 4k history 0.775 -> 0.787 (masking 0.788), freshness 0.797 -> 0.824, 8k history
-0.926 -> 0.930, freshness 0.949 -> 0.953, recall within 0.001; gemini 4k history 0.818 -> 0.835
-(masking 0.818) for recall 0.845 -> 0.831 (masking 0.823), 8k recall 0.950 -> 0.946; Llama unchanged.
-0.4 kept gemini's 4k recall (0.841, history 0.832) but left SWE-agent-LM-32B 8k freshness at 0.945."""
+"""Of the room the recency floor leaves, the most the calls of older edits take before the rest of the plan: a
+later edit often replaces what one of them wrote (its `new_str`, a file it created). Chosen on the train
+splits (docs/TUNING.md)."""
 LATEST_EDIT_SHARE = 0.2
 """Of the room the current step leaves, the most the calls of each file's latest change take before the
-recency floor (a floor step among them keeps its call, not its output: an editor's echo of the edit adds
-little to it; a test run gets its output back, `_Room.reopen_test_run`). The text a later edit replaces is
-most often what the last write to that file left, and where the floor fills the room (big steps, small
-budgets) EDIT_SHARE gets nothing, so a cut dropped that call whole. Chosen on the train splits (first 60
-runs each, `benchmarks/budget_vs_masking.py -s cw,masking -b 4000,8000,16000`, `benchmarks/miss_sources.py
---metric fresh`): SWE-agent-LM-32B 4k freshness 0.840 -> 0.864, history evidence 0.792 -> 0.808, recall
-0.693 -> 0.697; 8k freshness 0.969 -> 0.990, history 0.937 -> 0.941; gemini 4k freshness 0.911 -> 0.955,
-history 0.835 -> 0.844, recall 0.829 -> 0.828, but 8k recall 0.945 -> 0.939 (one step of one run); Llama
-and Java within 0.004. Tried: before the current step (it trimmed the newest output: gemini 4k recall
-0.817); every older edit, not each file's latest (same gains, less recall); the floor's edits left to the
-floor (SWE-agent-LM-32B 4k freshness 0.835) or given their output back when it fits (0.850); 0.3 (gemini
-4k recall 0.821); 0.1 (half the freshness gain)."""
+recency floor: the text a later edit replaces is most often what the last write to that file left, and where
+the floor fills the room a cut dropped that call whole. A floor step among them keeps its call (a test run
+gets its output back, `_Room.reopen_test_run`). Chosen on the train splits (docs/TUNING.md)."""
 
 WRITTEN_SHARE = 0.6
 """Of the room the latest changes' calls leave, the most the note's texts of what the agent wrote take
-(`weaving/written.py`): a file as its writes left it, where a cut dropped the create and kept a later
-edit's call. First the files the newest NAMED_BY steps name (run, viewed, printed): the file the next edit
-changes is most often one just run or looked at. Then the other files the agent changed in place: its
-fix, which it edits again after its scripts have run. Chosen on the train splits (first 60 runs each,
-`benchmarks/budget_vs_masking.py -s cw,masking -b 4000,8000,16000`, `benchmarks/miss_sources.py --metric
-fresh`). The named files (at 0.5, with NAMED_BY 2): SWE-agent-LM-32B 4k freshness 0.864 -> 0.898, history
-evidence 0.808 -> 0.822, recall 0.697 -> 0.687 (masking 0.682); gemini 4k history 0.844 -> 0.852,
-freshness 0.955 both. Then the fix, at 0.6: SWE-agent-LM-32B 4k freshness 0.898 -> 0.932, history 0.824 ->
-0.831, recall 0.687 -> 0.686; 8k history 0.944 -> 0.941 (one run, django__django-15022); gemini, Llama,
-Java and 16k unchanged. Tried: the fix at 0.5 (4k freshness 0.913) and 0.7 (as 0.6); after the floor, not
-before it (0.922, the same 8k loss); every other file written, not only the fix (gemini 4k freshness 0.955
--> 0.920, recall 0.825 -> 0.810); the texts in place of the latest changes' calls (0.4: gemini 4k
-freshness 0.929, recall 0.815); no older edits' calls after the floor (gemini 4k freshness 0.866)."""
+(`weaving/written.py`): first the files the newest NAMED_BY steps name (the file the next edit changes is most
+often one just run or looked at), then the other files the agent changed in place (its fix). Chosen on the
+train splits (docs/TUNING.md)."""
 NAMED_BY = 4
-"""Steps back whose facts name the files the note's texts are given for. Chosen on the train splits (the
-commands of WRITTEN_SHARE) over 2, 3 and 6: SWE-agent-LM-32B 8k history evidence 0.939 / 0.940 / 0.944 /
-0.945 (2 / 3 / 4 / 6; masking 0.947), its runs with big steps 0.930 / 0.932 / 0.937 / 0.940 (masking
-0.944), but gemini 4k recall 0.826 / 0.825 / 0.825 / 0.820 (masking 0.823): 4 is the most that keeps
-recall at least masking's."""
+"""Steps back whose facts name the files the note's texts are given for: the most that kept recall at least
+masking's on the train splits (docs/TUNING.md)."""
 
 
 SHORT_CALL = "call kept without its reasoning: the placeholder does not fit the budget"
@@ -158,14 +128,9 @@ class _Room:
         self.left -= decision.tokens
 
     def hold(self, share: float, steps: Sequence[Node]) -> float:
-        """Set aside up to `share` of the room for the placeholders of the steps not chosen yet. Taken once
-        the recency floor and the older edits' calls are in (held before the floor, it trimmed the newest
-        outputs), at every lazy cut with a gap (it had been only where the room holds 8+ mean steps). On
-        the train splits (`-s cw -b 4000,8000,16000`, first 60 gemini, 100 SWE-agent-LM-32B, 60 Llama, 40
-        Java runs): recall at gemini 8k 0.941 -> 0.950, SWE-agent-LM-32B 16k 0.940 -> 0.942, Java 16k
-        0.986 -> 0.988; at SWE-agent-LM-32B 8k history evidence 0.923 -> 0.926 and edit freshness 0.941
-        -> 0.949 for recall 0.837 -> 0.833 (masking 0.830 / 0.937 / 0.970); 4k unchanged (it re-cuts at
-        the high mark, no gap). A share of 0.5 did worse on both sets."""
+        """Set aside up to `share` of the room for the placeholders of the steps not chosen yet, once the
+        recency floor and the older edits' calls are in (held before the floor, it trimmed the newest
+        outputs). Chosen on the train splits (docs/TUNING.md)."""
         calls = sum(n.compressed_tokens for n in steps if n.index not in self.chosen) if share else 0
         held = min(calls, max(0.0, self.left) * share)
         self.left -= held
