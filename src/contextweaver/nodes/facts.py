@@ -110,9 +110,11 @@ def copied_paths(commands: str) -> tuple[set[str], set[str]]:
         if len(arguments) > COPY_ARGUMENTS:
             continue
         paths = _paths(arguments)
+        if verb == "touch":
+            written.update(paths)
+            continue
         recursive = verb == "cp" and any(a[:1] == "-" and a[1:2] in "rRa" for a in arguments.split())
-        if verb == "touch" or len(paths) < 2 or recursive:
-            written.update(paths if verb == "touch" else ())
+        if len(paths) < 2 or recursive:
             continue
         *sources, target = paths
         if (
