@@ -17,6 +17,7 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from statistics import median
 from typing import Any
 
 from frontier import UNSPLIT, runs_of
@@ -30,6 +31,7 @@ from contextweaver.eval.state_probes import cut, edit_old_texts
 from contextweaver.eval.trajectory_run import parse_budgets
 from contextweaver.formats.base import Trajectory
 from contextweaver.strategies import build_strategy
+from contextweaver.tokens import count_message, count_text
 from contextweaver.weaving.weave import BudgetError
 
 METRICS = ("fresh", "history", "far")
@@ -89,13 +91,30 @@ def misses(
             if item in held:
                 yield ("held",)
                 continue
+            kind = earliest_kind(trajectory, item, replayed.index)
             found = source(trajectory, item, replayed.index)
             if found is None:
-                yield ("missed", "the root or several steps together")
+                yield ("missed", kind, "the root or several steps together")
                 continue
             index, where = found
             key = (where, bucket(replayed.index - index), modes.get(index, "?"))
-            yield ("missed", *key, *((nxt,) if nxt else ()))
+            yield ("missed", kind, *key, *((nxt,) if nxt else ()))
+
+
+def earliest_kind(trajectory: Trajectory, item: str, before: int) -> str:
+    """Which text of the steps up to `before` holds `item`: an action, else a thought, else an output."""
+    steps = trajectory.steps[:before]
+    if any(item in step.action for step in steps):
+        return "action"
+    return "thought" if any(item in step.thought for step in steps) else "output"
+
+
+def action_room(trajectory: Trajectory, metric: str, budget: int | None) -> Iterator[tuple[int, int]]:
+    """At each step asked: the tokens of every earlier step's action, and the room above the root."""
+    root = sum(count_message(m) for m in trajectory.root)
+    actions = [count_text(step.action) for step in trajectory.steps]
+    for index in wanted(trajectory, metric):
+        yield sum(actions[: index - 1]), (budget or 0) - root
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,10 +137,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.data}: no runs (is ../shared/data there?)", file=sys.stderr)
         return 1
     counts: Counter[tuple[Any, ...]] = Counter()
+    kinds: Counter[str] = Counter()
+    sizes: list[tuple[int, int]] = []
     unfit = 0
     for trajectory in track(runs, f"{args.data} {args.strategy}", console=Console(stderr=True)):
         try:
-            counts.update(list(misses(trajectory, args.strategy, budget, args.metric)))
+            for key in misses(trajectory, args.strategy, budget, args.metric):
+                counts[key[:1] + key[2:]] += 1
+                kinds.update(key[1:2])
+            sizes += action_room(trajectory, args.metric, budget)
         except BudgetError:  # the budget cannot hold this run's root: left out, as in budget_vs_masking
             unfit += 1
     if unfit:
@@ -136,6 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     for key, count in counts.most_common(args.top):
         cells = [*key[1:], "", "", ""][:4]
         print(f"| {' | '.join(str(c) for c in cells)} | {count} | {count / max(1, missed):.0%} |")
+    print(f"Of the misses, some earlier action holds {kinds['action']}, only an earlier thought "
+          f"{kinds['thought']}, only an output {kinds['output']}: with every call's action kept, "
+          f"{(held + kinds['action']) / max(1, total):.3f} held; with every thought too, "
+          f"{(held + kinds['action'] + kinds['thought']) / max(1, total):.3f}.")  # fmt: skip
+    if sizes and budget:
+        print(f"Every earlier action takes {median(a for a, _ in sizes):,.0f} tokens at the steps asked "
+              f"(median), the room above the root {median(r for _, r in sizes):,.0f}.")  # fmt: skip
     return 0
 
 
