@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from statistics import median
 from typing import Any
 
@@ -72,10 +72,10 @@ def source(trajectory: Trajectory, item: str, before: int) -> tuple[int, str] | 
 
 
 def misses(
-    trajectory: Trajectory, strategy: str, budget: int | None, metric: str
+    trajectory: Trajectory, asked: dict[int, frozenset[str]], strategy: str, budget: int | None, metric: str
 ) -> Iterator[tuple[Any, ...]]:
-    """One key per item asked for: ("held",) or (where, distance bucket, the step's mode[, next tool])."""
-    asked = wanted(trajectory, metric)
+    """One key per item asked for: ("held",) or ("missed", the earliest text holding it (`earliest_kind`),
+    where, distance bucket, the step's mode[, next tool])."""
     last = len(trajectory.steps)
     for replayed in replay_steps(trajectory, build_strategy(strategy).strategy, [budget]):
         items = asked.get(replayed.index + 1)
@@ -109,11 +109,13 @@ def earliest_kind(trajectory: Trajectory, item: str, before: int) -> str:
     return "thought" if any(item in step.thought for step in steps) else "output"
 
 
-def action_room(trajectory: Trajectory, metric: str, budget: int | None) -> Iterator[tuple[int, int]]:
-    """At each step asked: the tokens of every earlier step's action, and the room above the root."""
+def action_room(
+    trajectory: Trajectory, asked: Iterable[int], budget: int | None
+) -> Iterator[tuple[int, int]]:
+    """At each step `asked`: the tokens of every earlier step's action, and the room above the root."""
     root = sum(count_message(m) for m in trajectory.root)
     actions = [count_text(step.action) for step in trajectory.steps]
-    for index in wanted(trajectory, metric):
+    for index in asked:
         yield sum(actions[: index - 1]), (budget or 0) - root
 
 
@@ -142,10 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     unfit = 0
     for trajectory in track(runs, f"{args.data} {args.strategy}", console=Console(stderr=True)):
         try:
-            for key in misses(trajectory, args.strategy, budget, args.metric):
+            asked = wanted(trajectory, args.metric)
+            for key in misses(trajectory, asked, args.strategy, budget, args.metric):
                 counts[key[:1] + key[2:]] += 1
                 kinds.update(key[1:2])
-            sizes += action_room(trajectory, args.metric, budget)
+            sizes += action_room(trajectory, asked, budget)
         except BudgetError:  # the budget cannot hold this run's root: left out, as in budget_vs_masking
             unfit += 1
     if unfit:
