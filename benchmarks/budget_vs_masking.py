@@ -25,7 +25,7 @@ from frontier import UNSPLIT, runs_of
 from contextweaver.eval.intervals import pooled_difference
 from contextweaver.eval.trajectory_run import evaluate, parse_budgets, trajectory_id
 from contextweaver.nodes.extract import make_node
-from contextweaver.weaving.weave import BudgetError
+from contextweaver.weaving.budget import BudgetError
 
 METRICS = ("recall", "history")
 

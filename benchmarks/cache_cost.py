@@ -33,7 +33,7 @@ from contextweaver.eval.trajectory_run import budget_key, evaluate, parse_budget
 from contextweaver.formats import Trajectory, TrajectoryError, load_trajectories
 from contextweaver.nodes.extract import root_node
 from contextweaver.prompt_cache import PRICES
-from contextweaver.weaving.weave import BudgetError
+from contextweaver.weaving.budget import BudgetError
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SETS = {

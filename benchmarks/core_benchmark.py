@@ -20,8 +20,8 @@ from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.replay import replay
 from contextweaver.formats import load_trajectory
 from contextweaver.protocols import Strategy
+from contextweaver.records import Step
 from contextweaver.strategies import build_strategy
-from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trajectories" / "mini-swe-agent"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from contextweaver.types import Step
+from contextweaver.records import Step
 from contextweaver.weaver import ContextWeaver
 
 SIZES = (64_000, 256_000, 1_000_000, 4_000_000)

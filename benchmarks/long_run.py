@@ -35,8 +35,8 @@ from typing import Any
 
 from core_benchmark import synthetic_step
 
+from contextweaver.records import Step
 from contextweaver.strategies import REPLAY_DEFAULT
-from contextweaver.types import Step
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]
 LAST = 100

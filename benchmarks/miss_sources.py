@@ -32,7 +32,7 @@ from contextweaver.eval.trajectory_run import parse_budgets
 from contextweaver.formats.base import Trajectory
 from contextweaver.strategies import build_strategy
 from contextweaver.tokens import count_message, count_text
-from contextweaver.weaving.weave import BudgetError
+from contextweaver.weaving.budget import BudgetError
 
 METRICS = ("fresh", "history", "far")
 FAR = BUCKETS[-1]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestReport, TestTracker, parse_observation
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "test_logs"

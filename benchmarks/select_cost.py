@@ -25,8 +25,8 @@ from contextweaver.config import WeaverConfig
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import Strategy
+from contextweaver.records import Parent
 from contextweaver.selectors.select import SelectSelector
-from contextweaver.types import Parent
 from contextweaver.weaver import ContextWeaver
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]

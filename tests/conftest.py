@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from contextweaver.prompt_cache import message_key
+from contextweaver.records import Message
 from contextweaver.tokens import count_message
-from contextweaver.types import Message
 from tests.shared_data import absent
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -13,9 +13,9 @@ from contextweaver.baselines.recent import ObservationMasking
 from contextweaver.cli import main
 from contextweaver.errors import CallOrder, ConfigError, ContextWeaverError, UnknownName
 from contextweaver.examples import example_path
+from contextweaver.records import Step
 from contextweaver.registry import SELECTORS
 from contextweaver.strategies import spec, weaver_config
-from contextweaver.types import Step
 
 
 @pytest.mark.parametrize(

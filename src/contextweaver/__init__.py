@@ -16,10 +16,7 @@ from contextweaver.protocols import (
     Strategy,
     Summarizer,
 )
-from contextweaver.store import Session, Store, StoreError, open_store
-from contextweaver.strategies import TABLE as STRATEGIES
-from contextweaver.strategies import build_strategy, strategy_names
-from contextweaver.types import (
+from contextweaver.records import (
     Decision,
     Node,
     Parent,
@@ -28,9 +25,12 @@ from contextweaver.types import (
     ValidationStatus,
     WovenContext,
 )
+from contextweaver.store import Session, Store, StoreError, open_store
+from contextweaver.strategies import TABLE as STRATEGIES
+from contextweaver.strategies import build_strategy, strategy_names
 from contextweaver.weaver import ContextWeaver
+from contextweaver.weaving.budget import BudgetError
 from contextweaver.weaving.plan import Plan
-from contextweaver.weaving.weave import BudgetError
 
 __version__ = "0.2.0"
 

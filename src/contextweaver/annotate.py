@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from contextweaver.analyzers import ANALYZERS, build_analyzer
+from contextweaver.records import Annotation, Node
 from contextweaver.summaries import SUMMARIZERS, build_summarizer
-from contextweaver.types import Annotation, Node
 
 if TYPE_CHECKING:
     from contextweaver.config import WeaverConfig

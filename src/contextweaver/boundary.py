@@ -11,7 +11,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from contextweaver.types import Annotation, Node, ValidationStatus
+from contextweaver.records import Annotation, Node, ValidationStatus
 from contextweaver.validation.tracker import TestTracker, Verdict
 
 if TYPE_CHECKING:

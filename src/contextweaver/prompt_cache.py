@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from itertools import accumulate, repeat
 from typing import Any
 
+from contextweaver.records import Message
 from contextweaver.tokens import count_message
-from contextweaver.types import Message
 
 PRICES_TAKEN = "2026-11-30"
 """The day the multipliers below were read from the providers' pricing pages."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from contextweaver.types import Annotation, Message, Node, Parent, Step, WovenContext
+from contextweaver.records import Annotation, Message, Node, Parent, Step, WovenContext
 
 if TYPE_CHECKING:
     from contextweaver.config import WeaverConfig

@@ -11,7 +11,7 @@ from typing import Any
 
 import tiktoken
 
-from contextweaver.types import Message, content_text
+from contextweaver.records import Message, content_text
 
 # o200k_base's split pattern and special tokens, as tiktoken defines them (tiktoken_ext.openai_public).
 _O200K_PAT = "|".join(

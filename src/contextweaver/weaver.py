@@ -18,9 +18,9 @@ from contextweaver.errors import CallOrder
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph, LabelRecord
 from contextweaver.protocols import Model
+from contextweaver.records import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.selectors import build_selector
 from contextweaver.selectors.repeats import drop_repeated_outputs
-from contextweaver.types import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.validation import TestTracker
 from contextweaver.weaving.lazy import LazyContext
 from contextweaver.weaving.modes import WeaveSettings, Weaving

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from contextweaver.analyzers.heuristic import HeuristicAnalyzer
 from contextweaver.config import WeaverConfig
-from contextweaver.types import Step
+from contextweaver.records import Step
 from contextweaver.weaver import ContextWeaver
 from tests.core.helpers import ROOT
 

@@ -9,8 +9,8 @@ from contextweaver.config import WeaverConfig
 from contextweaver.models.fake import FakeModel
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.records import Parent, Step
 from contextweaver.testing.planted import NEW_STEP, TASK, TRUE_PARENT, planted_graph
-from contextweaver.types import Parent, Step
 
 
 def long_graph(n: int) -> DependencyGraph:

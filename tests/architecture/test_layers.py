@@ -12,7 +12,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "contextweaver"
 LAYERS = (
     "errors",
     "registry",
-    "types",
+    "records",
     "tokens",
     "config",
     "formats",
@@ -114,15 +114,15 @@ def test_no_import_runs_back_up_the_layers() -> None:
 
 
 def test_the_checker_sees_an_upward_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The check itself can fail: an import of the weaver from the types is reported."""
+    """The check itself can fail: an import of the weaver from the records is reported."""
     fake = tmp_path / "contextweaver"
     fake.mkdir()
     (fake / "__init__.py").write_text("")
-    (fake / "types.py").write_text("def f():\n    from contextweaver.weaver import ContextWeaver\n")
-    (fake / "weaver.py").write_text("from contextweaver import types\nfrom contextweaver import Step\n")
+    (fake / "records.py").write_text("def f():\n    from contextweaver.weaver import ContextWeaver\n")
+    (fake / "weaver.py").write_text("from contextweaver import records\nfrom contextweaver import Step\n")
     monkeypatch.setattr(__import__(__name__, fromlist=["SRC"]), "SRC", fake)
     assert upward_imports() == [
-        "types.py:2 (types) imports contextweaver.weaver (weaver, a higher room)",
+        "records.py:2 (records) imports contextweaver.weaver (weaver, a higher room)",
         "weaver.py:2 imports the package root",
     ]
 

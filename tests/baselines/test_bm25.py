@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextweaver.baselines import BASELINES
 from contextweaver.baselines.bm25 import BM25Retrieval, terms
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "Fix the parser."}]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextweaver.baselines.lazy_summary import LazySummary
 from contextweaver.models.fake import FakeModel
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "Fix the parser."}]
 

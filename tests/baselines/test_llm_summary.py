@@ -6,8 +6,8 @@ from contextweaver.baselines import BASELINES
 from contextweaver.baselines.llm_summary import LLMSummary
 from contextweaver.models.errors import ModelTimeout
 from contextweaver.models.fake import FakeModel
+from contextweaver.records import Step
 from contextweaver.strategies import build_strategy
-from contextweaver.types import Step
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "Fix the parser."}]
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from contextweaver.baselines import BASELINES
-from contextweaver.types import PLACEHOLDER
+from contextweaver.records import PLACEHOLDER
 from tests.core.helpers import ROOT, step
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from contextweaver.records import ValidationStatus
 from contextweaver.store import Session
-from contextweaver.types import ValidationStatus
 from tests.clis import clis
 from tests.clis.harness import (
     calls_and_results,

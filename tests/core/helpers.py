@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contextweaver.types import Annotation, Node, Parent, Step
+from contextweaver.records import Annotation, Node, Parent, Step
 
 ROOT = [
     {"role": "system", "content": "You are a coding agent. Use one bash command per turn."},

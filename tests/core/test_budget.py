@@ -4,11 +4,11 @@ import pytest
 
 from contextweaver.config import WeaverConfig
 from contextweaver.formats import load_trajectory
+from contextweaver.records import Step
 from contextweaver.testing.invariants import missing_verbatim, unpaired_tool_calls
 from contextweaver.tokens import count_message
-from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
-from contextweaver.weaving.weave import BudgetError
+from contextweaver.weaving.budget import BudgetError
 from tests.core.helpers import ROOT, FixedParents, step
 
 

@@ -4,7 +4,7 @@ the floor: held before it, the hold trimmed the newest outputs, the evidence the
 from __future__ import annotations
 
 from contextweaver.nodes.extract import make_node, root_node
-from contextweaver.types import Step
+from contextweaver.records import Step
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.weave import weave
 

@@ -5,7 +5,7 @@ cannot see."""
 from __future__ import annotations
 
 from contextweaver import ContextWeaver, Step, WeaverConfig
-from contextweaver.types import WovenContext
+from contextweaver.records import WovenContext
 
 WROTE = "total = sum(item.price * item.count for item in basket)"
 EDIT = f"cat > src/basket.py <<'EOF'\ndef total(basket):\n    {WROTE}\n    return total\nEOF"

@@ -4,7 +4,7 @@ import pytest
 
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph
-from contextweaver.types import Parent, ValidationStatus
+from contextweaver.records import Parent, ValidationStatus
 from tests.core.helpers import ROOT, step
 
 

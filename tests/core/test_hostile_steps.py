@@ -10,7 +10,7 @@ import pytest
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes import extract
 from contextweaver.nodes.facts import extract_facts
-from contextweaver.types import Step, ValidationStatus
+from contextweaver.records import Step, ValidationStatus
 from contextweaver.weaver import ContextWeaver
 from tests.core.helpers import ROOT, step
 

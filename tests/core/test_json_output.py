@@ -9,8 +9,8 @@ import pytest
 
 from contextweaver.nodes.extract import make_node
 from contextweaver.nodes.render import json_output, placeholder, trim_output, trim_text, trimmed_messages
+from contextweaver.records import PLACEHOLDER, Step
 from contextweaver.tokens import count_message, count_text
-from contextweaver.types import PLACEHOLDER, Step
 from contextweaver.weaving.excerpts import OutputLines, build_excerpt
 
 FILE = "".join(f'{n:>6}\tdef helper_{n}(value): return "<{n}>" * value  # é\n' for n in range(1, 73))

@@ -6,7 +6,7 @@ run."""
 from __future__ import annotations
 
 from contextweaver.nodes.extract import make_node, root_node
-from contextweaver.types import Node, Step, TestStatus
+from contextweaver.records import Node, Step, TestStatus
 from contextweaver.validation.tracker import TestTracker
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.weave import weave

@@ -7,8 +7,8 @@ import pytest
 
 from contextweaver.baselines.full import FullHistory
 from contextweaver.config import WeaverConfig, load_config
+from contextweaver.records import Step, WovenContext
 from contextweaver.tokens import count_message
-from contextweaver.types import Step, WovenContext
 from contextweaver.weaver import ContextWeaver
 from tests.core.helpers import ROOT, step
 

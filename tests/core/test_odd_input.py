@@ -7,7 +7,7 @@ from pathlib import Path
 
 from contextweaver.config import WeaverConfig
 from contextweaver.formats import load_trajectory
-from contextweaver.types import Step
+from contextweaver.records import Step
 from contextweaver.weaver import ContextWeaver
 from tests.core.helpers import ROOT, step
 

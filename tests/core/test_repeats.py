@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from contextweaver.config import WeaverConfig
-from contextweaver.types import Step
+from contextweaver.records import Step
 from contextweaver.weaver import ContextWeaver
 from tests.core.helpers import ROOT, FixedParents, step
 

@@ -7,7 +7,7 @@ import json
 from contextweaver.formats.toolcalls import action_text
 from contextweaver.nodes.facts import extract_facts
 from contextweaver.nodes.views import file_key, line_numbers, outline, same_file, viewed_file, viewed_paths
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 
 def test_paths_match_by_their_tail() -> None:

@@ -4,7 +4,7 @@ import pytest
 
 from contextweaver.annotate import build_annotator
 from contextweaver.config import WeaverConfig
-from contextweaver.types import PLACEHOLDER, Step, ValidationStatus
+from contextweaver.records import PLACEHOLDER, Step, ValidationStatus
 from contextweaver.weaver import ContextWeaver
 from tests.core.helpers import ROOT, FixedParents, step
 

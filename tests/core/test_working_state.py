@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from contextweaver import ContextWeaver, Step, WeaverConfig
 from contextweaver.nodes.extract import make_node, root_node
+from contextweaver.records import WovenContext
 from contextweaver.tokens import count_text
-from contextweaver.types import WovenContext
 from contextweaver.validation.tracker import TestTracker
 from contextweaver.weaving.working_state import WorkingState
 

@@ -9,7 +9,7 @@ import json
 from contextweaver import ContextWeaver, Step, WeaverConfig
 from contextweaver.nodes.extract import make_node
 from contextweaver.nodes.writes import Write, find_writes
-from contextweaver.types import WovenContext
+from contextweaver.records import WovenContext
 from contextweaver.weaving.written import WrittenFiles
 
 SCRIPT = "\n".join(f"print('case {n}', check({n}))" for n in range(100))

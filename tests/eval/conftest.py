@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from contextweaver.formats.base import Trajectory
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "trajectories" / "mini-swe-agent"
 ROOT = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextweaver.eval.edits import Edit, edit_evidence, find_copies, find_deletions, find_edits
 from contextweaver.formats.base import Trajectory
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 
 def test_sed_substitution_gives_target_and_unescaped_old_text() -> None:

@@ -20,8 +20,8 @@ from contextweaver.eval.frontier import run_point as report_point
 from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats import load_trajectories
 from contextweaver.formats.base import Trajectory
+from contextweaver.records import Step
 from contextweaver.selectors.select import SelectSelector
-from contextweaver.types import Step
 
 from .conftest import ROOT, write_jsonl
 

@@ -16,7 +16,7 @@ from contextweaver.eval.frontier import (
 )
 from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats.base import Trajectory
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 
 @pytest.mark.parametrize(("name", "n"), [("sliding_window", 5), ("masking", 10)])

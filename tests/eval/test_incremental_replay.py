@@ -18,8 +18,8 @@ from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
 from contextweaver.eval.replay import replay_steps
 from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import PRICES, CostMeter, PrefixCache
+from contextweaver.records import Message, Step
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy
-from contextweaver.types import Message, Step
 from contextweaver.weaving.weave import weave
 
 ROOT = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix helper calls"}]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from tests.eval.conftest import write_jsonl
 
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 RUNS = 12
 """Enough runs (of 100 steps) that the grid outlasts a test process stalled for seconds on a busy machine:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextweaver.eval.state_probes import edit_old_texts, state_truth
 from contextweaver.formats.base import Trajectory
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 FAIL = "FAILED tests/test_calc.py::test_add - assert 1 == 5\n==== 1 failed, 1 passed in 0.05s ====\n"
 

@@ -12,8 +12,8 @@ from contextweaver.eval.metrics import index_runs, run_indices
 from contextweaver.eval.replay import replay, replay_steps
 from contextweaver.formats.base import Trajectory
 from contextweaver.nodes.extract import cached_extraction, extraction_of
+from contextweaver.records import Step
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy
-from contextweaver.types import Step
 
 
 def test_strategies_share_one_extraction_per_step_but_never_a_node(bugfix: Trajectory) -> None:

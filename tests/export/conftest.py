@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from contextweaver.types import Decision, Node, Parent, Step, ValidationStatus, WovenContext
+from contextweaver.records import Decision, Node, Parent, Step, ValidationStatus, WovenContext
 
 HOSTILE = (
     "x</script><script>document.title='PWNED'</script> <img src=x onerror=\"document.title='PWNED'\"> "

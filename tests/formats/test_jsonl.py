@@ -7,7 +7,7 @@ import pytest
 from contextweaver.formats import TrajectoryError, load_trajectory
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.jsonl import dump_steps
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 
 def lines(*objects: object) -> str:

@@ -21,8 +21,8 @@ from pathlib import Path
 from contextweaver.eval.replay import replay_steps
 from contextweaver.formats import load_trajectory
 from contextweaver.formats.base import Trajectory
+from contextweaver.records import Step
 from contextweaver.strategies import TABLE, build_strategy
-from contextweaver.types import Step
 
 HERE = Path(__file__).resolve().parent
 RECORD = HERE / "context_digests.json"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph
+from contextweaver.records import Parent, Step
 from contextweaver.selectors import SELECTORS
 from contextweaver.selectors.adaptive import AdaptiveSelector, recent_shape
-from contextweaver.types import Parent, Step
 from contextweaver.weaver import ContextWeaver
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from contextweaver.nodes.extract import extraction_of, make_node
+from contextweaver.records import Step
 from contextweaver.tokens import count_message
-from contextweaver.types import Step
 from contextweaver.weaving.excerpts import OutputLines, build_excerpt
 
 VIEW = "\n".join(

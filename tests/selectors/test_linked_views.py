@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from contextweaver.config import WeaverConfig
+from contextweaver.records import Step
 from contextweaver.selectors.select import SelectSelector
-from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 
 

@@ -6,7 +6,7 @@ from tests.selectors.test_select import MODULE as CART_VIEW
 
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.modules import module_files
-from contextweaver.types import Step
+from contextweaver.records import Step
 from contextweaver.weaver import ContextWeaver
 
 MODULE = CART_VIEW.replace("import os", "VERSION = 1", 1)

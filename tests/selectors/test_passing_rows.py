@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tests.selectors.test_select import filler, weaver_with
 
+from contextweaver.records import Step
 from contextweaver.selectors.passing_rows import passing_rows
-from contextweaver.types import Step
 
 PYTEST_V = "\n".join(
     [

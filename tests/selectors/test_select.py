@@ -6,10 +6,10 @@ import re
 
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.extract import make_node
+from contextweaver.records import Step
 from contextweaver.selectors import SELECTORS
 from contextweaver.selectors.select import SelectSelector
 from contextweaver.tokens import count_message
-from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 from contextweaver.weaving.excerpts import MARKER, OutputLines, build_excerpt
 

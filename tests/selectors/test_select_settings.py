@@ -18,9 +18,9 @@ from contextweaver.config.select_weights import (
     weights_document,
 )
 from contextweaver.errors import ContextWeaverError
+from contextweaver.records import Step
 from contextweaver.selectors.select import SelectSelector
 from contextweaver.strategies import build_strategy
-from contextweaver.types import Step
 from contextweaver.weaver import ContextWeaver
 
 VIEW = "\n".join(f"{n:>4}\tline {n} of the module" for n in range(1, 201)).replace(

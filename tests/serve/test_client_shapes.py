@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from contextweaver import BudgetError, ContextWeaver, Step, WeaverConfig
 from contextweaver.cli import main
+from contextweaver.records import PLACEHOLDER
 from contextweaver.serve import anthropic as wire
 from contextweaver.serve import responses
 from contextweaver.serve.loop_guard import LIMIT, LoopGuard
-from contextweaver.types import PLACEHOLDER
 
 TASK = {"role": "user", "content": [{"type": "text", "text": "fix calc.py"}]}
 ENVIRONMENT = {"role": "system", "content": "# Environment\ncwd: /repo", "output_config": {"effort": "medium"}}

@@ -6,9 +6,9 @@ import pickle
 
 import pytest
 
+from contextweaver.records import Message
 from contextweaver.serve.conversation import read_conversation
 from contextweaver.serve.histories import Delta, Histories, StaleHistory
-from contextweaver.types import Message
 
 ROOT: list[Message] = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"}]
 

@@ -15,8 +15,8 @@ import openai
 import pytest
 
 from contextweaver.config import WeaverConfig
+from contextweaver.records import PLACEHOLDER
 from contextweaver.store.sqlite import SQLiteStore
-from contextweaver.types import PLACEHOLDER
 from tests.llama_server import llama_server
 from tests.serve.harness import running_proxy, task
 from tests.serve.test_proxy_openai import expected_upstream_messages

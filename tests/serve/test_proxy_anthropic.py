@@ -15,12 +15,12 @@ import anthropic
 from click.testing import CliRunner
 
 from contextweaver.cli import main
+from contextweaver.records import PLACEHOLDER
 from contextweaver.serve.anthropic import MESSAGES
 from contextweaver.store.session import Session
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import anthropic_message
-from contextweaver.types import PLACEHOLDER
 from tests.serve.harness import run_tool, running_proxy
 from tests.serve.wire_expect import PER_STEP, woven_field
 

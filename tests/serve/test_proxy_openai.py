@@ -16,10 +16,10 @@ import openai
 import pytest
 
 from contextweaver.config import WeaverConfig
+from contextweaver.records import PLACEHOLDER
 from contextweaver.serve import read_conversation
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
-from contextweaver.types import PLACEHOLDER
 from contextweaver.weaver import ContextWeaver
 from tests.serve.harness import PER_STEP, run_tool, running_proxy, task, tool_call_reply
 

@@ -15,11 +15,11 @@ import openai
 from click.testing import CliRunner
 
 from contextweaver.cli import main
+from contextweaver.records import PLACEHOLDER
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import responses_object
-from contextweaver.types import PLACEHOLDER
 from tests.serve.harness import run_tool, running_proxy
 from tests.serve.wire_expect import PER_STEP, woven_field
 

@@ -11,12 +11,12 @@ import httpx
 import openai
 import pytest
 
+from contextweaver.records import PLACEHOLDER
 from contextweaver.serve import read_conversation
 from contextweaver.store import Session
 from contextweaver.store.replay import signature
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer
-from contextweaver.types import PLACEHOLDER
 from contextweaver.weaver import ContextWeaver
 from tests.serve.harness import PER_STEP, running_proxy, task, tool_call_reply
 from tests.serve.test_proxy_openai import TOOLS, agent_loop

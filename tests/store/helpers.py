@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 FAILING = """============================= test session starts ==============================
 collected 2 items

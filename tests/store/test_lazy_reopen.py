@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from contextweaver import Session, open_store
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 ROOT = [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix the parser."}]
 BUDGET = 6000

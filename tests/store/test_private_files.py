@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from contextweaver.records import Step
 from contextweaver.store import open_store
 from contextweaver.store.session import Session
-from contextweaver.types import Step
 
 
 def _mode(path: Path) -> int:

@@ -7,10 +7,10 @@ import pytest
 from contextweaver.config import ModelConfig, WeaverConfig
 from contextweaver.formats import Trajectory
 from contextweaver.models import build_model, usage_of
+from contextweaver.records import ValidationStatus
 from contextweaver.store import Session, SessionNotFound, Store, digest
 from contextweaver.store.base import annotation_of
 from contextweaver.store.replay import signature, stored_signature
-from contextweaver.types import ValidationStatus
 from contextweaver.weaver import ContextWeaver
 from tests.store.helpers import fix_cycle
 

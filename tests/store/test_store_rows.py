@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from contextweaver.nodes.graph import LabelRecord
+from contextweaver.records import Parent, Step, ValidationStatus
 from contextweaver.store import SessionExists, SessionNotFound, StepConflict, Store, StoredAnnotation, digest
-from contextweaver.types import Parent, Step, ValidationStatus
 
 ROOT = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "fix the bug in pager.py"}]
 

@@ -4,7 +4,7 @@ gives the same texts in its note (they are replayed from the stored steps, nothi
 from __future__ import annotations
 
 from contextweaver import Session, open_store
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 ROOT = [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix calc."}]
 SCRIPT = "\n".join(f"print('case {n}', check({n}))" for n in range(60))

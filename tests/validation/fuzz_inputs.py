@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from contextweaver.types import ValidationStatus
+from contextweaver.records import ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 FRAGMENTS = {

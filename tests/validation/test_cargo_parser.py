@@ -1,6 +1,6 @@
 """cargo test / libtest: pretty and terse output, several binaries, json events, build errors."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 PRETTY = """\

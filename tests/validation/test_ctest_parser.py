@@ -1,6 +1,6 @@
 """CTest: per-test lines with their outcomes and the closing percentage line."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 FAILED_RUN = """\

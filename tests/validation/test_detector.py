@@ -1,6 +1,6 @@
 """ValidationDetector: labels anchored to runner formats; the Python-traceback rule."""
 
-from contextweaver.types import ValidationStatus
+from contextweaver.records import ValidationStatus
 from contextweaver.validation import TestTracker
 
 CRASH = (

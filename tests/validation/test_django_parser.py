@@ -1,6 +1,6 @@
 """Django's runner: unittest's lines told apart by Django's banner or the runtests.py command."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 
 RUN = """\

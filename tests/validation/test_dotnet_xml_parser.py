@@ -1,6 +1,6 @@
 """NUnit, TRX and xUnit.net reports: one element per test, each with its own outcome words."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextweaver.types import Step
+from contextweaver.records import Step
 from contextweaver.weaver import ContextWeaver
 from tests.validation.adversarial import shapes
 from tests.validation.fuzz_inputs import FAILURES, FRAGMENTS, check, check_mixed, mixed_pieces, pieces

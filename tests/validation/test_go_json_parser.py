@@ -2,7 +2,7 @@
 
 import json
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 
 

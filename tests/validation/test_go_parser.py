@@ -1,6 +1,6 @@
 """go test -v: subtests, parallel output, panics, build failures, benchmarks, several packages."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 
 RUN = """\

@@ -1,6 +1,6 @@
 """Gradle's test task: failing-test lines, the completed count, BUILD lines, cut-off output."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 FAILED_RUN = """\

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import TestTracker, observation, parse_observation
 from contextweaver.validation.observation import parsers_in_order
 from contextweaver.validation.parsers.base import bounded_int, json_string

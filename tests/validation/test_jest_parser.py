@@ -1,6 +1,6 @@
 """jest: verbose per-test marks under describe blocks, ● headers, suites that fail to run, totals."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 
 VERBOSE = """\

@@ -1,6 +1,6 @@
 """JUnit XML printed by an action: statuses per testcase, surrounding text, cut-off reports."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 
 REPORT = """\

@@ -1,6 +1,6 @@
 """Maven Surefire console: failing tests in both naming styles, class lines, Results totals."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 RUN = """\

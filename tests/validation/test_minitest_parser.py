@@ -1,6 +1,6 @@
 """Minitest: failure, error and skip blocks, -v lines, the runs summary."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 FAILED_RUN = """\

@@ -1,6 +1,6 @@
 """Observations as agents see them: envelopes, head/tail truncation, ANSI colours, carriage returns."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 from contextweaver.validation.text import clean_observation
 

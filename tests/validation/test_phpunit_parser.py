@@ -1,6 +1,6 @@
 """PHPUnit: failure and error sections, OK and FAILURES! totals, cut-off output."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 FAILED_RUN = """\

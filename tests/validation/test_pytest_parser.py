@@ -1,6 +1,6 @@
 """pytest output in its common shapes: -v, -rA, -q, xdist, collection errors, nested pytester runs."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 VERBOSE = """\

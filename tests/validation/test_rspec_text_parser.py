@@ -1,6 +1,6 @@
 """RSpec's text output: the examples summary and the rerun list of failed examples."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 FAILED_RUN = """\

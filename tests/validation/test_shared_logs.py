@@ -38,7 +38,7 @@ def test_runner_sets_are_at_least_98_percent_exact(set_name: str) -> None:
 
 def test_agent_observation_failures_are_never_labelled_passed() -> None:
     accuracy = _accuracy_module()
-    from contextweaver.types import ValidationStatus
+    from contextweaver.records import ValidationStatus
     from contextweaver.validation import TestTracker
 
     for case in accuracy.agent_observation_cases(DATA):

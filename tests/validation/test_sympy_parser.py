@@ -1,6 +1,6 @@
 """sympy's bin/test: progress lines, failure blocks (failed vs exception), totals, clean files."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 RUN = """\

@@ -1,6 +1,6 @@
 """TAP (node --test's TAP reporter, prove) and node's spec reporter."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 NODE_TAP = """\

@@ -1,6 +1,6 @@
 """TestTracker: supersession at test level, inferred passes, status line cap, deterministic replay."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker
 
 START = "============================= test session starts ==============================\n"

@@ -1,6 +1,6 @@
 """unittest: verbose lines, FAIL:/ERROR: headers (old and 3.11 forms), Ran N + OK/FAILED, truncation."""
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation import parse_observation
 
 VERBOSE = """\

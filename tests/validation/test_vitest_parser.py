@@ -1,6 +1,6 @@
 """vitest: the failed-test list and the Test Files / Tests totals."""
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestTracker, parse_observation
 
 FAILED_RUN = """\

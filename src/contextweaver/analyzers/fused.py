@@ -26,8 +26,8 @@ from contextweaver.prompts import (
 )
 from contextweaver.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
 from contextweaver.protocols import Model
+from contextweaver.records import Annotation, Node
 from contextweaver.summaries.extractive import ExtractiveSummarizer
-from contextweaver.types import Annotation, Node
 
 if TYPE_CHECKING:
     from contextweaver.nodes.graph import DependencyGraph

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.postings import Posting, post
 from contextweaver.protocols import Model
-from contextweaver.types import Node, Parent
+from contextweaver.records import Node, Parent
 
 if TYPE_CHECKING:
     from contextweaver.nodes.graph import DependencyGraph

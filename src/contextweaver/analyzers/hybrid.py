@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from contextweaver.analyzers.heuristic import HeuristicAnalyzer
 from contextweaver.analyzers.llm import LLMAnalyzer
-from contextweaver.types import Node
+from contextweaver.records import Node
 
 if TYPE_CHECKING:
     from contextweaver.nodes.graph import DependencyGraph

@@ -25,7 +25,7 @@ from contextweaver.prompts import (
 )
 from contextweaver.prompts.parse import parse_parents
 from contextweaver.protocols import Model
-from contextweaver.types import Node, Parent
+from contextweaver.records import Node, Parent
 
 if TYPE_CHECKING:
     from contextweaver.nodes.graph import DependencyGraph

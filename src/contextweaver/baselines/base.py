@@ -7,7 +7,7 @@ from typing import Any
 
 from contextweaver.errors import CallOrder
 from contextweaver.nodes.extract import make_node, root_node
-from contextweaver.types import Message, Node, Step, WovenContext
+from contextweaver.records import Message, Node, Step, WovenContext
 from contextweaver.weaving.modes import WeaveSettings, Weaving
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.reweave import detached

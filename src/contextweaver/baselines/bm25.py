@@ -13,7 +13,7 @@ import re
 import bm25s
 
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.types import Node, Step
+from contextweaver.records import Node, Step
 from contextweaver.weaving.plan import Plan
 
 _TERM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]|[A-Za-z0-9_]")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from contextweaver.baselines.llm_summary import LLMSummary
 from contextweaver.protocols import Model
-from contextweaver.types import Node, Step
+from contextweaver.records import Node, Step
 from contextweaver.weaving.modes import WeaveSettings, Weaving
 
 

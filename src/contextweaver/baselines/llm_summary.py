@@ -19,7 +19,7 @@ from contextweaver.nodes.extract import root_node
 from contextweaver.nodes.render import trim_text
 from contextweaver.prompts.render import clip
 from contextweaver.protocols import Model
-from contextweaver.types import Decision, Message, Node, Step, WovenContext
+from contextweaver.records import Decision, Message, Node, Step, WovenContext
 from contextweaver.weaving.modes import WeaveSettings, Weaving
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.weave import weave

@@ -184,6 +184,7 @@ def _check_budgets(
 ) -> None:
     """A budget below a run's system prompt and task fails every run at it: say so once, before any runs."""
     from contextweaver.nodes.extract import root_node
+    from contextweaver.weaving.budget import Budget, Need
 
     numbers = [b for b in budgets if isinstance(b, int)]  # `half` is never below a run's root
     if not numbers:
@@ -193,11 +194,12 @@ def _check_budgets(
     short = [(path, tokens) for path, tokens in roots if tokens > smallest]
     if short:
         path, tokens = max(short, key=lambda item: item[1])
-        least = -(-tokens * 5 // 4 // 100) * 100
+        need, budget = Need(tokens), Budget(smallest)
+        least, suggested = budget.least(need), budget.suggested(need)
         raise click.BadParameter(
             f"a budget of {smallest:,} tokens is below the system prompt and task of {len(short)} of "
             f"{len(roots)} trajectories (the largest: {tokens:,} tokens in {path}), which every context keeps "
-            f"verbatim: give budgets of at least {least:,} tokens, e.g. -b {least},{least * 2},none",
+            f"verbatim: give budgets of at least {least:,} tokens, e.g. -b {least},{suggested},none",
             param_hint="--budget",
         )
 

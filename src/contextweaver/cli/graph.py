@@ -69,7 +69,7 @@ def command(
     from contextweaver.export import graph_view, to_dot, to_html, to_mermaid
     from contextweaver.formats import TrajectoryError, load_trajectory
     from contextweaver.weaver import ContextWeaver
-    from contextweaver.weaving.weave import BudgetError
+    from contextweaver.weaving.budget import BudgetError
 
     chosen = [f.strip() for f in formats.split(",") if f.strip()]
     unknown = sorted(set(chosen) - set(WRITERS))

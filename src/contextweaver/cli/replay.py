@@ -28,7 +28,7 @@ from contextweaver.examples import example_path
 from contextweaver.formats import TrajectoryError, load_trajectory
 from contextweaver.protocols import Strategy
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
-from contextweaver.weaving.weave import BudgetError
+from contextweaver.weaving.budget import BudgetError
 
 
 def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:

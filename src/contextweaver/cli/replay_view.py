@@ -15,7 +15,7 @@ from contextweaver.eval.lockstep import Totals
 from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import ReplayStep
 from contextweaver.prompt_cache import PRICES_TAKEN
-from contextweaver.types import Node
+from contextweaver.records import Node
 
 STATUS_MARK = {"passed": "✓ passed", "failed": "✗ failed", "superseded": "↷ superseded", "unknown": "·"}
 SYMBOL = {"passed": "✓", "failed": "✗", "superseded": "↷", "unknown": "·"}

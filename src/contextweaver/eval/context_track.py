@@ -22,7 +22,7 @@ from operator import itemgetter
 from contextweaver.eval.evidence import finder
 from contextweaver.eval.metrics import MessageTokens
 from contextweaver.prompt_cache import common_prefix
-from contextweaver.types import Message, message_text, messages_to_text
+from contextweaver.records import Message, message_text, messages_to_text
 
 
 class ContextTrack:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from contextweaver.formats.base import Trajectory
 from contextweaver.nodes.facts import is_code_like
-from contextweaver.types import Message, message_text, messages_to_text
+from contextweaver.records import Message, message_text, messages_to_text
 
 _WORD = re.compile(r"[A-Za-z0-9_./-]*[A-Za-z0-9_]")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?![\w])")

@@ -17,7 +17,7 @@ from contextweaver.eval.replay import ReplayStep, replay
 from contextweaver.formats.base import Trajectory
 from contextweaver.prompt_cache import CostMeter
 from contextweaver.protocols import Strategy
-from contextweaver.types import WovenContext
+from contextweaver.records import WovenContext
 
 
 @dataclass

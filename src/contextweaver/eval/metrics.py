@@ -8,8 +8,8 @@ from itertools import combinations
 from typing import Any
 
 from contextweaver.prompt_cache import message_key
+from contextweaver.records import Message
 from contextweaver.tokens import count_message
-from contextweaver.types import Message
 
 
 def mean(values: Iterable[float]) -> float:

@@ -17,8 +17,8 @@ from typing import Any
 from contextweaver.formats.base import Trajectory
 from contextweaver.nodes.extract import cached_extraction
 from contextweaver.protocols import Strategy
+from contextweaver.records import Node, Step, WovenContext
 from contextweaver.tokens import count_text
-from contextweaver.types import Node, Step, WovenContext
 
 Budget = int | None
 

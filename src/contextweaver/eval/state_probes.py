@@ -15,7 +15,7 @@ from contextweaver import boundary
 from contextweaver.eval.edits import find_copies, find_deletions, find_edits
 from contextweaver.eval.evidence import EarlierText
 from contextweaver.formats.base import Trajectory
-from contextweaver.types import WovenContext
+from contextweaver.records import WovenContext
 from contextweaver.validation.tracker import TestTracker
 
 OMITTED = "steps omitted"

@@ -24,8 +24,8 @@ from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, un
 from contextweaver.formats.base import Trajectory
 from contextweaver.nodes.extract import extraction_of, root_node
 from contextweaver.prompt_cache import PrefixCache
+from contextweaver.records import WovenContext
 from contextweaver.strategies import build_strategy, cw_settings, spec
-from contextweaver.types import WovenContext
 
 HALF = "half"
 """A run's own scale: each run at half its full history's tokens (`run_budget`)."""

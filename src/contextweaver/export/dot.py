@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from contextweaver.export.model import GraphView, graph_view, short
-from contextweaver.types import WovenContext
+from contextweaver.records import WovenContext
 
 
 def quote(text: str) -> str:

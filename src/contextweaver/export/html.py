@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from contextweaver.export.model import STATUS_COLOURS, GraphView, NodeView, graph_view
-from contextweaver.types import WovenContext
+from contextweaver.records import WovenContext
 
 ROW = 30
 TOP = 16

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from contextweaver.export.model import GraphView, graph_view, short
-from contextweaver.types import WovenContext
+from contextweaver.records import WovenContext
 
 SAFE = re.compile(r"[A-Za-z0-9 ,.:_/+=?!@$*'-]")
 

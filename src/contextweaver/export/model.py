@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from contextweaver.types import Decision, Node, WovenContext
+from contextweaver.records import Decision, Node, WovenContext
 
 LABEL_CHARS = 48
 TEXT_LIMIT = 20_000

@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 WIRE_KEY = "wire"
 """Marks a chat message made from a top-level request field (`system`), which the field itself carries back."""

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from contextweaver.errors import ContextWeaverError
+from contextweaver.records import Message, Step
 from contextweaver.tokens import content_text
-from contextweaver.types import Message, Step
 
 if TYPE_CHECKING:
     from contextweaver.formats.source import Source

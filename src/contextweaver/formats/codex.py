@@ -28,8 +28,8 @@ from contextweaver.formats.base import Trajectory
 from contextweaver.formats.openai import chat_trajectory
 from contextweaver.formats.source import Record, Source, record_values
 from contextweaver.formats.toolcalls import OBSERVATION_SEPARATOR, obj
+from contextweaver.records import Step
 from contextweaver.tokens import content_text
-from contextweaver.types import Step
 
 ITEM_TYPES = frozenset(
     {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",

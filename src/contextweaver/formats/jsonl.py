@@ -21,7 +21,7 @@ from typing import Any
 
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Record, Source, record_values
-from contextweaver.types import Message, Step
+from contextweaver.records import Message, Step
 
 STEP_TEXT_KEYS = ("thought", "action", "observation")
 

@@ -22,8 +22,8 @@ from typing import Any
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import OBSERVATION_SEPARATOR, chat_step, message_list
+from contextweaver.records import Message, Step
 from contextweaver.tokens import content_text, count_images
-from contextweaver.types import Message, Step
 
 ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 """mini-swe-agent's action regexes (v1 and v2 default configs): exactly one match is an action."""

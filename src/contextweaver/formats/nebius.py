@@ -13,7 +13,7 @@ from typing import Any
 
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source
-from contextweaver.types import Message, Step
+from contextweaver.records import Message, Step
 
 FENCE = re.compile(r"```[^\n]*\n(.*?)\n?```", re.DOTALL)
 ROLES = {"system", "user", "ai"}

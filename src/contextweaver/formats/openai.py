@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import chat_step, message_list
+from contextweaver.records import Message, Step
 from contextweaver.tokens import content_text, count_images
-from contextweaver.types import Message, Step
 
 
 def chat_trajectory(messages: Sequence[Message]) -> tuple[list[Message], list[Step]]:

@@ -19,7 +19,7 @@ from typing import Any
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source, record_values
 from contextweaver.formats.toolcalls import Call, action_text, text_of, tool_step
-from contextweaver.types import Message, Step
+from contextweaver.records import Message, Step
 
 SKIPPED = {
     "agent_state_changed",

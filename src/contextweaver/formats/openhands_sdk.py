@@ -16,8 +16,8 @@ from typing import Any
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source, record_values
 from contextweaver.formats.toolcalls import Call, action_text, arguments_text, obj, text_of, tool_step
+from contextweaver.records import Message, Step
 from contextweaver.tokens import count_images
-from contextweaver.types import Message, Step
 
 OBSERVATION_TEXT_KEYS = ("output", "content", "message", "text", "error", "reason")
 

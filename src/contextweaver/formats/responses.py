@@ -19,8 +19,8 @@ from typing import Any
 
 from contextweaver.formats.anthropic import WIRE_KEY
 from contextweaver.formats.toolcalls import obj
+from contextweaver.records import Message
 from contextweaver.tokens import content_text
-from contextweaver.types import Message
 
 ITEMS_KEY = "items"
 """The original Responses items a chat message stands for."""

@@ -18,8 +18,8 @@ from typing import Any
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import OBSERVATION_SEPARATOR, obj
+from contextweaver.records import Message, Step
 from contextweaver.tokens import content_text, count_images
-from contextweaver.types import Message, Step
 
 
 def _chat(message: Message) -> Message:

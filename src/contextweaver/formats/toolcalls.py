@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contextweaver.records import Message, Step
 from contextweaver.tokens import content_text, count_images
-from contextweaver.types import Message, Step
 
 OBSERVATION_SEPARATOR = "\n\n"
 """Between the outputs of several tool calls (or observation messages) of one step."""

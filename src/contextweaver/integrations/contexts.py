@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from contextweaver.types import Message, WovenContext
+from contextweaver.records import Message, WovenContext
 
 FORMAT = "contextweaver-contexts-2"
 MODES = {"full": "F", "compressed": "C", "trimmed": "T", "dropped": "D"}

@@ -19,8 +19,9 @@ from contextweaver.formats.minisweagent import clean, text_step
 from contextweaver.integrations.contexts import Source
 from contextweaver.integrations.settings import WeavingSettings, build_strategy
 from contextweaver.protocols import Model, Strategy
+from contextweaver.records import Message, Node, Step, WovenContext
 from contextweaver.tokens import content_text, count_images, count_text
-from contextweaver.types import Message, Node, Step, WovenContext
+from contextweaver.weaving.budget import Budget, BudgetError
 
 
 def turn_step(turn: Sequence[Message], position: int) -> Step:
@@ -47,9 +48,19 @@ def tool_tokens(tools: Sequence[Any] | None) -> int:
     )
 
 
-def budget_left(budget: int | None, reserved: int) -> int | None:
-    """The tokens the woven messages may take: the budget less what every call sends besides them."""
-    return None if budget is None else max(1, budget - reserved)
+def budgeted_context(
+    strategy: Strategy, budget: int | None, tools: int, setting: str = "budget"
+) -> WovenContext:
+    """The strategy's context for a budget its tool definitions share: the messages get the budget less
+    what every call sends besides them, and a refusal names the value of `setting` that holds both."""
+    if budget is None:
+        return strategy.context(None)
+    safety = getattr(getattr(strategy, "config", None), "token_safety_factor", 1.0)
+    whole = Budget(budget, safety, tools, setting)
+    try:
+        return strategy.context(max(1, int(budget - whole.in_model_tokens(tools))))
+    except BudgetError as exc:
+        raise exc.restated(whole) from None
 
 
 @lru_cache(maxsize=64)
@@ -169,7 +180,7 @@ class ChatFeed:
     def context(self) -> WovenContext:
         if self.strategy is None:
             raise RuntimeError("call update(messages) before context()")
-        return self.strategy.context(budget_left(self.settings.budget, self.reserved))
+        return budgeted_context(self.strategy, self.settings.budget, self.reserved)
 
     def stats(self) -> dict[str, Any]:
         own = self.strategy.stats() if self.strategy is not None else {}

@@ -48,7 +48,7 @@ from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align
 from contextweaver.integrations.feed import ChatFeed, ChatShape, tool_tokens
 from contextweaver.integrations.settings import WeavingSettings, announce, announce_uncounted_tools
-from contextweaver.types import Message, Step, WovenContext
+from contextweaver.records import Message, Step, WovenContext
 
 _HOOK = "ContextWeaver (LangGraph pre_model_hook)"
 _HOOK_NO_MODEL = " (a pre_model_hook is not given the model, so the budget is yours to set)"

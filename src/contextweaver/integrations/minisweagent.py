@@ -49,7 +49,7 @@ from contextweaver.integrations.settings import (
     litellm_window,
     memory_usage,
 )
-from contextweaver.types import Message, WovenContext
+from contextweaver.records import Message, WovenContext
 
 log = logging.getLogger("contextweaver.integrations")
 

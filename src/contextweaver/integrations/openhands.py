@@ -46,10 +46,10 @@ except ImportError as exc:
 
 from contextweaver.formats.toolcalls import Call, action_text, tool_step
 from contextweaver.integrations.contexts import align
-from contextweaver.integrations.feed import budget_left, tool_tokens
+from contextweaver.integrations.feed import budgeted_context, tool_tokens
 from contextweaver.integrations.settings import WeavingSettings, announce, build_strategy
 from contextweaver.protocols import Strategy
-from contextweaver.types import Step, WovenContext
+from contextweaver.records import Step, WovenContext
 
 
 class WovenObservation(Observation):
@@ -166,7 +166,9 @@ class ContextWeaverCondenser(CondenserBase):
             self._strategy.begin([{"role": e.to_llm_message().role, "content": _text(e)} for e in self._root])
             self._seen = [e.id for e in self._root]
         pending = self._consume(events[len(self._seen) :])
-        context = self._strategy.context(budget_left(self.contextweaver.budget, self._reserved))
+        context = budgeted_context(
+            self._strategy, self.contextweaver.budget, self._reserved, "contextweaver.budget"
+        )
         self._last = context
         return View(
             events=self._woven(context) + pending,

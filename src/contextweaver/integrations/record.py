@@ -18,7 +18,7 @@ from typing import Any
 from contextweaver.integrations.contexts import FORMAT as CONTEXTS_FORMAT
 from contextweaver.integrations.contexts import ContextEncoder, Source
 from contextweaver.protocols import Strategy
-from contextweaver.types import Node, WovenContext
+from contextweaver.records import Node, WovenContext
 
 GRAPH_FORMAT = "contextweaver-graph-1"
 

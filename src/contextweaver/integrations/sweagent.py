@@ -40,7 +40,7 @@ from contextweaver.formats.sweagent import history_step
 from contextweaver.integrations import missing_framework
 from contextweaver.integrations.feed import ChatFeed, ChatShape, tool_tokens
 from contextweaver.integrations.settings import WeavingSettings, announce, announce_uncounted_tools
-from contextweaver.types import Message, Step, WovenContext
+from contextweaver.records import Message, Step, WovenContext
 
 HistoryItem = dict[str, Any]
 _NAME = "ContextWeaver (SWE-agent history processor)"

@@ -10,8 +10,8 @@ from contextweaver.models.base import api_key_from_env
 from contextweaver.models.errors import ModelResponseError
 from contextweaver.models.sdk_client import SDKClient
 from contextweaver.protocols import Completion
+from contextweaver.records import Message
 from contextweaver.tokens import content_text
-from contextweaver.types import Message
 
 
 class AnthropicModel(SDKClient):

@@ -12,7 +12,7 @@ from contextweaver.models.errors import MissingAPIKey, ModelError
 from contextweaver.models.resilience import CircuitBreaker, call_with_retries
 from contextweaver.models.usage import Usage
 from contextweaver.protocols import Completion
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 log = logging.getLogger("contextweaver.models")
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from contextweaver.models.wrapper import ModelWrapper
 from contextweaver.protocols import Completion, Model
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS llm_cache (

@@ -11,8 +11,8 @@ from contextweaver.config import ModelConfig
 from contextweaver.models.base import ModelClient
 from contextweaver.models.fake_rules import answer
 from contextweaver.protocols import Completion
+from contextweaver.records import Message
 from contextweaver.tokens import content_text, count_message, count_text
-from contextweaver.types import Message
 
 Scripted = str | BaseException
 

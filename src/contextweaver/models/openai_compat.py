@@ -9,7 +9,7 @@ from contextweaver.models.base import api_key_from_env
 from contextweaver.models.errors import ModelResponseError
 from contextweaver.models.sdk_client import SDKClient
 from contextweaver.protocols import Completion
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 NO_KEY = "no-key"
 """Sent when the config names no key variable: local servers ignore it, and the SDK insists on one."""

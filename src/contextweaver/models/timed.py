@@ -9,7 +9,7 @@ from typing import Any
 
 from contextweaver.models.wrapper import ModelWrapper
 from contextweaver.protocols import Completion, Model
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 
 class TimedModel(ModelWrapper):

@@ -8,7 +8,7 @@ from typing import Any
 
 from contextweaver.models.usage import Usage, usage_of
 from contextweaver.protocols import Completion, Model
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 
 class ModelWrapper:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from contextweaver.nodes.facts import extract_facts
 from contextweaver.nodes.render import is_observation, placeholder_messages
+from contextweaver.records import PLACEHOLDER, Facts, Message, Node, Step
 from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
-from contextweaver.types import PLACEHOLDER, Facts, Message, Node, Step
 
 _log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from contextweaver.nodes.views import FILE_NAME, tool_paths, viewed_paths
-from contextweaver.types import Facts, Step
+from contextweaver.records import Facts, Step
 
 _WORD = re.compile(r"[A-Za-z0-9_./:-]+")
 """A maximal run, its edge punctuation stripped in Python: a pattern that must end in a letter or digit

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
-from contextweaver.types import Node, Parent, ValidationStatus
+from contextweaver.records import Node, Parent, ValidationStatus
 
 EXCLUDED = (ValidationStatus.FAILED, ValidationStatus.SUPERSEDED)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public, missing from the stubs
 
+from contextweaver.records import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step, content_text
 from contextweaver.tokens import (
     MESSAGE_OVERHEAD,
     count_images,
@@ -17,7 +18,6 @@ from contextweaver.tokens import (
     encode,
     get_encoding,
 )
-from contextweaver.types import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step, content_text
 
 TRIM_MARKER = "\n... [{omitted} tokens of this output omitted] ...\n"
 

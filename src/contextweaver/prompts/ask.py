@@ -10,7 +10,7 @@ from contextweaver.models.errors import CircuitOpen, ModelError
 from contextweaver.prompts.parse import ReplyError, extract_json
 from contextweaver.prompts.render import clip
 from contextweaver.protocols import Model
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 T = TypeVar("T")
 log = logging.getLogger("contextweaver.analyzers")

@@ -12,7 +12,7 @@ from contextweaver.prompts.render import (
     new_step_block,
     task_section,
 )
-from contextweaver.types import Message, Node
+from contextweaver.records import Message, Node
 
 PARENT_REPLY = '{"parents": [{"id": "N3", "confidence": 0.9, "reasoning": "uses the traceback N3 printed"}]}'
 

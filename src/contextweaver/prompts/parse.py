@@ -9,7 +9,7 @@ from typing import Any
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.prompts.render import clip
-from contextweaver.types import Parent
+from contextweaver.records import Parent
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _ID = re.compile(r"^\s*N?\s*(\d+)\s*$", re.IGNORECASE)

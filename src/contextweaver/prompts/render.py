@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from contextweaver.nodes.render import trim_text
+from contextweaver.records import Node
 from contextweaver.tokens import encode, get_encoding
-from contextweaver.types import Node
 
 SUMMARY_TOKENS = 80
 """Cap on each summary shown in a prompt and on each summary the model writes."""

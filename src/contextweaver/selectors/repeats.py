@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from contextweaver.types import Node
+from contextweaver.records import Node
 from contextweaver.weaving.plan import Plan
 
 

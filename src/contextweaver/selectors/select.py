@@ -35,6 +35,7 @@ from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.output_index import OutputIndex
 from contextweaver.selectors.pages import page_lines
 from contextweaver.selectors.repeat_cut import Cut
+from contextweaver.weaving.budget import Budget
 from contextweaver.weaving.excerpts import Excerpt, build_excerpt
 from contextweaver.weaving.plan import Plan
 
@@ -184,7 +185,9 @@ class SelectSelector:
         """The room above the root: the budget's (safety factor applied), else `long_output`."""
         if config.budget is None:
             return float(self.long_output)
-        return max(0.0, config.budget / config.token_safety_factor - graph.node(0).full_tokens)
+        return max(
+            0.0, Budget(config.budget, config.token_safety_factor).messages - graph.node(0).full_tokens
+        )
 
     def _long_recent(self, index: int, hot: set[str], longest: float) -> set[int] | None:
         """A recent output: whole (None) unless it alone takes more than `longest` tokens or is a test

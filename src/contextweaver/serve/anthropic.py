@@ -22,9 +22,9 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 from contextweaver.formats import anthropic
+from contextweaver.records import Message
 from contextweaver.serve.converted import Conversions
 from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wire, as_chat
-from contextweaver.types import Message
 
 MARK = "cache_control"
 ROLES = ("user", "assistant", "system")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextweaver.prompt_cache import CacheUse, PrefixCache
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 _USAGE = re.compile(rb'"usage"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
 """A usage object (one level of nesting, as prompt_tokens_details) anywhere in a body or stream."""

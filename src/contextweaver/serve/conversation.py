@@ -23,8 +23,8 @@ from contextweaver.formats.base import Trajectory, TrajectoryError
 from contextweaver.formats.minisweagent import READER as MINI_SWE_AGENT
 from contextweaver.formats.openai import READER as OPENAI
 from contextweaver.formats.source import Source
+from contextweaver.records import Message, Step
 from contextweaver.store.base import digest
-from contextweaver.types import Message, Step
 
 READERS: dict[str, Reader] = {OPENAI.name: OPENAI, MINI_SWE_AGENT.name: MINI_SWE_AGENT}
 FORMATS = ("auto", *READERS)

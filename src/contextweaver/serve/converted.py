@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 
 @dataclass

@@ -14,8 +14,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from contextweaver.errors import ContextWeaverError
+from contextweaver.records import Message
 from contextweaver.serve.conversation import Conversation
-from contextweaver.types import Message
 
 
 class StaleHistory(ContextWeaverError, LookupError):

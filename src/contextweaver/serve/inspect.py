@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from contextweaver.formats.base import Trajectory
+from contextweaver.records import WovenContext
 from contextweaver.store import Session
 from contextweaver.store.base import SessionInfo, Store, StoredStep
-from contextweaver.types import WovenContext
 
 
 def fields(record: object, *names: str) -> dict[str, Any]:

@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from contextweaver.formats import responses
+from contextweaver.records import Message
 from contextweaver.serve.converted import Conversions
 from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wire, as_chat
-from contextweaver.types import Message
 
 
 def _item(item: Any, position: int) -> dict[str, Any]:

@@ -28,17 +28,21 @@ from dataclasses import dataclass
 from contextweaver.config import WeaverConfig
 from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
+from contextweaver.records import Step, WovenContext
 from contextweaver.serve.conversation import Conversation
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
 from contextweaver.tokens import count_message
-from contextweaver.types import Step, WovenContext
-from contextweaver.weaving.weave import BudgetError
+from contextweaver.weaving.budget import Budget, BudgetError, Need
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 DERIVED_PREFIX = "auto-"
 ATTEMPTS = 5
 """Tries of one request when other writers keep appending to its session in between."""
+
+
+SETTING = "contextweaver serve --budget"
+"""Where an operator sets the proxy's budget, named in every refusal."""
 
 
 class BadSessionId(ContextWeaverError, ValueError):
@@ -280,28 +284,32 @@ class SessionManager:
         try:
             context = session.context(self._budget_for(conversation))
         except BudgetError as exc:
-            tools = f", {conversation.reserved} more go to tool definitions" if conversation.reserved else ""
-            raise BudgetTooSmall(f"{exc} (contextweaver serve --budget{tools})", session.id) from exc
+            raise BudgetTooSmall(str(exc.restated(self._budget(conversation))), session.id) from exc
         newest = digest([{"action": new[-1].action, "observation": new[-1].observation}]) if new else None
         return Woven(session.id, context, len(new), created, tuple(session.notes), newest=newest)
 
+    def _budget(self, conversation: Conversation) -> Budget:
+        """The proxy's budget for this request: its tool definitions are sent whole beside the messages."""
+        assert self.budget is not None
+        return Budget(self.budget, self.config.token_safety_factor, conversation.reserved, SETTING)
+
     def _budget_for(self, conversation: Conversation) -> int | None:
-        """The budget of the request's messages: the proxy's, less what its tool definitions take."""
-        return None if self.budget is None else max(1, self.budget - conversation.reserved)
+        """The budget of the request's messages in the caller's tokens (the weaver applies the safety factor):
+        the proxy's, less what its tool definitions take (at least 1: the weaver then refuses it, restated)."""
+        if self.budget is None:
+            return None
+        budget = self._budget(conversation)
+        return max(1, int(budget.tokens - budget.in_model_tokens(budget.tools)))
 
     def _check_root(self, conversation: Conversation) -> None:
         """A root above the budget is refused at the first request, before the agent makes a call."""
         if self.budget is None:
             return
-        tokens = sum(count_message(m) for m in conversation.root) + conversation.reserved
-        if tokens > self.budget:
-            least = -(-tokens * 5 // 4 // 100) * 100
-            raise BudgetTooSmall(
-                f"a budget of {self.budget} tokens is below the {tokens} tokens of this agent's system prompt, "
-                f"task and tool definitions, which are always sent whole: raise the budget to at least {least} tokens "
-                "(contextweaver serve --budget)",
-                "",
-            )
+        need = Need(sum(count_message(m) for m in conversation.root))
+        try:
+            self._budget(conversation).check(need)
+        except BudgetError as exc:
+            raise BudgetTooSmall(str(exc), "") from exc
 
     def _create(
         self, session_id: str, conversation: Conversation, key: str | None, owner: str | None

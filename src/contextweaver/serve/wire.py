@@ -16,10 +16,10 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from contextweaver.records import Message
 from contextweaver.serve.conversation import BadConversation, Conversation, read_conversation
 from contextweaver.serve.http import error as openai_error
 from contextweaver.tokens import count_text
-from contextweaver.types import Message
 
 Payload = dict[str, Any]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.nodes.graph import LabelRecord
-from contextweaver.types import Message, Node, Parent, Step
+from contextweaver.records import Message, Node, Parent, Step
 
 if TYPE_CHECKING:
     from contextweaver.store.nodes import StoredNode

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.nodes.render import is_observation, placeholders, with_placeholders
+from contextweaver.records import Facts, Node, Step, TestStatus, ValidationStatus
 from contextweaver.store.base import StoredAnnotation, canonical, ordered
-from contextweaver.types import Facts, Node, Step, TestStatus, ValidationStatus
 
 FACT_SETS = (
     "files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files", "deleted_files",

@@ -12,8 +12,8 @@ from typing import Any
 
 from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import Annotator
+from contextweaver.records import Annotation, Node, ValidationStatus
 from contextweaver.store.base import StoredAnnotation
-from contextweaver.types import Annotation, Node, ValidationStatus
 
 NodeSignature = tuple[int, tuple[tuple[int, float, str], ...], str, int | None, str, str]
 """(index, parents as (index, confidence, reason), status, superseded_by, summary, dependency summary)."""

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from contextweaver.nodes.graph import LabelRecord
+from contextweaver.records import Parent, ValidationStatus
 from contextweaver.store.base import SessionInfo, StoredAnnotation, StoredStep, step_from_row
 from contextweaver.store.nodes import StoredNode
-from contextweaver.types import Parent, ValidationStatus
 
 
 def session_info(row: dict[str, Any]) -> SessionInfo:

@@ -25,10 +25,10 @@ from typing import Any
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import Model
+from contextweaver.records import Message, Node, Step, WovenContext
 from contextweaver.store.base import SessionInfo, SessionNotFound, Store, StoredStep, annotation_of, digest
 from contextweaver.store.nodes import StoredNode
 from contextweaver.store.replay import StoredAnnotator, differences, signature, stored_signature
-from contextweaver.types import Message, Node, Step, WovenContext
 from contextweaver.weaver import ContextWeaver
 
 

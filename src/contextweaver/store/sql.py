@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
+from contextweaver.records import Message, Step
 from contextweaver.store.base import (
     SessionExists,
     SessionInfo,
@@ -31,7 +32,6 @@ from contextweaver.store.base import (
 from contextweaver.store.nodes import StoredNode
 from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
-from contextweaver.types import Message, Step
 
 STEP_COLUMNS = ("thought", "action", "observation", "messages", "images", "kind", "meta")
 NODE_COLUMNS = ("full_tokens", "compressed_tokens", "facts", "tests", "placeholders")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from contextweaver.config import WeaverConfig
 from contextweaver.protocols import Model
-from contextweaver.types import Node
+from contextweaver.records import Node
 
 SUMMARY_CHARS = 240
 DEPENDENCY_SUMMARY_CHARS = 800

@@ -27,8 +27,8 @@ from contextweaver.prompts import (
 )
 from contextweaver.prompts.render import DEPENDENCY_TOKENS, SUMMARY_TOKENS
 from contextweaver.protocols import Model
+from contextweaver.records import Message, Node
 from contextweaver.summaries.extractive import ExtractiveSummarizer
-from contextweaver.types import Message, Node
 
 log = logging.getLogger("contextweaver.summaries")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contextweaver.types import Message
+from contextweaver.records import Message
 
 
 def unpaired_tool_calls(messages: Sequence[Message]) -> list[str]:

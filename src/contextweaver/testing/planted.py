@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from contextweaver.types import Step
+from contextweaver.records import Step
 
 if TYPE_CHECKING:
     from contextweaver.nodes.graph import DependencyGraph
@@ -39,8 +39,8 @@ def planted_graph() -> DependencyGraph:
     parents yet (the analyzer under test chooses them from nodes 0-4)."""
     from contextweaver.nodes.extract import make_node, root_node
     from contextweaver.nodes.graph import DependencyGraph
+    from contextweaver.records import Parent
     from contextweaver.summaries.extractive import ExtractiveSummarizer
-    from contextweaver.types import Parent
 
     graph = DependencyGraph()
     summarizer = ExtractiveSummarizer()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from contextweaver.types import ValidationStatus
+from contextweaver.records import ValidationStatus
 from contextweaver.validation.observation import detects, parsers_in_order
 from contextweaver.validation.parsers.base import framed
 from contextweaver.validation.report import TestReport

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 
 WHOLE_SUITE = "*"
 """A passed scope meaning every test the runner collected (a clean run given no path to narrow it)."""

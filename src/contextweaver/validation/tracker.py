@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from contextweaver.types import TestStatus, ValidationStatus
+from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation.detector import ValidationDetector
 from contextweaver.validation.observation import parse_clean
 from contextweaver.validation.report import WHOLE_SUITE, TestReport

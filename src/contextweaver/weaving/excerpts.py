@@ -18,8 +18,8 @@ from itertools import accumulate
 
 from contextweaver.nodes.extract import cached_extraction
 from contextweaver.nodes.render import is_observation, json_output, output_lines, placeholder
+from contextweaver.records import Message, Node
 from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
-from contextweaver.types import Message, Node
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 """Identifier-like words of 4+ characters: what recent steps mention and old outputs are searched for."""

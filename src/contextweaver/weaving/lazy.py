@@ -17,10 +17,10 @@ from dataclasses import astuple, replace
 from typing import Any
 
 from contextweaver.nodes.render import full_messages
+from contextweaver.records import Decision, Message, Node, WovenContext
 from contextweaver.tokens import count_message
-from contextweaver.types import Decision, Message, Node, WovenContext
+from contextweaver.weaving.budget import BudgetError
 from contextweaver.weaving.plan import Plan
-from contextweaver.weaving.weave import BudgetError
 
 Compact = Callable[[float, bool], WovenContext]
 """Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line; the

@@ -18,16 +18,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from contextweaver.types import Node, WovenContext
+from contextweaver.records import Node, WovenContext
+from contextweaver.weaving.budget import Budget, BudgetError
 from contextweaver.weaving.lazy import LazyContext, upgraded_plan
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.reweave import Reweave
 from contextweaver.weaving.weave import weave
 from contextweaver.weaving.working_state import WorkingState
 
-Budget = float | None
-Mode = Literal["lazy", "per_step"]
-Planner = Callable[[Budget, bool], Plan]
+Limit = float | None
+"""A budget in the caller's tokens; None: unbounded."""
+WeavingMode = Literal["lazy", "per_step"]
+Planner = Callable[[Limit, bool], Plan]
 """A strategy's plan for the budget in force (in the caller's tokens; None: unbounded) and whether it
 is for a lazy cut (a strategy may cut with another selector than it weaves with)."""
 
@@ -36,7 +38,7 @@ is for a lazy cut (a strategy may cut with another selector than it weaves with)
 class WeaveSettings:
     """How one strategy's plans are woven; the baselines keep the defaults, the weaver passes its config's."""
 
-    mode: Mode = "per_step"
+    mode: WeavingMode = "per_step"
     high_water: float = 1.0
     low_water: float = 0.85
     safety_factor: float = 1.0
@@ -70,13 +72,21 @@ class Weaving:
         self.settings = settings
         self._plan, self._nodes, self._state = plan, nodes, state
         self._woven, self._before_cut = woven, before_cut
-        self._lazy: dict[Budget, LazyContext] = {}
+        self._lazy: dict[Limit, LazyContext] = {}
         """Lazy mode: one growing context per budget asked for (replays may ask for several)."""
         self._reweave = Reweave()
         """Per-step mode without a budget: the last context, updated for the steps the plan changes."""
 
-    def context(self, budget: Budget, status_line: str | None = None) -> WovenContext:
-        """The context for the next call; its messages are shared with later contexts (readers only)."""
+    def context(self, budget: Limit, status_line: str | None = None) -> WovenContext:
+        """The context for the next call; its messages are shared with later contexts (readers only). A
+        refusal names the budget as given (a cut's target is a share of it, in o200k tokens)."""
+        try:
+            return self._context(budget, status_line)
+        except BudgetError as exc:
+            assert budget is not None  # no budget is never refused
+            raise exc.restated(Budget(budget, self.settings.safety_factor)) from None
+
+    def _context(self, budget: Limit, status_line: str | None) -> WovenContext:
         nodes = self._nodes()
         if self.settings.mode == "lazy":
             return self.lazy(budget).context(nodes, self._cut, status_line, self.strategy)
@@ -85,15 +95,17 @@ class Weaving:
         if budget is None and self.settings.keep_all is not None:
             return self._reweave.append(nodes[0], nodes[1:], self.settings.keep_all, self.strategy)
         if budget is None:
-            return self._reweave.weave(nodes[0], nodes[1:], self._plan(None, False), self.strategy, status_line)
+            return self._reweave.weave(
+                nodes[0], nodes[1:], self._plan(None, False), self.strategy, status_line
+            )
         plan = self._plan(budget, False)
         return self._weave(plan, budget, status_line, self.settings.safety_factor, note_last=True)
 
-    def lazy(self, budget: Budget) -> LazyContext:
+    def lazy(self, budget: Limit) -> LazyContext:
         """Lazy mode's growing context for `budget` (made on first use)."""
         lazy = self._lazy.get(budget)
         if lazy is None:
-            limit = None if budget is None else budget / self.settings.safety_factor
+            limit = None if budget is None else Budget(budget, self.settings.safety_factor).messages
             lazy = LazyContext(self._nodes()[0], limit, self.settings.high_water, self.settings.low_water)
             self._lazy[budget] = lazy
         return lazy

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from itertools import accumulate, chain
 
 from contextweaver.nodes.render import full_messages
+from contextweaver.records import Decision, Message, Node, WovenContext
 from contextweaver.tokens import count_message
-from contextweaver.types import Decision, Message, Node, WovenContext
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.weave import unbounded_step
 

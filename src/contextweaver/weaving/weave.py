@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from contextweaver.errors import ContextWeaverError
 from contextweaver.nodes.render import call_messages, compressed_messages, full_messages, trimmed_messages
 from contextweaver.nodes.views import file_key
+from contextweaver.records import Decision, Message, Node, WovenContext
 from contextweaver.tokens import count_message
-from contextweaver.types import Decision, Message, Node, WovenContext
+from contextweaver.weaving.budget import Budget, BudgetError, Need
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.working_state import CAP, SHARE, WorkingState
 
@@ -40,10 +40,6 @@ masking's on the train splits (docs/TUNING.md)."""
 SHORT_CALL = "call kept without its reasoning: the placeholder does not fit the budget"
 
 
-class BudgetError(ContextWeaverError, ValueError):
-    """The budget cannot hold even the system prompt and the task, which are always kept verbatim."""
-
-
 def weave(
     root: Node,
     steps: Sequence[Node],
@@ -67,7 +63,9 @@ def weave(
     status = [{"role": "user", "content": status_line}] if status_line else []
     if budget is None:
         return _unbounded(root, steps, plan, strategy, status)
-    return _budgeted(root, steps, plan, strategy, status, budget / safety_factor, min_trim_tokens, state)
+    return _budgeted(
+        root, steps, plan, strategy, status, Budget(budget, safety_factor), min_trim_tokens, state
+    )
 
 
 def _unbounded(
@@ -112,15 +110,15 @@ def unbounded_step(node: Node, wanted: dict[int, str], plan: Plan) -> tuple[list
 class _Room:
     """What is left of the budget, and the steps chosen so far with their messages and decision."""
 
-    def __init__(self, root: Node, budget: float) -> None:
-        if root.full_tokens > budget:
-            raise BudgetError(
-                f"a budget of {int(budget)} tokens is below the {root.full_tokens} tokens of the system "
-                f"prompt and task, which are always kept verbatim: raise the budget to at least "
-                f"{-(-root.full_tokens * 5 // 4 // 100) * 100} tokens"
-            )
+    def __init__(self, root: Node, budget: Budget, need: Need) -> None:
+        """`need`: the root with the newest step's least form, named when the root alone does not fit, so
+        the value asked for holds both."""
+        if not budget.holds(Need(root.full_tokens)):
+            raise BudgetError(budget, need)
         self.budget = budget
-        self.left = budget - root.full_tokens
+        self.limit = budget.messages
+        """The o200k tokens the messages may take."""
+        self.left = self.limit - root.full_tokens
         self.chosen: dict[int, tuple[list[Message], Decision]] = {}
 
     def take(self, index: int, messages: list[Message], decision: Decision) -> None:
@@ -161,7 +159,7 @@ def _budgeted(
     plan: Plan,
     strategy: str,
     status: list[Message],
-    budget: float,
+    budget: Budget,
     min_trim: int,
     state: WorkingState | None = None,
 ) -> WovenContext:
@@ -169,7 +167,7 @@ def _budgeted(
     newest step's least form leaves), planned steps by priority (when the plan has a recency floor: after
     the current step each file's latest change as its call and the note's texts of what the agent wrote,
     after the floor older edits' calls), placeholders; the note is written last."""
-    room = _Room(root, budget)
+    room = _Room(root, budget, starved(root, steps[-1], min_trim) if steps else Need(root.full_tokens))
     for node in steps:  # steps a person wrote come right after the root
         if node.step.kind == "user" and node.full_tokens <= room.left:
             room.take(node.index, full_messages(node), _full(node, "written by a person: always kept"))
@@ -210,7 +208,7 @@ def _budgeted(
     if plan.short_calls:
         _take_calls(room, steps, plan)
     if current is not None and (current not in room.chosen or room.chosen[current][1].mode == "compressed"):
-        raise BudgetError(starved(root, by_index[current], room.budget, min_trim))
+        raise BudgetError(room.budget, starved(root, by_index[current], min_trim))
     for node in reversed(steps):  # the rest as placeholders, newest first, while they fit
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
@@ -243,15 +241,10 @@ def least_tokens(newest: Node, min_trim: int) -> int:
     return min(newest.full_tokens, max(min_trim, newest.compressed_tokens))
 
 
-def starved(root: Node, newest: Node, budget: float, min_trim: int) -> str:
-    """Why a budget is refused: without the newest step (the call just made and its result) the
-    agent would make the same call again, forever."""
-    least = root.full_tokens + least_tokens(newest, min_trim)
-    return (
-        f"a budget of {int(budget)} tokens cannot hold the system prompt and task ({root.full_tokens} "
-        f"tokens) with the newest step (at least {least - root.full_tokens} tokens of its "
-        f"{newest.full_tokens}): raise the budget to at least {-(-least * 5 // 4 // 100) * 100} tokens"
-    )
+def starved(root: Node, newest: Node, min_trim: int) -> Need:
+    """What a budget must hold besides the root: without the newest step (the call just made and its
+    result) the agent would make the same call again, forever."""
+    return Need(root.full_tokens, least_tokens(newest, min_trim), newest.full_tokens)
 
 
 def _take_planned(
@@ -269,7 +262,7 @@ def _take_planned(
     if room.left >= node.compressed_tokens + min_trim or (current and room.left >= min_trim):
         trimmed = _trim_to_fit(node, int(room.left))
         if trimmed is not None:
-            why = f"{reason}; output head/tail-trimmed to fit the budget of {int(room.budget)} tokens"
+            why = f"{reason}; output head/tail-trimmed to fit the budget of {int(room.limit)} tokens"
             room.take(node.index, trimmed[0], Decision(node.index, "trimmed", why, trimmed[1]))
             return
     if node.compressed_tokens <= room.left:
@@ -291,7 +284,7 @@ def _assemble(
     last; the others are dropped whole and said so."""
     messages = [*full_messages(root), *([] if note_last else note), *status]
     decisions = []
-    budget = int(room.budget)
+    budget = int(room.limit)
     for node in steps:
         if node.index in room.chosen:
             step_messages, decision = room.chosen[node.index]
@@ -307,7 +300,7 @@ def _assemble(
     return WovenContext(
         messages=messages,
         decisions=decisions,
-        tokens=int(room.budget - room.left),
+        tokens=int(room.limit - room.left),
         full_history_tokens=root.full_tokens + sum(n.full_tokens for n in steps),
         strategy=strategy,
         budget=budget,

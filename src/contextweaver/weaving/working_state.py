@@ -17,8 +17,8 @@ from functools import cached_property
 from itertools import chain
 
 from contextweaver.nodes.views import same_file
+from contextweaver.records import Message, Node
 from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
-from contextweaver.types import Message, Node
 from contextweaver.validation.tracker import TestTracker, shown_id
 from contextweaver.weaving.written import WrittenFiles
 

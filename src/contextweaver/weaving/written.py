@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from contextweaver.nodes.views import file_key, same_file
 from contextweaver.nodes.writes import Write, find_writes
+from contextweaver.records import Node
 from contextweaver.tokens import count_text
-from contextweaver.types import Node
 
 PARTS = 4
 """Most parts kept of a file never written whole (the newest)."""

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser, bounded_int, framed, json_string
 from contextweaver.validation.report import STATUS_KEY, TestReport, any_failure, record
 

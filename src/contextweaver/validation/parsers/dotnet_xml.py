@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.parsers.junit_xml import attribute, without_comments
 from contextweaver.validation.report import STATUS_KEY, TestReport, record

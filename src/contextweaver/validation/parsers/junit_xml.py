@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.report import STATUS_KEY, TestReport, record
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from contextweaver.types import TestStatus
+from contextweaver.records import TestStatus
 from contextweaver.validation.parsers.base import AsciiFast, RunnerParser, bounded_int, framed
 from contextweaver.validation.report import TestReport, any_failure, merge_reports, record
 

@@ -1,0 +1,110 @@
+"""A token budget and every number derived from it: the one place its arithmetic lives.
+
+A user gives a budget in their model's tokens (`--budget`, `WeaverConfig.budget`, an integration's
+`budget`). Counts inside are o200k tokens; `safety_factor` converts between the two for a model whose
+tokenizer counts more. Tool definitions that a request sends whole beside its messages come off the top.
+What is left must hold the root (system prompt and task, always verbatim) and the newest step's least
+form, or the budget is refused with the value that holds the request as sent and a suggested one that
+leaves room for steps between cuts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from contextweaver.errors import ContextWeaverError
+
+TYPICAL_STEP = 900
+"""o200k tokens of a typical step (a call and its output): each training set's median over its train runs of
+a run's 75th percentile of step tokens, the median of those (`benchmarks/step_sizes.py`, docs/TUNING.md)."""
+ROOM_STEPS = 10
+"""Typical steps a suggested budget holds above the root and the tools. A lazy cut weaves down to 0.7-0.85
+of that room, so two or three steps are appended unchanged (their prefix cached) between cuts; at the least
+budget every step is a cut that rewrites everything after the root (docs/TUNING.md)."""
+
+
+@dataclass(frozen=True)
+class Need:
+    """What a context cannot do without, in o200k tokens."""
+
+    root: int
+    """The system prompt and the task."""
+    newest: int = 0
+    """The least form of the newest step (its call with a trimmed output); 0 when not asked."""
+    newest_full: int = 0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A budget as the user set it, with the tools sent beside the messages and the setting that holds it."""
+
+    tokens: float
+    """As given, in the model's tokens."""
+    safety_factor: float = 1.0
+    tools: int = 0
+    """o200k tokens of tool definitions a request sends whole beside its messages."""
+    setting: str = ""
+    """Where the user sets it (`contextweaver serve --budget`), named in a refusal."""
+
+    @property
+    def messages(self) -> float:
+        """The o200k tokens the messages may take (never below 0)."""
+        return max(0.0, self.tokens / self.safety_factor - self.tools)
+
+    def in_model_tokens(self, o200k: float) -> int:
+        """A count of o200k tokens as the user's budget counts it."""
+        return math.ceil(o200k * self.safety_factor)
+
+    def with_tools(self, tools: int) -> Budget:
+        return replace(self, tools=tools)
+
+    def holds(self, need: Need) -> bool:
+        return need.root + need.newest <= self.messages
+
+    def least(self, need: Need) -> int:
+        """The smallest budget, in hundreds, that holds the root, the tools and the newest step's least form."""
+        return _hundreds(self.in_model_tokens(need.root + need.newest + self.tools))
+
+    def suggested(self, need: Need) -> int:
+        """A budget that holds the request with room for ROOM_STEPS typical steps above the root:
+        the least one leaves every step to a cut, which rewrites the cached prefix each time."""
+        room = max(need.newest, ROOM_STEPS * TYPICAL_STEP)
+        return max(self.least(need), _hundreds(self.in_model_tokens(need.root + self.tools + room)))
+
+    def refusal(self, need: Need) -> str:
+        """Why this budget cannot hold `need`, and the values that would."""
+        parts = [f"the system prompt and task ({need.root:,} tokens)"]
+        if self.tools:
+            parts.append(f"the tool definitions ({self.tools:,} tokens)")
+        if need.newest:
+            parts.append(f"the newest step (at least {need.newest:,} of its {need.newest_full:,} tokens)")
+        held = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        where = f" ({self.setting})" if self.setting else ""
+        return (
+            f"a budget of {int(self.tokens):,} tokens cannot hold {held}, which are always sent: raise the "
+            f"budget{where} to at least {self.least(need)} tokens (suggested: {self.suggested(need)}, room for "
+            f"about {ROOM_STEPS} typical steps, so that cuts stay rare)"
+        )
+
+    def check(self, need: Need) -> None:
+        """Raise BudgetError when the budget cannot hold `need`."""
+        if not self.holds(need):
+            raise BudgetError(self, need)
+
+
+class BudgetError(ContextWeaverError, ValueError):
+    """The budget cannot hold the system prompt and task, which are always kept verbatim, with the newest step."""
+
+    def __init__(self, budget: Budget, need: Need) -> None:
+        self.budget = budget
+        self.need = need
+        super().__init__(budget.refusal(need))
+
+    def restated(self, budget: Budget) -> BudgetError:
+        """The same refusal as the caller's budget sees it (its tools, its setting's name)."""
+        return BudgetError(budget, self.need)
+
+
+def _hundreds(tokens: float) -> int:
+    return int(math.ceil(tokens / 100.0) * 100)
