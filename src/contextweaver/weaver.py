@@ -17,6 +17,7 @@ from contextweaver.config import WeaverConfig
 from contextweaver.errors import CallOrder
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph, LabelRecord
+from contextweaver.nodes.open_file import OpenFile
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.selectors import build_selector
@@ -41,6 +42,7 @@ class ContextWeaver:
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
         self.written = WrittenFiles()
+        self.open_file = OpenFile()
         self.selector = build_selector(self.config)
         cut = self.config.lazy.selector
         self.cut_selector = (
@@ -84,6 +86,7 @@ class ContextWeaver:
             raise CallOrder("call begin(messages) with the system prompt and task before add_step()")
         k = len(self.graph)
         node = make_node(k, step)  # 1. node extraction: facts and token counts, once
+        self.open_file.follow(node)  # an editor's edit of the open file names it
 
         verdict = boundary.verdict(self.tracker, k, step.action, step.observation)  # 2. validation
         node.test_results = dict(verdict.results)
@@ -111,6 +114,7 @@ class ContextWeaver:
             raise CallOrder(f"cannot restore node {node.index}: the graph holds {len(self.graph)} nodes")
         self.tracker.record(node.index, node.test_results, node.inferred_passes, node.runner)
         parents, node.parents = node.parents, ()
+        self.open_file.follow(node)
         self.graph.add(node)
         self.written.record(node)
         self.graph.set_parents(node.index, list(parents))

@@ -33,6 +33,13 @@ _UNESCAPE = re.compile(r"\\(.)")
 _QUOTED = re.compile(r"(>>?\s*)?('[^']*'|\"(?:[^\"\\]|\\.)*\")")
 """A quoted string, with the redirection before it when it is a redirection's target."""
 _RANGE = re.compile(r"^\s*(\d+)(?:\s*,\s*(\d+))?")
+_OPENS = re.compile(r"^\s*(open|create)\s+(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"']+)")
+"""SWE-agent 0.x's file commands (its documented `open <path> [<line_number>]` and `create <filename>`): each
+makes the file the open one; `create` also writes it."""
+_EDIT_OPEN = re.compile(r"^\s*edit(?:\s+(\d+):(\d+))?\s*$")
+"""SWE-agent 0.x's `edit <start_line>:<end_line>` (replacement text to `end_of_edit`): lines of the open file."""
+_REFUSED = ("Your proposed edit has introduced new syntax error", "Usage: edit", "No file open")
+"""Outputs of an `edit` the tool did not apply (its linter's refusal, a malformed command, no open file)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,27 @@ def find_edits(action: str) -> list[Edit]:
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "\n"})
 
 
+def trajectory_edits(trajectory: Trajectory) -> list[list[Edit]]:
+    """Per step (0 = the first), the edits its action makes: `find_edits`, plus SWE-agent 0.x's commands on
+    the open file, followed across steps (an `edit` names no file: it changes the last one opened or
+    created, its old text the lines it replaces)."""
+    out: list[list[Edit]] = []
+    open_file: str | None = None
+    for step in trajectory.steps:
+        edits = find_edits(step.action)
+        first = step.action.lstrip().split("\n", 1)[0]
+        opens = _OPENS.match(first)
+        if opens:
+            open_file = opens.group(2).strip("'\"")
+            if opens.group(1) == "create":
+                edits.append(Edit(open_file))
+        ranged = _EDIT_OPEN.match(first)
+        if ranged and open_file and not any(text in step.observation[:2000] for text in _REFUSED):
+            edits.append(Edit(open_file, tuple(n for n in ranged.groups() if n and len(n) >= 2)))
+        out.append(edits)
+    return out
+
+
 def find_deletions(action: str) -> list[str]:
     """Paths an action's `rm` / `git rm` deletes, as written (heredoc bodies are not commands), found by
     shell tokenizing: options, globs, variables and what follows a redirection are not paths."""
@@ -185,11 +213,11 @@ def edit_evidence(trajectory: Trajectory, evidence: list[StepEvidence] | None = 
     by_index = {
         e.index: e.items for e in (evidence if evidence is not None else next_step_evidence(trajectory))
     }
-    steps = trajectory.steps
+    per_step = trajectory_edits(trajectory)
     wanted = {
         nxt: set().union(*(edit_items(e) for e in edits))
-        for nxt in range(1, len(steps))
-        if (edits := find_edits(steps[nxt].action))
+        for nxt in range(1, len(per_step))
+        if (edits := per_step[nxt])
     }
     earlier = EarlierText(trajectory, set().union(*wanted.values()))
     return [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contextweaver import boundary
-from contextweaver.eval.edits import find_copies, find_deletions, find_edits
+from contextweaver.eval.edits import find_copies, find_deletions, trajectory_edits
 from contextweaver.eval.evidence import EarlierText
 from contextweaver.formats.base import Trajectory
 from contextweaver.records import WovenContext
@@ -28,8 +28,8 @@ def edit_old_texts(trajectory: Trajectory) -> dict[int, frozenset[str]]:
     Only texts the history before the step holds: a line number the agent counted itself or a regex
     (`print.*`) is in no context, the full history's neither."""
     wanted = {
-        index: {text for edit in find_edits(step.action) for text in edit.old if text.strip()}
-        for index, step in enumerate(trajectory.steps, start=1)
+        index: {text for edit in edits for text in edit.old if text.strip()}
+        for index, edits in enumerate(trajectory_edits(trajectory), start=1)
     }
     earlier = EarlierText(trajectory, set().union(*wanted.values()))
     out: dict[int, frozenset[str]] = {}
@@ -54,8 +54,8 @@ def state_truth(trajectory: Trajectory) -> dict[int, StateTruth]:
     tracker = TestTracker()
     changed: set[str] = set()
     out: dict[int, StateTruth] = {}
-    for index, step in enumerate(trajectory.steps, start=1):
-        changed.update(edit.path for edit in find_edits(step.action))
+    for index, (step, edits) in enumerate(zip(trajectory.steps, trajectory_edits(trajectory)), start=1):
+        changed.update(edit.path for edit in edits)
         changed.update(find_deletions(step.action))
         changed.update(find_copies(step.action))
         boundary.verdict(tracker, index, step.action, step.observation)  # a parser that fails says nothing

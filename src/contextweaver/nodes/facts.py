@@ -46,7 +46,12 @@ _OPEN_FOR_WRITE = re.compile(
 )
 _ASSIGNED = re.compile(r"""^[ \t]*(\w+)[ \t]*=[ \t]*(['"])([^'"\n]{1,300})\2[ \t]*$""", re.M)
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
-_SWE_EDIT = re.compile(r"\s*edit\s+\d+(?::\d+)?\s*$")
+SWE_EDIT = re.compile(r"\s*edit(?:\s+\d+(?::\d+)?)?\s*$")
+"""SWE-agent 0.x's `edit N:M` (or `edit`) on the open file: its replacement text follows, to `end_of_edit`."""
+_SHOWN_FILE = re.compile(r"^\[File: ([^\n]+?) \(\d+ lines total\)\]$", re.M)
+_EDIT_APPLIED = "File updated."
+"""How SWE-agent 0.x's `edit` reports a change it made; an edit its linter refused shows the same `[File: ...]`
+header as what the edit 'would have looked' like, and changed nothing."""
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update File|Add File|Move to): ([^\n]+)$", re.MULTILINE)
 """A file an `apply_patch` patch writes (Codex): in the action's heredoc body, so read from the action."""
 _MAX_ITEMS = 4000  # a giant observation contributes at most this many items
@@ -92,7 +97,7 @@ def shell_lines(action: str) -> str:
             continue
         lines.append(line)
         heredoc = _HEREDOC.search(line)
-        terminator = heredoc.group(1) if heredoc else "end_of_edit" if _SWE_EDIT.match(line) else None
+        terminator = heredoc.group(1) if heredoc else "end_of_edit" if SWE_EDIT.match(line) else None
     return "\n".join(lines)
 
 
@@ -164,6 +169,22 @@ def _paths(arguments: str) -> list[str]:
     ]
 
 
+def open_file_edit(action: str, observation: str) -> frozenset[str]:
+    """The file SWE-agent 0.x's `edit` changed: the action names no file (it edits the open one), its output
+    shows the file's path in a `[File: ...]` header and says `File updated.`"""
+    first = action.lstrip().split("\n", 1)[0]
+    if not SWE_EDIT.match(first) or _EDIT_APPLIED not in observation[-SCAN_CHARS:]:
+        return frozenset()
+    shown = shown_file(observation)
+    return frozenset({shown}) if shown else frozenset()
+
+
+def shown_file(observation: str) -> str | None:
+    """The path of the file SWE-agent 0.x's `open`, `create` or `edit` shows (its `[File: ...]` header)."""
+    shown = _SHOWN_FILE.search(observation[:SCAN_CHARS])
+    return shown.group(1).strip() if shown else None
+
+
 def extract_facts(step: Step) -> Facts:
     """Facts of one step; the observation is scanned once here and never again."""
     said = f"{step.thought}\n{step.action}"
@@ -182,7 +203,8 @@ def extract_facts(step: Step) -> Facts:
         | tool_paths(commands)[1]
         | {path.strip() for path in _PATCH_FILE.findall(step.action[:SCAN_CHARS])}
         | copied
-        | script_writes(step.action, commands),
+        | script_writes(step.action, commands)
+        | open_file_edit(step.action, step.observation),
         viewed_files=frozenset(viewed_paths(commands)),
         deleted_files=deleted_paths(commands) | moved_away,
         reverted_files=reverted_paths(commands),
