@@ -11,8 +11,13 @@ from contextweaver.formats.base import Trajectory
 from contextweaver.records import Step
 from contextweaver.weaver import ContextWeaver
 
-ROOT = [{"role": "system", "content": "You edit files with open and edit."}, {"role": "user", "content": "Fix git.py"}]
-SHOWN = "[File: /repo/pydriller/git.py (320 lines total)]\n(280 more lines above)\n300:    def get_commit(self):"
+ROOT = [
+    {"role": "system", "content": "You edit files with open and edit."},
+    {"role": "user", "content": "Fix git.py"},
+]
+SHOWN = (
+    "[File: /repo/pydriller/git.py (320 lines total)]\n(280 more lines above)\n300:    def get_commit(self):"
+)
 UPDATED = f"{SHOWN}\n301:        return self.repo\nFile updated. Please review the changes and make sure they are correct."
 REFUSED = (
     "Your proposed edit has introduced new syntax error(s). Please read this error message carefully.\n\n"
@@ -60,7 +65,10 @@ def test_create_writes_the_file_and_makes_it_the_open_one() -> None:
     written = "[File: /repo/reproduce.py (3 lines total)]\n1:import pydriller\nFile updated."
     trajectory = run(Step("A script.", "create reproduce.py", created), edit(written, first="edit 1:1"))
     assert woven_files(trajectory) == [{"reproduce.py"}, {"reproduce.py"}]
-    assert [[e.path for e in edits] for edits in trajectory_edits(trajectory)] == [["reproduce.py"], ["reproduce.py"]]
+    assert [[e.path for e in edits] for edits in trajectory_edits(trajectory)] == [
+        ["reproduce.py"],
+        ["reproduce.py"],
+    ]
 
 
 def test_an_edit_with_no_file_opened_in_the_history_names_the_file_its_output_shows() -> None:
@@ -79,3 +87,17 @@ def test_the_note_after_a_cut_names_the_edited_file() -> None:
     context = weaver.context(max_tokens=3000)
     notes = [m["content"] for m in context.messages if "files changed so far" in str(m.get("content"))]
     assert len(notes) == 1 and "pydriller/git.py (step 2)" in notes[0], notes
+
+
+def test_tee_and_undo_edit_are_changes_for_the_note_and_the_evaluator() -> None:
+    trajectory = run(
+        Step("Save the log.", "python run.py | tee -a out/run.log", "ok"),
+        Step(
+            "Undo.", "str_replace_editor undo_edit /repo/pkg/mod.py", "Last edit to /repo/pkg/mod.py undone."
+        ),
+    )
+    assert woven_files(trajectory) == [{"out/run.log"}, {"/repo/pkg/mod.py"}]
+    assert [[e.path for e in edits] for edits in trajectory_edits(trajectory)] == [
+        ["out/run.log"],
+        ["/repo/pkg/mod.py"],
+    ]

@@ -24,7 +24,9 @@ _SED = re.compile(
 )
 _REDIRECT = re.compile(r"(?<![0-9&=-])>>?\s*['\"]?([\w./-]+\.\w{1,8})['\"]?")
 _HEREDOC_TO = re.compile(r"<<-?\s*['\"]?\w+['\"]?\s*>>?\s*['\"]?([\w./-]+)")
-_EDITOR = re.compile(r"\bstr_replace_editor\s+(?:str_replace|insert|create)\s+(\S+)")
+_EDITOR = re.compile(r"\bstr_replace_editor\s+(?:str_replace|insert|create|undo_edit)\s+(\S+)")
+_TEE = re.compile(r"\|\s*tee\s+((?:-a\s+|--append\s+)?)([\w./-]+)")
+"""`... | tee [-a] FILE` writes FILE (its output also goes on to the terminal)."""
 _EDITOR_JSON = re.compile(
     r"^\s*(?:str_replace_editor|file_editor|edit_file|str_replace_based_edit_tool)\s+(\{.*\})\s*$", re.S
 )
@@ -83,7 +85,7 @@ def find_edits(action: str) -> list[Edit]:
             args = None
         if (
             isinstance(args, dict)
-            and args.get("command") in ("str_replace", "insert", "create")
+            and args.get("command") in ("str_replace", "insert", "create", "undo_edit")
             and args.get("path")
         ):
             old = args.get("old_str")
@@ -110,6 +112,7 @@ def find_edits(action: str) -> list[Edit]:
     targets = _HEREDOC_TO.findall(commands) + _REDIRECT.findall(
         _QUOTED.sub(_unless_target, commands)
     )  # not `>` in a quoted string either (a sed script's `a > b.c`)
+    targets += [path for _, path in _TEE.findall(_QUOTED.sub("''", commands))]
     known = {e.path for e in edits}
     for path in dict.fromkeys(targets):
         if path not in known and not path.startswith("/dev/"):

@@ -31,7 +31,7 @@ _ERROR_LINE = re.compile(
 back (quadratic on a run of blank lines)."""
 _EDIT = re.compile(
     r"sed\s+-i\S*\s+(?:'[^']*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(\S+)|cat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>>?\s*(\S+)"
-    r"|>>?\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert)\b\s+(\S+)"
+    r"|>>?\s*(\S+\.\w{1,5})\b|\b(?:str_replace|create|insert|undo_edit)\b\s+(\S+)|\|\s*tee\s+(?:-a\s+)?(\S+)"
 )
 """`>>` appends (a `>` alone read the second `>` as the path); a double-quoted sed script may escape quotes."""
 _COMMAND = r"(?:^|[;&|(]|\bthen|\bdo)[ \t]*{}((?:[ \t]+[^\s;&|)<>]+)+)"
