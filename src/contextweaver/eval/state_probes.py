@@ -54,7 +54,9 @@ def state_truth(trajectory: Trajectory) -> dict[int, StateTruth]:
     tracker = TestTracker()
     changed: set[str] = set()
     out: dict[int, StateTruth] = {}
-    for index, (step, edits) in enumerate(zip(trajectory.steps, trajectory_edits(trajectory)), start=1):
+    for index, (step, edits) in enumerate(
+        zip(trajectory.steps, trajectory_edits(trajectory), strict=True), start=1
+    ):
         changed.update(edit.path for edit in edits)
         changed.update(find_deletions(step.action))
         changed.update(find_copies(step.action))
