@@ -67,7 +67,6 @@ def test_graph_out_into_an_unwritable_place(tmp_path: Path) -> None:
     ("args", "said"),
     [
         (["-b", "0"], "0 is not a token budget"),
-        (["-b", "100,4000"], "below the system prompt and task of 1 of 1"),
         (["-b", "lots"], "is not a token count"),
         (["--seeds", "x"], "--seeds 0,1,2"),
         (["-s", "cw,nope"], "unknown nope"),

@@ -97,3 +97,22 @@ def test_eval_half_budget_is_a_row_beside_the_fixed_ones(trajectory_dir: Path, t
         ("cw", "150"), ("cw", "half"), ("masking", "150"), ("masking", "half")
     ]  # fmt: skip
     assert "half = each run at half" in CliRunner().invoke(main, ["eval", "--help"]).output
+
+
+def test_runs_whose_roots_exceed_a_budget_are_named_and_the_rest_measured(tmp_path: Path) -> None:
+    """A budget below a few runs' system prompt and task refuses those runs at it, not the evaluation."""
+    from tests.eval.conftest import bugfix_steps, write_jsonl
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    steps = bugfix_steps()
+    write_jsonl(folder / "shop__shop-1.jsonl", steps)
+    write_jsonl(folder / "shop__shop-2.jsonl", steps, task="Fix it. " + "Background: the shop's history. " * 400)
+    out = tmp_path / "report"
+    args = ["eval", str(folder), "-s", "cw,masking", "-b", "1500,none", "-o", str(out), "-j", "1", "--no-progress"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "at 1500: 1 of 2 runs refused" in result.output
+    assert "shop__shop-2 (root " in result.output and "-b 2" in result.output
+    rows = {(r["strategy"], r["budget"]): r for r in json.loads((out / "report.json").read_text())["rows"]}
+    assert rows[("cw", "1500")]["trajectories"] == 1 and rows[("cw", "none")]["trajectories"] == 2

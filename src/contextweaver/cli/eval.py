@@ -92,6 +92,7 @@ def command(
 
     from contextweaver.config import ModelConfig, apply_overrides
     from contextweaver.eval import report
+    from contextweaver.eval.refused import refused_lines
     from contextweaver.eval.runner import RunSettings, discover, failed
     from contextweaver.eval.splits import split_of
     from contextweaver.eval.trajectory_run import parse_budgets, trajectory_id
@@ -130,7 +131,6 @@ def command(
         raise click.UsageError(
             f"no readable trajectories{'' if split == 'all' else f' of split {split}'} in the given paths"
         )
-    _check_budgets(budget_list, trajectories)
     total = (len(trajectories) + len(unreadable)) * len(names) * len(seed_list)
     workers = workers or os.cpu_count() or 1
     console.print(
@@ -155,6 +155,9 @@ def command(
         "tokens": "o200k_base tokens of the woven messages (content + 4 framing tokens per message)",
         "memory model": (settings.model_config or ModelConfig()).backend,
     }
+    refused = refused_lines(results)
+    if refused:
+        meta["refused"] = "; ".join(refused)
     built = report.build(results, meta)
     paths = report.write(built, out)
     report.print_report(built, Console(), wide=wide)  # the terminal's width (COLUMNS; 80 when piped)
@@ -166,6 +169,8 @@ def command(
         f"{time.perf_counter() - started:.1f}s; report: {paths['html']}",
         highlight=False,
     )
+    for line in refused:
+        console.print(line, highlight=False)
     if built.failures:  # the report is written; the exit status tells scripts that it is incomplete
         raise SystemExit(1)
 
@@ -177,31 +182,6 @@ def _seeds(text: str) -> list[int]:
         raise click.BadParameter(
             f"{text!r} is not a list of seeds: give integers, e.g. --seeds 0,1,2", param_hint="--seeds"
         ) from None
-
-
-def _check_budgets(
-    budgets: Sequence[int | str | None], trajectories: Sequence[tuple[str, Trajectory]]
-) -> None:
-    """A budget below a run's system prompt and task fails every run at it: say so once, before any runs."""
-    from contextweaver.nodes.extract import root_node
-    from contextweaver.weaving.budget import Budget, Need
-
-    numbers = [b for b in budgets if isinstance(b, int)]  # `half` is never below a run's root
-    if not numbers:
-        return
-    smallest = min(numbers)
-    roots = [(path, root_node(t.root).full_tokens) for path, t in trajectories if t.root]
-    short = [(path, tokens) for path, tokens in roots if tokens > smallest]
-    if short:
-        path, tokens = max(short, key=lambda item: item[1])
-        need, budget = Need(tokens), Budget(smallest)
-        least, suggested = budget.least(need), budget.suggested(need)
-        raise click.BadParameter(
-            f"a budget of {smallest:,} tokens is below the system prompt and task of {len(short)} of "
-            f"{len(roots)} trajectories (the largest: {tokens:,} tokens in {path}), which every context keeps "
-            f"verbatim: give budgets of at least {least:,} tokens, e.g. -b {least},{suggested},none",
-            param_hint="--budget",
-        )
 
 
 def _run(

@@ -20,7 +20,7 @@ from contextweaver.protocols import Strategy
 from contextweaver.records import Node, Step, WovenContext
 from contextweaver.tokens import count_text
 
-Budget = int | None
+Limit = int | None
 
 
 @dataclass
@@ -32,8 +32,8 @@ class ReplayStep:
     """The node the strategy built for step `index` (parents and labels, for ContextWeaver)."""
     add_seconds: float
     """Wall time of add_step, without the memory model's time when a timer is given."""
-    contexts: dict[Budget, WovenContext]
-    weave_seconds: dict[Budget, float] = field(default_factory=dict)
+    contexts: dict[Limit, WovenContext]
+    weave_seconds: dict[Limit, float] = field(default_factory=dict)
 
     @property
     def context(self) -> WovenContext:
@@ -54,7 +54,7 @@ class ReplayStep:
 def replay_steps(
     trajectory: Trajectory,
     strategy: Strategy,
-    budgets: Sequence[Budget] = (None,),
+    budgets: Sequence[Limit] = (None,),
     model_timer: Any = None,
     *,
     first: int = 1,
@@ -98,7 +98,7 @@ def _add(strategy: Strategy, step: Step, model_timer: Any) -> tuple[Node, float]
 
 
 def replay(
-    trajectory: Trajectory, make_strategy: Callable[[], Strategy], budget: Budget = None
+    trajectory: Trajectory, make_strategy: Callable[[], Strategy], budget: Limit = None
 ) -> Iterator[ReplayStep]:
     """A fresh strategy replayed at one budget."""
     return replay_steps(trajectory, make_strategy(), (budget,))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,14 @@ from contextweaver.eval.edits import edit_evidence
 from contextweaver.eval.evidence import history_evidence, next_step_evidence
 from contextweaver.eval.frontier import bucket, latest_sources, window_record
 from contextweaver.eval.metrics import index_runs
-from contextweaver.eval.replay import Budget, replay_steps
+from contextweaver.eval.replay import Limit, replay_steps
 from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, unmarked_drop
 from contextweaver.formats.base import Trajectory
 from contextweaver.nodes.extract import extraction_of, root_node
 from contextweaver.prompt_cache import PrefixCache
 from contextweaver.records import WovenContext
 from contextweaver.strategies import build_strategy, cw_settings, spec
+from contextweaver.weaving.budget import Budget, Need
 
 HALF = "half"
 """A run's own scale: each run at half its full history's tokens (`run_budget`)."""
@@ -37,7 +38,7 @@ def budget_key(budget: EvalBudget) -> str:
     return "none" if budget is None else str(budget)
 
 
-def run_budget(budget: EvalBudget, trajectory: Trajectory) -> Budget:
+def run_budget(budget: EvalBudget, trajectory: Trajectory) -> Limit:
     """The tokens `budget` stands for on this run: `HALF` is half the full history (root and every
     step in full), never below what the root needs (its tokens and a quarter, in hundreds)."""
     if budget != HALF:
@@ -101,7 +102,9 @@ def evaluate(
     """Every per-step number the report needs, for one (trajectory, strategy, seed), all budgets
     (`HALF` replayed at this run's own `run_budget`, recorded under "half")."""
     random.seed(seed)
-    tokens_of = {budget_key(b): run_budget(b, trajectory) for b in budgets}
+    asked_at = {budget_key(b): run_budget(b, trajectory) for b in budgets}
+    refused = refusals(trajectory, asked_at)
+    tokens_of = {key: tokens for key, tokens in asked_at.items() if key not in refused}
     replayed_at = list(dict.fromkeys(tokens_of.values()))
     instance = trajectory_id(trajectory)
     evidence = next_step_evidence(trajectory)
@@ -117,9 +120,9 @@ def evaluate(
                         *(t.changed | t.failing for t in truth.values()), *replaced.values())  # fmt: skip
     caches = {key: PrefixCache() for key in tokens_of}
     tracks = {key: ContextTrack(asked, caches[key].tokens) for key in tokens_of}
-    steps: dict[str, list[dict[str, Any]]] = {key: [] for key in tokens_of}
+    steps: dict[str, list[dict[str, Any]]] = {key: [] for key in asked_at}  # a refused budget: no steps
     last = len(trajectory.steps)
-    for replayed in replay_steps(trajectory, built.strategy, replayed_at, built.model):
+    for replayed in replay_steps(trajectory, built.strategy, replayed_at, built.model) if replayed_at else ():
         if replayed.index >= last:  # no next step to need anything
             break
         needed = items.get(replayed.index + 1, frozenset())
@@ -183,7 +186,22 @@ def evaluate(
         },
         "budgets": steps,
         "budget_tokens": {key: tokens for key, tokens in tokens_of.items() if key == HALF},
+        "refused": refused,
         "windows": window_record(trajectory, evidence),
+    }
+
+
+def refusals(trajectory: Trajectory, budgets: Mapping[str, Limit]) -> dict[str, dict[str, int]]:
+    """The budgets below this run's system prompt and task, which every context keeps verbatim: each with the
+    root's tokens and the least budget that holds it. The run is measured at the others."""
+    numbers = {key: tokens for key, tokens in budgets.items() if tokens is not None}
+    if not numbers or not trajectory.root:
+        return {}
+    need = Need(root_node(trajectory.root).full_tokens)
+    return {
+        key: {"root": need.root, "least": Budget(tokens).least(need)}
+        for key, tokens in numbers.items()
+        if not Budget(tokens).holds(need)
     }
 
 
