@@ -80,14 +80,18 @@ def test_eval_bad_options_fail_before_any_run(args: list[str], said: str, tmp_pa
     assert not (out / "results").exists()  # nothing ran
 
 
-def test_eval_counts_failed_runs_apart_from_computed(tmp_path: Path) -> None:
-    """A budget that holds the task but not a step fails each run; none of them is "computed"."""
-    result = CliRunner().invoke(
-        main,
-        ["eval", EXAMPLE, "-o", str(tmp_path), "--no-progress", "-j", "1", "-s", "cw-select", "-b", "250"],
+def test_eval_refuses_a_run_at_a_budget_that_holds_the_task_but_not_a_step(tmp_path: Path) -> None:
+    """The run is named with the budget that holds it and measured at the other budgets; with no other
+    budget nothing is measured, and the exit status says so."""
+    args = ["eval", EXAMPLE, "--no-progress", "-j", "1", "-s", "cw-select", "-b"]
+    measured = CliRunner().invoke(main, [*args, "250,none", "-o", str(tmp_path / "both")])
+    assert measured.exit_code == 0, measured.output
+    assert (
+        "at 250: 1 of 1 runs refused" in measured.output
+        and "1 run(s) computed, 0 reused, 0 failed" in measured.output
     )
-    assert result.exit_code == 1
-    assert "0 run(s) computed, 0 reused, 1 failed" in result.output
+    alone = CliRunner().invoke(main, [*args, "250", "-o", str(tmp_path / "alone")])
+    assert alone.exit_code == 1 and "nothing measured" in alone.output
 
 
 def test_the_installed_command_prints_no_traceback(bad_yaml: Path) -> None:

@@ -112,7 +112,7 @@ def test_runs_whose_roots_exceed_a_budget_are_named_and_the_rest_measured(tmp_pa
     args = ["eval", str(folder), "-s", "cw,masking", "-b", "1500,none", "-o", str(out), "-j", "1", "--no-progress"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "at 1500: 1 of 2 runs refused" in result.output
+    assert "at 1500: 1 of 2 runs refused (" in result.output
     assert "shop__shop-2 (root " in result.output and "-b 2" in result.output
     rows = {(r["strategy"], r["budget"]): r for r in json.loads((out / "report.json").read_text())["rows"]}
     assert rows[("cw", "1500")]["trajectories"] == 1 and rows[("cw", "none")]["trajectories"] == 2

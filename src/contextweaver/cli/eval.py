@@ -171,6 +171,9 @@ def command(
     )
     for line in refused:
         console.print(line, highlight=False)
+    if refused and not built.rows:
+        console.print("nothing measured: every run was refused at every budget; give a budget named above")
+        raise SystemExit(1)
     if built.failures:  # the report is written; the exit status tells scripts that it is incomplete
         raise SystemExit(1)
 

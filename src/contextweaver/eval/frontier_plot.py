@@ -13,7 +13,9 @@ def frontier_png(results: Sequence[dict[str, Any]], title: str = "") -> bytes:
     """Recall (pooled) against mean context tokens: the recency frontier and every strategy's point."""
     by_strategy: dict[str, dict[str, dict[str, Any]]] = {}
     for result in results:
-        if "windows" in result and "none" in result.get("budgets", {}) and result.get("seed", 0) == 0:  # as the table
+        if (
+            "windows" in result and "none" in result.get("budgets", {}) and result.get("seed", 0) == 0
+        ):  # as the table
             by_strategy.setdefault(result["strategy"], {})[result["trajectory"]] = result
     figure, axes = plt.subplots(figsize=(8, 5.5))
     if by_strategy:
@@ -35,7 +37,11 @@ def frontier_png(results: Sequence[dict[str, Any]], title: str = "") -> bytes:
         recall = sum(p.covered for p in points) / items if items else 1.0
         tokens = sum(p.tokens_mean for p in points) / len(points)
         axes.plot(
-            [tokens], [recall], marker=_MARKERS[i % len(_MARKERS)], linestyle="", markersize=8,
+            [tokens],
+            [recall],
+            marker=_MARKERS[i % len(_MARKERS)],
+            linestyle="",
+            markersize=8,
             label=f"{strategy}: {recall:.3f} @ {tokens:,.0f}",  # the figures the report's table prints
         )
     axes.set_xlabel("mean context tokens (o200k, per step, averaged over runs)")

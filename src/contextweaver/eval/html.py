@@ -56,7 +56,10 @@ def render_html(
         "<h1>ContextWeaver evaluation</h1>",
     ]
     if report.meta:
-        items = "".join(f"<li><b>{esc(k.replace('_', ' '))}</b>: {esc(meta_text(k, v))}</li>" for k, v in report.meta.items())
+        items = "".join(
+            f"<li><b>{esc(k.replace('_', ' '))}</b>: {esc(meta_text(k, v))}</li>"
+            for k, v in report.meta.items()
+        )
         parts.append(f"<ul>{items}</ul>")
     parts.append("<h2>All strategies, all budgets</h2>")
     parts.append(_table([h for _, h, _ in columns], body, left=2, breaks=breaks))

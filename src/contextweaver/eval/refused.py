@@ -1,6 +1,7 @@
-"""Runs a budget refused: a run whose system prompt and task exceed a budget cannot be replayed at it (every
-context keeps them verbatim). Such a run is measured at the other budgets and named here, with its root's
-tokens and the least budget that holds it, instead of failing the whole evaluation."""
+"""Runs a budget refused: a run whose system prompt and task exceed a budget, or with a step the budget cannot
+hold beside them, cannot be replayed at it (every context keeps them verbatim, and the newest step). Such a
+run is left out at that budget, measured at the others and named here with the least budget that holds it,
+instead of failing the run or the whole evaluation."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def refused_lines(results: Sequence[Mapping[str, Any]]) -> list[str]:
         ]
         more = f" and {len(refused) - SHOWN} more" if len(refused) > SHOWN else ""
         lines.append(
-            f"at {budget}: {len(refused)} of {runs} runs refused, their system prompt and task above the budget; "
-            f"measured at the other budgets: {', '.join(named)}{more}"
+            f"at {budget}: {len(refused)} of {runs} runs refused (their system prompt and task, or a step beside "
+            f"them, above the budget), measured at the other budgets: {', '.join(named)}{more}"
         )
     return lines

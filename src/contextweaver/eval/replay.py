@@ -19,6 +19,7 @@ from contextweaver.nodes.extract import cached_extraction
 from contextweaver.protocols import Strategy
 from contextweaver.records import Node, Step, WovenContext
 from contextweaver.tokens import count_text
+from contextweaver.weaving.budget import BudgetError
 
 Limit = int | None
 
@@ -58,6 +59,7 @@ def replay_steps(
     model_timer: Any = None,
     *,
     first: int = 1,
+    refused: dict[Limit, BudgetError] | None = None,
 ) -> Iterator[ReplayStep]:
     """Nothing about step k+1 is visible to the strategy when the contexts after step k are taken.
 
@@ -66,7 +68,8 @@ def replay_steps(
     cumulated time) is subtracted from add_step's time. Steps before `first` are only added (to measure
     a deep step without weaving every earlier one). A strategy's `shared_context`, when it has one, is
     taken instead of `context`: its messages are shared with the next step's context, so a step costs
-    what changed, not a copy of the whole context (callers only read them).
+    what changed, not a copy of the whole context (callers only read them). With `refused`, a budget
+    that cannot hold a step is recorded there and woven no more; without it, its BudgetError is raised.
     """
     strategy.begin(trajectory.root)
     for step in trajectory.steps[: max(0, first - 1)]:
@@ -76,8 +79,16 @@ def replay_steps(
         added = _add(strategy, step, model_timer)
         replayed = ReplayStep(index, added[0], added[1], {})
         for budget in budgets:
+            if refused is not None and budget in refused:
+                continue
             start = time.perf_counter()
-            replayed.contexts[budget] = woven(max_tokens=budget)
+            try:
+                replayed.contexts[budget] = woven(max_tokens=budget)
+            except BudgetError as exc:
+                if refused is None:
+                    raise
+                refused[budget] = exc
+                continue
             replayed.weave_seconds[budget] = time.perf_counter() - start
         yield replayed
 

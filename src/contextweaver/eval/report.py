@@ -122,8 +122,11 @@ def meta_text(key: str, value: Any) -> str:
 
 def terminal_table(report: Report) -> Table:
     table = Table(
-        title="ContextWeaver evaluation: every strategy at every budget", box=box.SIMPLE_HEAD,
-        padding=(0, 1, 0, 0), pad_edge=False, show_edge=False,
+        title="ContextWeaver evaluation: every strategy at every budget",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+        show_edge=False,
     )
     names = max((len(row.strategy) for row in report.rows), default=8)
     for _, header, _ in COLUMNS:

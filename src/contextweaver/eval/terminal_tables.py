@@ -97,6 +97,7 @@ def compact_table(rows: Sequence[Row], failures: bool, width: int) -> tuple[Tabl
     breaks = [n + 1 < len(rows) and rows[n + 1].budget != row.budget for n, row in enumerate(rows)]
     return fitted("every strategy at every budget", columns, width, breaks)
 
+
 def frontier_table(rows: Sequence[FrontierRow], width: int) -> tuple[Table, list[str]]:
     """Each strategy unbounded against the window-N frontier at its own tokens; `n/a` for a strategy
     whose every context was the full history (it selected nothing)."""

@@ -26,7 +26,7 @@ from contextweaver.nodes.extract import extraction_of, root_node
 from contextweaver.prompt_cache import PrefixCache
 from contextweaver.records import WovenContext
 from contextweaver.strategies import build_strategy, cw_settings, spec
-from contextweaver.weaving.budget import Budget, Need
+from contextweaver.weaving.budget import Budget, BudgetError, Need
 
 HALF = "half"
 """A run's own scale: each run at half its full history's tokens (`run_budget`)."""
@@ -122,12 +122,16 @@ def evaluate(
     tracks = {key: ContextTrack(asked, caches[key].tokens) for key in tokens_of}
     steps: dict[str, list[dict[str, Any]]] = {key: [] for key in asked_at}  # a refused budget: no steps
     last = len(trajectory.steps)
-    for replayed in replay_steps(trajectory, built.strategy, replayed_at, built.model) if replayed_at else ():
+    starved: dict[Limit, BudgetError] = {}  # a budget that cannot hold a step: the run is refused at it
+    replayed_steps = replay_steps(trajectory, built.strategy, replayed_at, built.model, refused=starved)
+    for replayed in replayed_steps if replayed_at else ():
         if replayed.index >= last:  # no next step to need anything
             break
         needed = items.get(replayed.index + 1, frozenset())
         edit_needed = edits.get(replayed.index + 1)
         for budget, tokens in tokens_of.items():
+            if tokens in starved:
+                continue
             context = replayed.contexts[tokens]
             track = tracks[budget]
             track.update(context.messages)
@@ -167,6 +171,11 @@ def evaluate(
                 record["prefix_share"] = shared / context.tokens if context.tokens else 1.0
             record.update(cache_record(caches[budget], context))
             steps[budget].append(record)
+    for budget, tokens in tokens_of.items():
+        if tokens in starved:
+            exc = starved[tokens]
+            refused[budget] = {"root": exc.need.root, "least": exc.budget.least(exc.need)}
+            steps[budget] = []
     usage = getattr(built.model, "usage", None)
     total = usage.total.as_dict() if usage is not None else {}
     return {
