@@ -75,3 +75,13 @@ def test_tools_past_the_budget_name_the_tools_not_a_budget_of_one_token() -> Non
     assert "a budget of 3,000 tokens" in message and "tool definitions (4,000 tokens)" in message
     least, _ = asked(message)
     assert budgeted_context(weaver("lazy"), least, 4_000).tokens <= least - 4_000
+
+
+def test_a_refusal_crosses_a_process_boundary_with_its_numbers() -> None:
+    """The proxy weaves in worker processes: the refusal comes back pickled, still able to be restated."""
+    import pickle
+
+    refused = BudgetError.of(Budget(1_000), Need(root=1_500, newest=200, newest_full=800))
+    back = pickle.loads(pickle.dumps(refused))
+    assert str(back) == str(refused) and back.need == refused.need
+    assert "tool definitions (300 tokens)" in str(back.restated(Budget(1_000, tools=300)))

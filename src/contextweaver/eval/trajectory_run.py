@@ -174,7 +174,10 @@ def evaluate(
     for budget, tokens in tokens_of.items():
         if tokens in starved:
             exc = starved[tokens]
-            refused[budget] = {"root": exc.need.root, "least": exc.budget.least(exc.need)}
+            if exc.need is not None and exc.budget is not None:
+                refused[budget] = {"root": exc.need.root, "least": exc.budget.least(exc.need)}
+            else:  # a strategy's own refusal, without the numbers
+                refused[budget] = {"root": 0, "least": 0}
             steps[budget] = []
     usage = getattr(built.model, "usage", None)
     total = usage.total.as_dict() if usage is not None else {}

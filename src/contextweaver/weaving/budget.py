@@ -90,20 +90,27 @@ class Budget:
     def check(self, need: Need) -> None:
         """Raise BudgetError when the budget cannot hold `need`."""
         if not self.holds(need):
-            raise BudgetError(self, need)
+            raise BudgetError.of(self, need)
 
 
 class BudgetError(ContextWeaverError, ValueError):
     """The budget cannot hold the system prompt and task, which are always kept verbatim, with the newest step."""
 
-    def __init__(self, budget: Budget, need: Need) -> None:
+    def __init__(self, message: str, budget: Budget | None = None, need: Need | None = None) -> None:
+        super().__init__(message)
         self.budget = budget
         self.need = need
-        super().__init__(budget.refusal(need))
+
+    @classmethod
+    def of(cls, budget: Budget, need: Need) -> BudgetError:
+        return cls(budget.refusal(need), budget, need)
 
     def restated(self, budget: Budget) -> BudgetError:
         """The same refusal as the caller's budget sees it (its tools, its setting's name)."""
-        return BudgetError(budget, self.need)
+        return self if self.need is None else BudgetError.of(budget, self.need)
+
+    def __reduce__(self) -> tuple[type, tuple[str, Budget | None, Need | None]]:  # across a process boundary
+        return type(self), (str(self), self.budget, self.need)
 
 
 def _hundreds(tokens: float) -> int:
