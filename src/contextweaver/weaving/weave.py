@@ -114,7 +114,7 @@ class _Room:
         """`need`: the root with the newest step's least form, named when the root alone does not fit, so
         the value asked for holds both."""
         if not budget.holds(Need(root.full_tokens)):
-            raise BudgetError(budget, need)
+            raise BudgetError.of(budget, need)
         self.budget = budget
         self.limit = budget.messages
         """The o200k tokens the messages may take."""
@@ -208,7 +208,7 @@ def _budgeted(
     if plan.short_calls:
         _take_calls(room, steps, plan)
     if current is not None and (current not in room.chosen or room.chosen[current][1].mode == "compressed"):
-        raise BudgetError(room.budget, starved(root, by_index[current], min_trim))
+        raise BudgetError.of(room.budget, starved(root, by_index[current], min_trim))
     for node in reversed(steps):  # the rest as placeholders, newest first, while they fit
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
@@ -336,13 +336,19 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHA
     for node in reversed(steps):
         if spend <= 0:
             break
-        if node.index in room.chosen or not node.facts.edited_files:
+        if node.index in room.chosen or not _call_shows_change(node):
             continue
         messages, tokens = call_messages(node)
         if tokens <= min(spend, room.left):
             why = f"the call of a step that changed {', '.join(sorted(node.facts.edited_files))}: a later edit may replace what it wrote"  # fmt: skip
             room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
             spend -= tokens
+
+
+def _call_shows_change(node: Node) -> bool:
+    """Whether the step's call names a file it changed: an editor's `edit N:M` on the open file names none,
+    and a later edit of that file takes its line numbers from the output, not from this call."""
+    return any(path in node.step.action for path in node.facts.edited_files)
 
 
 def _hold_texts(
