@@ -27,6 +27,7 @@ COMMANDS = {
     "sessions": "contextweaver.cli.sessions",
     "contexts": "contextweaver.cli.contexts",
     "fit": "contextweaver.cli.fit",
+    "strategies": "contextweaver.cli.strategies",
 }
 
 

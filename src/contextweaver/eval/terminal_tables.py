@@ -99,9 +99,9 @@ def compact_table(rows: Sequence[Row], failures: bool, width: int) -> tuple[Tabl
 
 
 def frontier_table(rows: Sequence[FrontierRow], width: int) -> tuple[Table, list[str]]:
-    """Each strategy unbounded against the window-N frontier at its own tokens; `n/a` for a strategy
-    whose every context was the full history (it selected nothing)."""
-    verdicts = ["n/a" if r.whole else "holds" if r.holds else "no" for r in rows]
+    """Each strategy unbounded against the window-N frontier at its own tokens; `n/a` for a baseline and
+    for a strategy whose every context was the full history (it selected nothing)."""
+    verdicts = ["n/a" if r.verdict_holds is None else "holds" if r.holds else "no" for r in rows]
     columns = [
         Column("strategy", [r.strategy for r in rows], 0, right=False),
         Column("recall", [f"{r.recall:.3f}" for r in rows], 0),
