@@ -108,8 +108,10 @@ def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list
 def frontier_lines(rows: Sequence[FrontierRow]) -> list[str]:
     """One sentence per strategy for the terminal and the HTML report."""
 
+    from contextweaver.eval.terminal_tables import number  # the terminal table's module imports this one
+
     def num(value: float | None) -> str:
-        return "-" if value is None else f"{value:.3f}"
+        return number(value, "{:.3f}")
 
     lines = []
     for row in rows:

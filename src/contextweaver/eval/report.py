@@ -22,6 +22,7 @@ from contextweaver.eval import aggregate, checks, plots
 from contextweaver.eval.frontier_report import FrontierRow, frontier_lines, frontier_rows
 from contextweaver.eval.html import render_html
 from contextweaver.eval.runner import failed
+from contextweaver.eval.terminal_tables import number as fmt
 from contextweaver.prompt_cache import PRICES, PRICES_TAKEN
 
 COLUMNS = [
@@ -53,12 +54,6 @@ COLUMNS = [
 FAILURE_FIELDS = ["strategy", "trajectory", "seed", "source", "error"]
 ERROR_CHARS = 200
 """Longest error shown per failed run in the terminal."""
-
-
-def fmt(value: Any, pattern: str) -> str:
-    if isinstance(value, float) and math.isnan(value):
-        return "-"
-    return pattern.format(value)
 
 
 @dataclass
@@ -94,7 +89,8 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
         report.images["recall_vs_tokens.png"] = plots.recall_vs_tokens(rows)
         for budget in aggregate.budgets_of(results):
             series = aggregate.tokens_by_step(results, budget)
-            report.images[f"tokens_over_steps_{budget}.png"] = plots.tokens_over_steps(series, budget)
+            runs = aggregate.run_lengths(results, budget)
+            report.images[f"tokens_over_steps_{budget}.png"] = plots.tokens_over_steps(series, budget, runs)
     return report
 
 

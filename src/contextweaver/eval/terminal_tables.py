@@ -75,9 +75,14 @@ def fitted(
     return table, left_out
 
 
+NOT_MEASURED = "n/a"
+
+
 def number(value: float | int | None, pattern: str) -> str:
-    if value is None or value != value:  # NaN: nothing measured
-        return "-"
+    """A figure as the terminal, the HTML report and the frontier lines show it; None or NaN (nothing
+    measured, e.g. no cut to judge) reads `n/a`, never `nan`."""
+    if value is None or value != value:
+        return NOT_MEASURED
     return pattern.format(value)
 
 
