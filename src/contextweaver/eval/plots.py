@@ -79,12 +79,10 @@ def tokens_over_steps_figure(
     the whole history (cw without a cut) shows under it instead of hiding it."""
     figure, axes = plt.subplots(figsize=(8, 5))
     for strategy, points in sorted(series.items(), key=lambda item: item[0] == FULL):
-        style = (
-            {"color": "black", "linestyle": "--", "linewidth": 1.6, "zorder": 5} if strategy == FULL else {}
-        )
-        axes.plot(
-            [p[0] for p in points], [p[1] for p in points], label=strategy, **{"linewidth": 1.1, **style}
-        )
+        style: dict[str, Any] = {"linewidth": 1.1}
+        if strategy == FULL:
+            style = {"color": "black", "linestyle": "--", "linewidth": 1.6, "zorder": 5}
+        axes.plot([p[0] for p in points], [p[1] for p in points], label=strategy, **style)
     axes.set_xlabel("step")
     axes.set_ylabel("context tokens before the next step")
     plain_tokens(axes.yaxis)
