@@ -125,3 +125,11 @@ def test_a_zero_budget_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["eval", RUN, "-b", "0"])
     assert result.exit_code == 2 and "0 is not a token budget" in result.output
     assert "Traceback" not in result.output and "-22" not in result.output
+
+
+def test_an_llm_strategy_on_the_offline_fake_is_said_to_be_the_fakes(tmp_path: Path) -> None:
+    args = ["eval", RUN, "-s", "cw-llm,cw", "-b", "none", "-o", str(tmp_path), "-j", "1", "--no-progress"]
+    result = CliRunner().invoke(main, args, env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert "note: cw-llm call a memory model and none is configured" in " ".join(result.stderr.split())
+    assert "note: cw," not in result.stderr  # cw calls none

@@ -127,6 +127,15 @@ def command(
                 weaver_config(name, cw_settings(settings.overrides))  # fail now, not inside a worker
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    on_the_fake = [
+        name for name in names if not real_model and needs_model(name, cw_settings(settings.overrides))
+    ]
+    if on_the_fake:
+        console.print(
+            f"note: {', '.join(on_the_fake)} call a memory model and none is configured (--memory backend=openai "
+            "model=... base_url=...): the offline fake answers, so their summaries and LLM columns are the fake's",
+            highlight=False,
+        )
     unreadable: dict[str, str] = {}
     trajectories = discover(inputs, unreadable)
     if split != "all":
