@@ -76,6 +76,8 @@ document.addEventListener("DOMContentLoaded", function () {
     var label = row.querySelector("text.label").getBoundingClientRect();
     if (meta.right > right + 0.5 || label.right > meta.left) clipped.push(row.getAttribute("data-index"));
   });
+  var panel = document.getElementById("panel");  // the selected step's details, filled by then
+  if (panel.scrollWidth > panel.clientWidth + 1) clipped.push("panel");
   document.body.setAttribute("data-clipped", clipped.join(",") || "none");
 });
 """
@@ -83,8 +85,9 @@ document.addEventListener("DOMContentLoaded", function () {
 
 @pytest.mark.parametrize("width", [1024, 1280, 1920])
 def test_the_right_column_is_whole_at_common_widths(chromium, tmp_path, width):
-    """Each row's status, tokens and mode (the right column) fit the graph pane and clear the label:
-    at 1280 px the 470 px panel once left the 900 px graph 810 and cut 'root' to 'roo'."""
+    """Each row's status, tokens and mode (the right column) fit the graph pane and clear the label, and
+    the panel needs no sideways scroll: at 1280 px the 470 px panel once left the 900 px graph 810 and cut
+    'root' to 'roo'."""
     from contextweaver.examples import example_path
     from contextweaver.formats import load_trajectory
     from contextweaver.weaver import ContextWeaver
