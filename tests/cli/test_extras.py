@@ -57,3 +57,12 @@ def test_every_extra_in_the_table_is_one_pyproject_declares() -> None:
     pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
     for name in extras.EXTRAS:
         assert f"\n{name} = [" in pyproject, name
+
+
+def test_the_bare_command_is_its_help_naming_each_commands_extra() -> None:
+    result = CliRunner().invoke(main, [])
+    assert result.exit_code == 0 and "Usage:" in result.output
+    text = " ".join(result.output.split())
+    for name, extra in extras.EXTRAS.items():
+        for command in extra.commands:
+            assert f"`{command}` the '{name}' extra" in text

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from contextweaver.cli.name_clash import clash_message
-from contextweaver.extras import command_needs, extra_of, needs_message
+from contextweaver.extras import EXTRAS, command_needs, extra_of, needs_message
 
 try:
     from contextweaver import __version__
@@ -102,13 +102,21 @@ class LazyGroup(click.Group):
             raise click.ClickException(yaml_problem("the --config file", exc)) from exc
 
 
-@click.group(cls=LazyGroup)
+def _extras_epilog() -> str:
+    """Which command needs which extra, from the one table (`extras.py`)."""
+    needs = [f"`{c}` the '{name}' extra" for name, extra in EXTRAS.items() for c in extra.commands]
+    return f"Optional parts: {', '.join(needs)}; every --help works without them."
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True, epilog=_extras_epilog())
 @click.version_option(
     version=__version__, package_name="contextweaver-agents"
 )  # read in place: runs from a clone too
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """ContextWeaver: dependency-structured context for tool-using LLM agents.
 
     Installed as `contextweaver-agents`; the command is `contextweaver`, `contextweaver-agents` or
-    `python -m contextweaver`. `eval` needs the `eval` extra and `serve` the `serve` extra; every
-    `--help` works without them."""
+    `python -m contextweaver`."""
+    if ctx.invoked_subcommand is None:  # no command: the help, as a successful answer
+        click.echo(ctx.get_help())
