@@ -25,7 +25,7 @@ from contextweaver.strategies import build_strategy
 from contextweaver.weaver import ContextWeaver
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trajectories" / "mini-swe-agent"
-STRATEGIES = ("full", "sliding_window", "masking", "cw-ancestry", "cw-frontier", "cw")
+STRATEGIES = ("full", "sliding_window", "masking", "cw-paper", "cw-frontier", "cw")
 
 
 def p95(values: list[float]) -> float:

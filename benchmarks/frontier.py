@@ -35,7 +35,7 @@ DATASETS = {
 }
 UNSPLIT = ("dev", "openhands")
 """Never tuned on: every run is reported."""
-STRATEGIES = "sliding_window,masking,cw,cw-ancestry,cw-select"
+STRATEGIES = "sliding_window,masking,cw,cw-paper,cw-select"
 
 
 def runs_of(name: str, split: str, limit: int = 0) -> list[Any]:

@@ -7,7 +7,16 @@ import pytest
 from contextweaver.cli.replay import _factory
 from contextweaver.integrations.settings import WeavingSettings
 from contextweaver.integrations.settings import build_strategy as integration_build
-from contextweaver.strategies import ALIASES, TABLE, build_strategy, cw_settings, needs_model, spec
+from contextweaver.strategies import (
+    ALIASES,
+    GROUPS,
+    TABLE,
+    build_strategy,
+    cw_settings,
+    names_in,
+    needs_model,
+    spec,
+)
 from contextweaver.weaver import ContextWeaver
 
 
@@ -32,14 +41,15 @@ def test_every_name_means_one_configuration_everywhere(name: str) -> None:
 
 
 def test_names_fix_their_settings_and_user_settings_apply_on_top() -> None:
-    ancestry = build_strategy("cw-ancestry", {"window": 7}).strategy
+    ancestry = build_strategy("cw-paper", {"window": 7}).strategy
     assert isinstance(ancestry, ContextWeaver)
     assert (ancestry.config.selector, ancestry.config.analyzer, ancestry.config.window) == (
         "ancestry",
         "heuristic",
         7,
     )
-    assert spec("cw-heuristic") is spec("cw-ancestry") and spec("cw-adaptive") is spec("cw")  # one entry, two names
+    assert spec("cw-heuristic") is spec("cw-paper") is spec("cw-ancestry")  # the names it had before
+    assert spec("cw-adaptive") is spec("cw")  # one entry, two names
     assert build_strategy("sliding_window", {"window": 3}).strategy.n == 3  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="takes only `window`"):
         build_strategy("masking", {"analyzer": "llm"})
@@ -48,8 +58,16 @@ def test_names_fix_their_settings_and_user_settings_apply_on_top() -> None:
 def test_aliases_and_unknown_names() -> None:
     for alias, target in ALIASES.items():
         assert spec(alias) is TABLE[target]
-    with pytest.raises(ValueError, match="valid: full, sliding_window"):
+    with pytest.raises(ValueError, match="valid: cw, cw-select, cw-paper, full, sliding_window") as raised:
         spec("cw-magic")
+    assert "cw-ancestry" not in str(raised.value)  # the old names are accepted, not listed
+
+
+def test_every_name_is_in_one_group_and_the_user_chooses_between_three() -> None:
+    assert {entry.group for entry in TABLE.values()} == set(GROUPS)
+    assert names_in("contextweaver") == ["cw", "cw-select", "cw-paper"]
+    assert all(TABLE[n].baseline is not None for n in names_in("baseline"))
+    assert all(TABLE[n].baseline is None for n in names_in("research"))
 
 
 def test_memory_model_is_built_exactly_for_the_names_that_call_one() -> None:

@@ -18,6 +18,13 @@ from contextweaver.errors import ConfigError, UnknownName
 from contextweaver.models.timed import TimedModel
 from contextweaver.protocols import Strategy
 
+GROUPS = {
+    "contextweaver": "ContextWeaver: the three to choose between",
+    "baseline": "baselines: what ContextWeaver is measured against",
+    "research": "research: variants and arms the evaluation studies",
+}
+"""The groups of the table, in the order help and docs list them."""
+
 
 @dataclass(frozen=True)
 class StrategySpec:
@@ -28,33 +35,61 @@ class StrategySpec:
     """The WeaverConfig settings this name fixes (ContextWeaver entries only)."""
     window_arg: str | None = None
     """The baseline's constructor argument that the `window` setting fills."""
+    group: str = field(default="research", kw_only=True)
+    """One of GROUPS: where help and docs list the name."""
 
 
 PAPER = {"analyzer": "heuristic", "selector": "ancestry", "mode": "per_step"}
 """The paper's Algorithm 1 weaves every context anew; the library default is lazy (see `WeaverConfig.mode`)."""
 
 TABLE: dict[str, StrategySpec] = {
+    "cw": StrategySpec(
+        "the default: steps pass whole until the budget's high-water mark, then one cut that later requests "
+        "extend (prompt-cache friendly)",
+        group="contextweaver",
+    ),
+    "cw-select": StrategySpec(
+        "per-step selection, woven every step: the last W outputs plus excerpts of older ones recent steps mention",
+        weaver={"selector": "select", "mode": "per_step"},
+        group="contextweaver",
+    ),
+    "cw-paper": StrategySpec(
+        "the paper's Algorithm 1, woven every step: heuristic analyzer, ancestry BFS",
+        weaver=PAPER,
+        group="contextweaver",
+    ),
     "full": StrategySpec(
-        "the whole history; under a budget, the newest steps that fit whole and older ones cut", baseline="full"
+        "the whole history; under a budget, the newest steps that fit whole and older ones cut",
+        baseline="full",
+        group="baseline",
     ),
     "sliding_window": StrategySpec(
-        "the last 5 observations, older ones as placeholders", "sliding_window", window_arg="n"
+        "the last 5 observations, older ones as placeholders",
+        "sliding_window",
+        window_arg="n",
+        group="baseline",
     ),
-    "masking": StrategySpec("the last 10 observations (observation masking)", "masking", window_arg="n"),
-    "bm25": StrategySpec("the k observations BM25 ranks highest for the latest step", "bm25", window_arg="k"),
+    "masking": StrategySpec(
+        "the last 10 observations (observation masking)", "masking", window_arg="n", group="baseline"
+    ),
+    "bm25": StrategySpec(
+        "the k observations BM25 ranks highest for the latest step", "bm25", window_arg="k", group="baseline"
+    ),
     "llm_summary": StrategySpec(
-        "the last 5 steps plus an LLM summary of the older ones", "llm_summary", window_arg="keep_last"
+        "the last 5 steps plus an LLM summary of the older ones",
+        "llm_summary",
+        window_arg="keep_last",
+        group="baseline",
     ),
     "llm_summary_lazy": StrategySpec(
         "the history unchanged until the budget's high-water mark, then the LLM summary applied once",
         "llm_summary_lazy",
         window_arg="keep_last",
+        group="baseline",
     ),
-    "cw": StrategySpec("ContextWeaver with the library defaults (or the settings given)"),
     "cw-perstep": StrategySpec(
         "ContextWeaver's defaults, but every context woven anew (no lazy cuts)", weaver={"mode": "per_step"}
     ),
-    "cw-ancestry": StrategySpec("ContextWeaver as the paper: heuristic analyzer, ancestry BFS", weaver=PAPER),
     "cw-llm": StrategySpec(
         "the paper's method with the LLM analyzer and summaries (three calls per step)",
         weaver={"analyzer": "llm", "summarizer": "llm", "selector": "ancestry", "mode": "per_step"},
@@ -70,36 +105,55 @@ TABLE: dict[str, StrategySpec] = {
         },
     ),
     "cw-frontier": StrategySpec(
-        "ContextWeaver, what the recent steps use", weaver={"selector": "frontier", "lazy": {"selector": None}}
+        "ContextWeaver, what the recent steps use",
+        weaver={"selector": "frontier", "lazy": {"selector": None}},
     ),
     "cw-recency": StrategySpec(
-        "ContextWeaver's recency arm (a W-step window)", weaver={"selector": "recency", "lazy": {"selector": None}}
-    ),
-    "cw-select": StrategySpec(
-        "ContextWeaver, per-step selection: the last W outputs plus excerpts of older ones recent steps mention",
-        weaver={"selector": "select", "mode": "per_step"},
+        "ContextWeaver's recency arm (a W-step window)",
+        weaver={"selector": "recency", "lazy": {"selector": None}},
     ),
 }
-ALIASES = {"contextweaver": "cw", "cw-adaptive": "cw", "cw-heuristic": "cw-ancestry"}
-"""Other names of a table entry: `cw-adaptive` is the default (its selector is `adaptive`), `cw-heuristic`
-the paper's method (its analyzer is `heuristic`). Reports show the table name."""
-REPLAY_DEFAULT = ("cw-select", "cw", "sliding_window", "masking", "full")
-"""The per-step selection first (its kept steps are the table's column), then the lazy default, which
-passes a history under its budget through whole, then the baselines."""
-EVAL_DEFAULT = (
+ALIASES = {"contextweaver": "cw", "cw-adaptive": "cw", "cw-ancestry": "cw-paper", "cw-heuristic": "cw-paper"}
+"""Other names of a table entry: `cw-adaptive` is the default (its selector is `adaptive`); `cw-ancestry`
+(its selector) and `cw-heuristic` (its analyzer), the paper's method, are the names it had before and
+are accepted, not listed. Reports show the table name."""
+LISTED_ALIASES = ("contextweaver", "cw-adaptive")
+"""The aliases help lists (beside `cw`)."""
+REPLAY_DEFAULT = ("cw", "cw-select", "sliding_window", "masking", "full")
+"""The default first (its kept steps are the table's column), then the per-step selection, then the
+baselines."""
+EVAL_CANDIDATES = (
     "full",
     "sliding_window",
     "masking",
     "bm25",
     "llm_summary",
-    "cw-ancestry",
+    "cw-paper",
     "cw-llm",
     "cw-hybrid",
     "cw",
     "cw-select",
 )
-"""What `contextweaver eval` runs without `-s`: the baselines, the paper's modes, the lazy default (`cw`)
-and the per-step selection the frontier section is about; `-s all` runs the whole table."""
+"""What `contextweaver eval` runs without `-s`, less those that call a memory model when none is
+configured (`eval_default`); `-s all` runs the whole table."""
+
+
+def eval_default(real_model: bool) -> list[str]:
+    """EVAL_CANDIDATES; the ones that call a memory model only when a real one (not the offline fake) is
+    configured: the fake's summaries would be measured as if a model had written them."""
+    return [name for name in EVAL_CANDIDATES if real_model or not needs_model(name)]
+
+
+def names_in(group: str) -> list[str]:
+    return [name for name, entry in TABLE.items() if entry.group == group]
+
+
+def choices_text() -> str:
+    """The names for `-s` help: the three ContextWeaver strategies, the baselines, where research names are."""
+    return (
+        f"ContextWeaver: {', '.join(names_in('contextweaver'))}; baselines: {', '.join(names_in('baseline'))}; "
+        "`contextweaver strategies` lists the research names too"
+    )
 
 
 def cw_settings(overrides: Sequence[str]) -> dict[str, Any]:
@@ -115,7 +169,7 @@ def spec(name: str) -> StrategySpec:
     """The table entry of a name (or alias); an unknown name lists the valid ones."""
     found = TABLE.get(ALIASES.get(name, name))
     if found is None:
-        raise UnknownName(f"unknown strategy {name!r}; valid: {', '.join([*TABLE, *ALIASES])}")
+        raise UnknownName(f"unknown strategy {name!r}; valid: {', '.join([*TABLE, *LISTED_ALIASES])}")
     return found
 
 

@@ -11,6 +11,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src" / "contextweaver"
 LAYERS = (
     "errors",
+    "extras",
     "registry",
     "records",
     "tokens",
@@ -39,6 +40,7 @@ LAYERS = (
     "integrations",
     "serve",
     "cli",
+    "__main__",
 )
 """Lowest first: a room may import itself and the rooms before it. The package root re-exports the API."""
 TOP_MODULES = 12
@@ -66,7 +68,9 @@ def imported(path: Path) -> list[tuple[int, str]]:
             base = package[: len(package) - node.level + 1] if node.level else []
             name = ".".join([*base, node.module] if node.module else base)
             if name == "contextweaver":  # `from contextweaver import boundary`: the modules named
-                names = [alias.name for alias in node.names if alias.name != "__version__"]  # metadata, not a room
+                names = [
+                    alias.name for alias in node.names if alias.name != "__version__"
+                ]  # metadata, not a room
                 out += [(node.lineno, f"{name}.{alias}") for alias in names]
             else:
                 out.append((node.lineno, name))

@@ -28,9 +28,18 @@ def test_wide_is_the_full_table() -> None:
     result = CliRunner().invoke(main, ["replay", "--wide"], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     header = next(line for line in result.output.splitlines() if "step" in line and "action" in line)
-    for column in ("status", "full in cw-select", "sliding_window", "masking", "full"):
+    for column in ("status", "full in cw", "cw-select", "sliding_window", "masking", "full"):
         assert column in header
     assert "↷ superseded" in result.output
+
+
+def test_every_view_shows_the_default_strategy_and_names_it() -> None:
+    """The kept column and --explain show `cw` unless -s puts another first, and say which."""
+    default = CliRunner().invoke(main, ["replay", "--explain", "--budget", "3000"], env={"COLUMNS": "120"})
+    assert default.exit_code == 0, default.output
+    assert "kept (cw)" in default.output and "why, for cw (the first strategy)" in default.output
+    chosen = CliRunner().invoke(main, ["replay", "--explain", "-s", "cw-select,cw"], env={"COLUMNS": "120"})
+    assert "kept (cw-select)" in chosen.output and "why, for cw-select (the first strategy)" in chosen.output
 
 
 def test_without_a_budget_it_says_the_default_does_not_cut() -> None:

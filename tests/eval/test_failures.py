@@ -14,7 +14,7 @@ from contextweaver.config import ModelConfig
 from contextweaver.eval import report
 from contextweaver.eval.runner import RunSettings, discover, failed, run_grid
 
-STRATEGIES = ["full", "sliding_window", "cw-ancestry"]
+STRATEGIES = ["full", "sliding_window", "cw-paper"]
 
 
 def add_broken_file(folder: Path) -> Path:

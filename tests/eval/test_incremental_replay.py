@@ -58,12 +58,16 @@ def reference_weave(strategy: Any) -> Any:
         status = strategy.tracker.status_line(strategy.config.status_line_chars)
         graph = strategy.graph
         return weave(
-            graph.node(0), graph.nodes[1:], strategy._plan(None, False), strategy=strategy.name, status_line=status
+            graph.node(0),
+            graph.nodes[1:],
+            strategy._plan(None, False),
+            strategy=strategy.name,
+            status_line=status,
         )
     return weave(strategy.nodes[0], strategy.nodes[1:], strategy.plan(), strategy=strategy.name)
 
 
-@pytest.mark.parametrize("name", ["cw-select", "cw-ancestry", "sliding_window", "masking", "full", "bm25"])
+@pytest.mark.parametrize("name", ["cw-select", "cw-paper", "sliding_window", "masking", "full", "bm25"])
 def test_updated_context_equals_the_context_woven_anew(name: str) -> None:
     strategy = build_strategy(name).strategy
     for replayed in replay_steps(synthetic_run(60), strategy):

@@ -11,7 +11,7 @@ import pytest
 from contextweaver.eval import aggregate, report, runner
 from contextweaver.eval.runner import ResultStore, RunSettings, Unit, discover, run_grid
 
-STRATEGIES = ["full", "sliding_window", "cw-ancestry", "cw-recency", "cw"]
+STRATEGIES = ["full", "sliding_window", "cw-paper", "cw-recency", "cw"]
 
 
 def _run(folder: Path, out: Path, workers: int = 1, budgets: list | None = None) -> tuple[list[dict], int]:
@@ -50,13 +50,13 @@ def test_parallel_run_saves_each_unit_and_a_rerun_reuses_them(trajectory_dir: Pa
 
 def test_store_ignores_results_of_other_settings(tmp_path: Path) -> None:
     store = ResultStore(tmp_path)
-    unit = Unit("a.jsonl", "a", "cw-ancestry", 0)
+    unit = Unit("a.jsonl", "a", "cw-paper", 0)
     store.save(unit, {"fingerprint": "f1", "content_hash": "h", "budgets": {"none": []}})
     assert store.load(unit, "f1", "h", [None]) is not None
     assert store.load(unit, "f2", "h", [None]) is None
     assert store.load(unit, "f1", "h", [None, 100]) is None
     with_override = RunSettings([None], ["window=3"])
-    assert with_override.fingerprint("cw-ancestry") != RunSettings([None]).fingerprint("cw-ancestry")
+    assert with_override.fingerprint("cw-paper") != RunSettings([None]).fingerprint("cw-paper")
     assert with_override.fingerprint("full") == RunSettings([None]).fingerprint("full")
 
 

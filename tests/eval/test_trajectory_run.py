@@ -37,7 +37,7 @@ def test_ids_and_groups() -> None:
     assert trajectory_id(Trajectory([], [], source="/x/astropy__astropy-1.traj.json")) == "astropy__astropy-1"
 
 
-@pytest.mark.parametrize("name", ["sliding_window", "cw-ancestry"])
+@pytest.mark.parametrize("name", ["sliding_window", "cw-paper"])
 def test_one_replay_many_budgets_equals_one_replay_per_budget(bugfix: Trajectory, name: str) -> None:
     def make() -> object:
         return BASELINES.get(name)() if name in BASELINES.names() else ContextWeaver()
@@ -97,11 +97,11 @@ def test_llm_strategies_count_memory_calls_and_zero_llm_ones_do_not(bugfix: Traj
     assert summary["llm"]["prompt_tokens"] > 0
     paper = evaluate(bugfix, "cw-llm", [None])
     assert paper["llm"]["calls"] >= len(bugfix.steps)
-    assert evaluate(bugfix, "cw-ancestry", [None])["llm"]["calls"] == 0
+    assert evaluate(bugfix, "cw-paper", [None])["llm"]["calls"] == 0
 
 
 def test_every_strategy_name_builds_and_unknown_names_list_valid_ones() -> None:
     for name in TABLE:
         assert build_strategy(name).strategy is not None
-    with pytest.raises(ValueError, match="valid: full"):
+    with pytest.raises(ValueError, match="valid: cw, cw-select, cw-paper, full"):
         build_strategy("magic")

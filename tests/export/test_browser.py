@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from pathlib import Path
 
@@ -62,3 +64,48 @@ def test_screenshot_renders(chromium, tmp_path):
     result = chromium("--window-size=1400,900", f"--screenshot={shot}", page.as_uri() + "#node=17")
     assert result.returncode == 0 and shot.stat().st_size > 20_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+MEASURE = """
+document.addEventListener("DOMContentLoaded", function () {
+  var pane = document.getElementById("graph").getBoundingClientRect();
+  var right = pane.left + document.getElementById("graph").clientWidth;
+  var clipped = [];
+  document.querySelectorAll("g.row").forEach(function (row) {
+    var meta = row.querySelector("text.meta").getBoundingClientRect();
+    var label = row.querySelector("text.label").getBoundingClientRect();
+    if (meta.right > right + 0.5 || label.right > meta.left) clipped.push(row.getAttribute("data-index"));
+  });
+  var panel = document.getElementById("panel");  // the selected step's details, filled by then
+  if (panel.scrollWidth > panel.clientWidth + 1) clipped.push("panel");
+  document.body.setAttribute("data-clipped", clipped.join(",") || "none");
+});
+"""
+
+
+@pytest.mark.parametrize("width", [1024, 1280, 1920])
+def test_the_right_column_is_whole_at_common_widths(chromium, tmp_path, width):
+    """Each row's status, tokens and mode (the right column) fit the graph pane and clear the label, and
+    the panel needs no sideways scroll: at 1280 px the 470 px panel once left the 900 px graph 810 and cut
+    'root' to 'roo'."""
+    from contextweaver.examples import example_path
+    from contextweaver.formats import load_trajectory
+    from contextweaver.weaver import ContextWeaver
+
+    trajectory = load_trajectory(example_path())
+    weaver = ContextWeaver(config=None)
+    weaver.begin(trajectory.root)
+    for step in trajectory.steps:
+        weaver.add_step(step)
+    page = to_html(weaver.graph, weaver.context(max_tokens=3000), title="bugfix")
+    digest = base64.b64encode(hashlib.sha256(MEASURE.encode("utf-8")).digest()).decode("ascii")
+    page = page.replace(
+        "script-src ", f"script-src 'sha256-{digest}' ", 1
+    )  # this copy only: the probe may run
+    page = page.replace("</head>", f"<script>{MEASURE}</script></head>", 1)
+    path = tmp_path / "bugfix.html"
+    path.write_text(page, encoding="utf-8")
+    dom = chromium(
+        f"--window-size={width},900", "--virtual-time-budget=3000", "--dump-dom", path.as_uri()
+    ).stdout
+    assert 'data-clipped="none"' in dom, re.search(r'data-clipped="[^"]*"', dom)

@@ -73,3 +73,26 @@ def test_graph_of_a_shared_run(tmp_path):
     result = CliRunner().invoke(main, ["graph", str(run), "--out", str(tmp_path), "--format", "html,dot"])
     assert result.exit_code == 0, result.output
     assert "missing_colon.py" in (tmp_path / "function_calling_simple.html").read_text(encoding="utf-8")
+
+
+def test_the_graph_is_coloured_by_the_strategy_it_names(tmp_path):
+    """`cw` by default, another with -s; the page's title says which and at what budget."""
+
+    def page(*extra):
+        args = ["graph", str(example_path()), "--out", str(tmp_path), "--format", "html", *extra]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        text = (tmp_path / "bugfix.html").read_text(encoding="utf-8")
+        data = json.loads(text.split('id="cw-data">', 1)[1].split("</script>", 1)[0])
+        return text, {n["mode"] for n in data["nodes"]}
+
+    text, modes = page()
+    assert "coloured by cw&#x27;s context, no budget" in text and modes == {
+        "full"
+    }  # cw cuts nothing unbudgeted
+    text, modes = page("-s", "cw-select")
+    assert "coloured by cw-select&#x27;s context, no budget" in text and "compressed" in modes
+    refused = CliRunner().invoke(
+        main, ["graph", str(example_path()), "--out", str(tmp_path), "-s", "masking"]
+    )
+    assert refused.exit_code == 2 and "baseline" in refused.output

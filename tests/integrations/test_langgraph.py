@@ -83,7 +83,7 @@ def check_last_request(sent: list[BaseMessage]) -> None:
 def test_langchain_v1_middleware_weaves_the_request_and_keeps_the_state(tmp_path: Path):
     repo = make_repo(tmp_path / "repo")
     model = scripted_model()
-    middleware = ContextWeaverMiddleware(strategy="cw-ancestry", window=2)
+    middleware = ContextWeaverMiddleware(strategy="cw-paper", window=2)
     agent = create_agent(model, [shell_tool(repo)], system_prompt="You fix bugs.", middleware=[middleware])
     result = agent.invoke({"messages": [{"role": "user", "content": TASK}]})
     assert "return a + b" in (repo / "calc.py").read_text()

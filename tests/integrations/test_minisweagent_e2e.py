@@ -48,7 +48,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         model,
         LocalEnvironment(cwd=str(repo)),
         output_path=traj,
-        contextweaver={"strategy": "cw-ancestry", "window": 2, "weaver": {"max_parents": 2}},
+        contextweaver={"strategy": "cw-paper", "window": 2, "weaver": {"max_parents": 2}},
         **AGENT,
     )
     info = agent.run(TASK)
@@ -110,7 +110,7 @@ def test_labels_record_the_failure_then_its_supersession(run):
 def test_the_graph_is_saved_beside_the_trajectory(run):
     agent, _, traj, _, _ = run
     document = json.loads(traj.with_name("toy.contextweaver.json").read_text())
-    assert document["format"] == "contextweaver-graph-1" and document["strategy"] == "cw-ancestry"
+    assert document["format"] == "contextweaver-graph-1" and document["strategy"] == "cw-paper"
     assert document["settings"]["weaver"]["window"] == 2
     # the configuration that ran, not WeaverConfig's defaults (selector adaptive, mode lazy)
     assert document["settings"]["weaver"]["selector"] == "ancestry"

@@ -122,7 +122,7 @@ def run_agent(
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory):
     repo = make_repo(tmp_path_factory.mktemp("openhands") / "repo")
-    condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw-ancestry", "window": 2})
+    condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw-paper", "window": 2})
     return condenser, run_agent(repo, condenser), repo
 
 
@@ -175,7 +175,7 @@ def test_the_tools_the_llm_is_sent_count_against_the_budget(run, tmp_path: Path)
     assert condenser.reserved == tools > 100
     root = sum(count_message(m) for m in requests[0].messages)
     budget = root + tools + 300  # the tools take a sizeable share of what the root leaves
-    budgeted = ContextWeaverCondenser(contextweaver={"strategy": "cw-ancestry", "budget": budget})
+    budgeted = ContextWeaverCondenser(contextweaver={"strategy": "cw-paper", "budget": budget})
     sent = run_agent(make_repo(tmp_path / "repo"), budgeted)
     assert len(sent) == len(TURNS) and budgeted.reserved == tools
     sizes = [sum(count_message(m) for m in request.messages) for request in sent]

@@ -15,7 +15,7 @@ from contextweaver.integrations.sweagent import ContextWeaverHistoryProcessor, h
 from tests.integrations.test_sweagent_processor import item, root_items  # noqa: E402
 
 CACHE_CONTROL = {"type": "cache_control", "last_n_messages": 2}
-WEAVE = {"type": "contextweaver", "strategy": "cw-ancestry", "window": 2, "budget": 2_000}
+WEAVE = {"type": "contextweaver", "strategy": "cw-paper", "window": 2, "budget": 2_000}
 TURNS = 20
 
 

@@ -72,7 +72,7 @@ def run_with(processor, repo: Path, *, tool_calls: bool = False):
 
 @pytest.fixture(scope="module")
 def woven(tmp_path_factory: pytest.TempPathFactory):
-    processor = ContextWeaverHistoryProcessor(strategy="cw-ancestry", window=2, weaver={"max_parents": 2})
+    processor = ContextWeaverHistoryProcessor(strategy="cw-paper", window=2, weaver={"max_parents": 2})
     history, outputs, node_ids = run_with(processor, make_repo(tmp_path_factory.mktemp("swe") / "repo"))
     return processor, history, outputs, node_ids
 

@@ -29,7 +29,7 @@ from sweagent.run.run_single import RunSingleConfig  # noqa: E402
 
 from contextweaver.integrations import sweagent as integration  # noqa: E402
 
-PROCESSORS = [{"type": "contextweaver", "strategy": "cw-ancestry", "window": 2}]
+PROCESSORS = [{"type": "contextweaver", "strategy": "cw-paper", "window": 2}]
 COMMANDS = [
     "ls",
     "cat calc.py",

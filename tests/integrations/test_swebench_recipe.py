@@ -88,7 +88,7 @@ def test_every_run_leaves_a_trajectory_sidecars_a_grade_and_predictions(matrix: 
                 folder = run_dir / iid
                 assert json.loads((folder / "grade.json").read_text())["resolved"] is resolved
                 graph = json.loads((folder / f"{iid}.contextweaver.json").read_text())
-                ran = {"contextweaver": "cw-ancestry"}.get(strategy, strategy)  # recipe.yaml's arm
+                ran = {"contextweaver": "cw-paper"}.get(strategy, strategy)  # recipe.yaml's arm
                 assert graph["strategy"] == ran and len(graph["nodes"]) == len(FIX_TURNS) - 1
                 fixed = "return a + b" in (folder / "repo" / "calc.py").read_text()
                 assert fixed  # each run edited its own fresh copy of the repository

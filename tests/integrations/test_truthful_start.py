@@ -1,6 +1,6 @@
 """Integrations say at start what they will do: without a budget the lazy default cuts nothing (a
 WARNING, once per process), a budget taken from the model's context window is named with its source,
-and what is recorded is the configuration that runs (cw-ancestry: selector ancestry, mode per_step)."""
+and what is recorded is the configuration that runs (cw-paper: selector ancestry, mode per_step)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from tests.integrations.announcements import LOGGER, fresh_announcements, warnin
         ({"window": 5}, True),
         ({"strategy": "full"}, True),
         ({"budget": 32000}, False),
-        ({"strategy": "cw-ancestry"}, False),
+        ({"strategy": "cw-paper"}, False),
         ({"strategy": "sliding_window", "window": 3}, False),
         ({"weaver": {"mode": "per_step"}}, False),
     ],
@@ -58,18 +58,18 @@ def test_a_budget_taken_is_named_with_its_source(caplog: pytest.LogCaptureFixtur
 
 def test_a_configured_strategy_is_described_as_it_runs(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger=LOGGER)
-    settings = WeavingSettings.model_validate({"strategy": "cw-ancestry", "window": 5, "budget": 9000})
-    assert describe(settings).startswith("cw-ancestry (selector ancestry, mode per_step, analyzer heuristic")
+    settings = WeavingSettings.model_validate({"strategy": "cw-paper", "window": 5, "budget": 9000})
+    assert describe(settings).startswith("cw-paper (selector ancestry, mode per_step, analyzer heuristic")
     announce("ContextWeaver (test)", settings)
     assert warnings_of(caplog) == []  # nothing surprising: said at INFO
     assert any("budget 9,000 tokens" in r.getMessage() for r in caplog.records)
 
 
 def test_saved_settings_are_the_effective_ones() -> None:
-    settings = WeavingSettings.model_validate({"strategy": "cw-ancestry", "window": 5})
+    settings = WeavingSettings.model_validate({"strategy": "cw-paper", "window": 5})
     weaver = settings.model_dump(mode="json")["weaver"]
     assert (weaver["selector"], weaver["mode"], weaver["window"]) == ("ancestry", "per_step", 5)
-    assert settings.model_dump(exclude_unset=True) == {"strategy": "cw-ancestry", "weaver": {"window": 5}}
+    assert settings.model_dump(exclude_unset=True) == {"strategy": "cw-paper", "weaver": {"window": 5}}
     again = WeavingSettings.model_validate(settings.model_dump())
     assert again.weaver_config() == settings.weaver_config()
     default = WeavingSettings().model_dump(mode="json")["weaver"]
@@ -102,11 +102,11 @@ def test_swe_agent_processor_says_at_construction_once(caplog: pytest.LogCapture
     assert said.startswith("ContextWeaver (SWE-agent history processor)") and "nothing is cut" in said
     assert "the budget is yours to set" in said
     caplog.clear()
-    ContextWeaverHistoryProcessor(strategy="cw-ancestry", window=5)
+    ContextWeaverHistoryProcessor(strategy="cw-paper", window=5)
     assert warnings_of(caplog) == []
 
 
 def test_swe_agent_processor_records_the_strategy_it_runs() -> None:
-    dumped = ContextWeaverHistoryProcessor(strategy="cw-ancestry", window=5).model_dump(mode="json")
+    dumped = ContextWeaverHistoryProcessor(strategy="cw-paper", window=5).model_dump(mode="json")
     assert dumped["type"] == "contextweaver" and dumped["weaver"]["selector"] == "ancestry"
     assert dumped["weaver"]["mode"] == "per_step"

@@ -14,8 +14,6 @@ from tests.integrations.announcements import LOGGER, fresh_announcements, warnin
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm's shipped map: no download
 
 
-
-
 def test_mini_swe_agent_takes_litellms_window(caplog: pytest.LogCaptureFixture) -> None:
     pytest.importorskip("minisweagent")
     litellm = pytest.importorskip("litellm")
@@ -56,7 +54,7 @@ def test_mini_swe_agent_keeps_a_budget_it_was_given(caplog: pytest.LogCaptureFix
     from contextweaver.integrations.minisweagent import WeavingModel
 
     inner = DeterministicModel(outputs=[], model_name="gpt-4o")
-    model = WeavingModel(model=inner, contextweaver={"strategy": "cw-ancestry", "budget": 9000})
+    model = WeavingModel(model=inner, contextweaver={"strategy": "cw-paper", "budget": 9000})
     assert model.settings.budget == 9000 and model.budget_from is None
     assert warnings_of(caplog) == []
 
@@ -130,7 +128,7 @@ def test_mini_swe_agents_saved_config_has_the_budget_taken(tmp_path: Any) -> Non
         LocalEnvironment(cwd=str(tmp_path)),
         system_template="You fix bugs.",
         instance_template="{{task}}",
-        contextweaver={"strategy": "cw-ancestry", "window": 5},
+        contextweaver={"strategy": "cw-paper", "window": 5},
     )
     saved = agent.config.model_dump(mode="json")["contextweaver"]
     assert saved["weaver"]["budget"] == window

@@ -1,6 +1,10 @@
 """`contextweaver tests`: table and JSON output from a file or stdin."""
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -82,3 +86,21 @@ def test_json_that_is_not_an_observation_is_read_as_it_is() -> None:
     text = '{"returncode": 0, "note": "no output field"}'
     result = CliRunner().invoke(main, ["tests", "-"], input=text)
     assert result.exit_code == 0 and "no test-runner output detected" in result.output
+
+
+def test_at_a_terminal_it_says_it_reads_standard_input() -> None:
+    """No FILE and a terminal on stdin: a line says what it waits for, instead of a silent wait."""
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "contextweaver", "tests"], stdin=secondary, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    os.close(secondary)
+    os.write(primary, b"3 passed in 0.1s\n\x04")  # the line, then Ctrl-D as a person would type it
+    out, err = process.communicate(timeout=60)
+    os.close(primary)
+    assert process.returncode == 0, err
+    assert "reading test-runner output from standard input" in err and "Ctrl-D" in err
+    piped = CliRunner().invoke(main, ["tests"], input="3 passed in 0.1s\n")
+    assert "reading test-runner output" not in piped.output  # a pipe is not asked

@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 import re
 
-import bm25s
-
 from contextweaver.baselines.base import HistoryStrategy
 from contextweaver.records import Node, Step
 from contextweaver.weaving.plan import Plan
@@ -42,7 +40,10 @@ class BM25Retrieval(HistoryStrategy):
     name = "bm25"
 
     def __init__(self, k: int = 5) -> None:
+        import bm25s  # the `eval` extra: the class (and `uses_model`) can be read without it
+
         super().__init__()
+        self._bm25s = bm25s
         self.k = k
         self._vocab: dict[str, int] = {}
         self._docs: list[list[int]] = []  # token ids of step i at position i - 1
@@ -70,7 +71,7 @@ class BM25Retrieval(HistoryStrategy):
         earlier = self._docs[:-1]
         if not earlier or not self._query:
             return []
-        retriever = bm25s.BM25()
+        retriever = self._bm25s.BM25()
         vocab = dict(self._vocab)
         retriever.index((earlier, vocab), show_progress=False)
         scores = retriever.get_scores(self._query)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from contextweaver.cli.options import chosen_strategies, strategy_option
-from contextweaver.strategies import EVAL_DEFAULT, TABLE
+from contextweaver.strategies import EVAL_CANDIDATES, TABLE, eval_default, needs_model
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 @click.command("eval")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
-@strategy_option(EVAL_DEFAULT)
+@strategy_option(
+    f"{','.join(eval_default(real_model=False))}; with --memory naming a real model also "
+    f"{','.join(n for n in EVAL_CANDIDATES if needs_model(n))}"
+)
 @click.option(
     "--budget",
     "-b",
@@ -99,7 +102,6 @@ def command(
     from contextweaver.strategies import cw_settings, weaver_config
 
     console = Console(stderr=True, soft_wrap=True)
-    names = chosen_strategies(strategies, EVAL_DEFAULT)
     try:
         budget_list = parse_budgets(budgets)
     except ValueError as exc:
@@ -118,11 +120,22 @@ def command(
             if memory
             else None,
         )
+        real_model = settings.model_config is not None and settings.model_config.backend != "fake"
+        names = chosen_strategies(strategies, eval_default(real_model))
         for name in names:
             if TABLE[name].baseline is None:
                 weaver_config(name, cw_settings(settings.overrides))  # fail now, not inside a worker
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    on_the_fake = [
+        name for name in names if not real_model and needs_model(name, cw_settings(settings.overrides))
+    ]
+    if on_the_fake:
+        console.print(
+            f"note: {', '.join(on_the_fake)} call a memory model and none is configured (--memory backend=openai "
+            "model=... base_url=...): the offline fake answers, so their summaries and LLM columns are the fake's",
+            highlight=False,
+        )
     unreadable: dict[str, str] = {}
     trajectories = discover(inputs, unreadable)
     if split != "all":

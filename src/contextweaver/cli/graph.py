@@ -1,7 +1,8 @@
 """`contextweaver graph FILE --out DIR`: build the dependency graph of a recorded run and draw it.
 
 Writes DOT, Mermaid and a self-contained HTML viewer (and SVG when Graphviz's `dot` is on PATH),
-coloured by the context ContextWeaver would weave before the run's next step.
+coloured by the context a ContextWeaver strategy (`cw` unless `-s` names another) would weave before
+the run's next step; the title names the strategy and the budget.
 """
 
 from __future__ import annotations
@@ -47,11 +48,15 @@ def _stem(name: str, instance: str | None) -> str:
 @click.option("--input-format", default=None, help="Trajectory format name (default: detect).")
 @instance_option("draw")
 @click.option(
-    "--budget",
-    type=int,
-    default=None,
-    help="Token budget of the context used for colouring (the per-step selection, unless -c mode=lazy).",
+    "--strategy",
+    "-s",
+    "strategy",
+    default="cw",
+    show_default=True,
+    help="The ContextWeaver strategy whose context colours the graph: cw, cw-select, cw-paper "
+    "(`contextweaver strategies` lists the research ones). With no --budget, cw keeps every step whole.",
 )
+@click.option("--budget", type=int, default=None, help="Token budget of the context used for colouring.")
 @config_option()
 @click.option("-c", "overrides", multiple=True, help="Config override key=value (repeatable).")
 def command(
@@ -60,14 +65,17 @@ def command(
     formats: str,
     input_format: str | None,
     instance: str | None,
+    strategy: str,
     budget: int | None,
     config_path: str | None,
     overrides: tuple[str, ...],
 ) -> None:
     """Draw the dependency graph of the recorded run in PATH (PATH#id selects a run of a multi-run file)."""
     from contextweaver.config import load_config
+    from contextweaver.errors import ContextWeaverError
     from contextweaver.export import graph_view, to_dot, to_html, to_mermaid
     from contextweaver.formats import TrajectoryError, load_trajectory
+    from contextweaver.strategies import ALIASES, spec, weaver_config
     from contextweaver.weaver import ContextWeaver
     from contextweaver.weaving.budget import BudgetError
 
@@ -84,8 +92,15 @@ def command(
     except (TrajectoryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 
-    if "mode" not in config.model_fields_set:  # colour by what the selection keeps, not by pass-through
-        config = config.model_copy(update={"mode": "per_step"})
+    name = ALIASES.get(strategy, strategy)
+    try:
+        if spec(name).baseline is not None:
+            raise click.BadParameter(
+                f"{name} is a baseline: give a ContextWeaver strategy", param_hint="--strategy"
+            )
+        config = weaver_config(name, config.model_dump(include=config.model_fields_set))  # the user's on top
+    except ContextWeaverError as exc:
+        raise click.BadParameter(str(exc), param_hint="--strategy") from None
     require_task(path, trajectory, input_format)
     weaver = ContextWeaver(config=config)
     weaver.begin(trajectory.root)
@@ -95,14 +110,14 @@ def command(
         context = weaver.context(max_tokens=budget) if trajectory.steps else None
     except BudgetError as exc:
         raise click.BadParameter(str(exc), param_hint="--budget") from None
-    name = Path(path).name
-    view = graph_view(
-        weaver.graph, context, title=f"{name} ({trajectory.format}, {len(trajectory.steps)} steps)"
-    )
+    file_name = Path(path).name
+    under = f"budget {budget:,}" if budget is not None else "no budget"
+    title = f"{file_name} ({trajectory.format}, {len(trajectory.steps)} steps), coloured by {name}'s context, {under}"
+    view = graph_view(weaver.graph, context, title=title)
     render = {"dot": to_dot, "mermaid": to_mermaid, "html": to_html}
 
     out = Path(out_dir)
-    stem = _stem(name, instance)
+    stem = _stem(file_name, instance)
     for fmt in chosen:
         target = out / f"{stem}{WRITERS[fmt]}"
         try:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import importlib.metadata
 
-DISTRIBUTION = "contextweaver-agents"
+from contextweaver.extras import DISTRIBUTION, install_command
+
 OTHER_DISTRIBUTION = "contextweaver"
 # An install of this project from before the rename is a `contextweaver` distribution too: its summary is ours.
 OUR_SUMMARY = "Dependency-structured context management for tool-using LLM agents"
@@ -31,6 +32,6 @@ def clash_message() -> str | None:
         f"warning: PyPI's {other} is installed in this Python too. It is another project that installs the "
         f"same import package `contextweaver` and the same `contextweaver` command, so one of the two "
         f"overwrote the other's files. Give each its own virtual environment; here run "
-        f"`pip uninstall -y {OTHER_DISTRIBUTION} {DISTRIBUTION} && pip install {DISTRIBUTION}` "
-        f"(add your extras, e.g. '{DISTRIBUTION}[minisweagent]')."
+        f"`pip uninstall -y {OTHER_DISTRIBUTION} {DISTRIBUTION}`, then {install_command('minisweagent')} "
+        f"(with the extras you use in the brackets)."
     )

@@ -11,7 +11,7 @@ import click
 import yaml
 
 from contextweaver.config import yaml_problem
-from contextweaver.strategies import ALIASES, TABLE
+from contextweaver.strategies import ALIASES, LISTED_ALIASES, TABLE, choices_text
 
 if TYPE_CHECKING:
     from contextweaver.formats.base import Trajectory
@@ -42,15 +42,14 @@ def config_option(help: str = "YAML settings (WeaverConfig fields, e.g. window: 
     return click.option("--config", "config_path", type=ConfigFile(), default=None, help=help)
 
 
-def strategy_option(default: Sequence[str]) -> Callable[[F], F]:
-    """`-s/--strategy`, comma-separated or repeated; `default` is what runs without it (said in --help)."""
+def strategy_option(default: str) -> Callable[[F], F]:
+    """`-s/--strategy`, comma-separated or repeated; `default` says what runs without it."""
     return click.option(
         "--strategy",
         "-s",
         "strategies",
         multiple=True,
-        help=f"Strategies, comma-separated or repeated (default: {','.join(default)}). "
-        f"Valid: {', '.join([*TABLE, *ALIASES])}, all.",
+        help=f"Strategies, comma-separated or repeated (default: {default}). {choices_text()}; all: every one.",
     )
 
 
@@ -65,7 +64,8 @@ def chosen_strategies(values: Sequence[str], default: Sequence[str]) -> list[str
     unknown = [n for n in names if n not in TABLE]
     if unknown:
         raise click.BadParameter(
-            f"unknown {', '.join(unknown)}; valid: {', '.join([*TABLE, *ALIASES])}, all",
+            f"unknown {', '.join(unknown)}; valid: {', '.join([*TABLE, *LISTED_ALIASES])}, all "
+            "(`contextweaver strategies` describes each)",
             param_hint="--strategy",
         )
     return list(dict.fromkeys(names))

@@ -39,12 +39,17 @@ def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
 
 @click.command()
 @click.argument("trajectory", required=False, type=click.Path(path_type=Path))
-@strategy_option(REPLAY_DEFAULT)
+@strategy_option(",".join(REPLAY_DEFAULT))
 @instance_option("replay")
 @click.option("--budget", type=int, default=None, help="hard token budget for every context")
 @config_option()
 @click.option("-c", "overrides", multiple=True, help="override a setting: -c window=8")
-@click.option("--explain", is_flag=True, help="print every step's keep/compress reason for ContextWeaver")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="why each step is kept, compressed or dropped in the first strategy's last context (cw by default; "
+    "-s cw-select,... to explain another)",
+)
 @click.option(
     "--wide", is_flag=True, help="the full table: status in words, every strategy's tokens (~150 columns)"
 )

@@ -79,6 +79,9 @@ def print_replay(
     if not wide and len(names) > 2:
         console.print(f"[dim]--wide: the tokens of every strategy ({', '.join(names[2:])} too).[/dim]")
     if explained is not None:
+        console.print(
+            f"why, for {names[0]} (the first strategy), in its context after step {explained.index}:"
+        )
         for decision in explained.context.decisions:
             console.print(f"  step {decision.index:>3} {decision.mode:<10} {decision.reason}")
     console.print(_summary(totals))

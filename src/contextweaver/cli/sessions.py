@@ -52,7 +52,13 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     if as_json:
         _emit([session_summary(info) for info in infos])
         return
-    table = Table("session", "steps", "format", "created (UTC)", "updated (UTC)")
+    # the id is what `sessions show ID` needs: never cut; the other columns wrap to make room
+    table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
+    table.add_column("session", no_wrap=True, min_width=max((len(info.id) for info in infos), default=7))
+    table.add_column("steps", justify="right", overflow="fold")
+    table.add_column("format", overflow="fold")
+    for header in ("created\n(UTC)", "updated\n(UTC)"):
+        table.add_column(header, overflow="fold", min_width=10)  # a date whole, its time below it
     for info in infos:
         table.add_row(
             info.id, str(info.steps), info.format or "-", _when(info.created_at), _when(info.updated_at)

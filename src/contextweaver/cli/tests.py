@@ -38,6 +38,12 @@ def command(path: str, command_text: str, as_json: bool) -> None:
     from contextweaver.validation import TestTracker
     from contextweaver.validation.tracker import shown_id
 
+    if path == "-" and sys.stdin.isatty():  # a person at a terminal, not a pipe: say what it waits for
+        click.echo(
+            "reading test-runner output from standard input: paste it and end with Ctrl-D, "
+            "or give a file (contextweaver tests out.txt) or a pipe (pytest | contextweaver tests)",
+            err=True,
+        )
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
     text = as_the_agent_saw(text)
     tracker = TestTracker()

@@ -224,6 +224,17 @@ def group_rows(results: Sequence[Result]) -> list[GroupRow]:
     return out
 
 
+def run_lengths(results: Sequence[Result], budget: str) -> list[tuple[str, int]]:
+    """(trajectory, steps) of the runs `tokens_by_step` averages, longest first."""
+    steps: dict[str, int] = {}
+    for runs in _first_seed(results).values():
+        for r in runs:
+            steps[r["trajectory"]] = max(
+                [steps.get(r["trajectory"], 0), *(s["step"] for s in _steps(r, budget))]
+            )
+    return sorted(steps.items(), key=lambda item: (-item[1], item[0]))
+
+
 def tokens_by_step(results: Sequence[Result], budget: str) -> dict[str, list[tuple[int, float]]]:
     """Mean context tokens at each step index over the trajectories that reach it (first seed)."""
     out: dict[str, list[tuple[int, float]]] = {}

@@ -1,8 +1,9 @@
 """The report's two verdicts, computed from its rows rather than asserted.
 
-1. Recall at equal or lower cost: for the sliding window at each budget, the best ContextWeaver mode
-   at any budget whose mean tokens do not exceed the window's, against the window.
-2. Adaptive selection against its two pure arms (ancestry = cw-ancestry, recency = cw-recency) on
+1. Recall at equal or lower cost: for the sliding window at each budget, the best ContextWeaver strategy
+   at that same budget whose mean tokens do not exceed the window's, against the window. A baseline
+   is what ContextWeaver is measured against, never the one measured.
+2. Adaptive selection against its two pure arms (ancestry = cw-paper, recency = cw-recency) on
    every repository group: is it at least as good as the better arm?
 """
 
@@ -12,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contextweaver.eval.aggregate import GroupRow, Row
+from contextweaver.strategies import spec
 
-ANCESTRY, RECENCY, ADAPTIVE = "cw-ancestry", "cw-recency", "cw"
+ANCESTRY, RECENCY, ADAPTIVE = "cw-paper", "cw-recency", "cw"
 TOLERANCE = 0.0005
 """Recall differences below this are ties (rounding of the printed three decimals)."""
 
@@ -24,13 +26,18 @@ class CostVerdict:
     sliding_recall: float
     sliding_tokens: float
     best: str | None
-    """`strategy@budget` of the best ContextWeaver row within the window's tokens."""
+    """The best ContextWeaver strategy at the same budget within the window's tokens."""
     best_recall: float
     best_tokens: float
 
     @property
     def holds(self) -> bool:
         return self.best is not None and self.best_recall > self.sliding_recall + TOLERANCE
+
+
+def is_contextweaver(name: str) -> bool:
+    """A ContextWeaver configuration (not a baseline): only these get verdicts."""
+    return spec(name).baseline is None
 
 
 def recall_at_cost(rows: Sequence[Row]) -> list[CostVerdict]:
@@ -41,7 +48,9 @@ def recall_at_cost(rows: Sequence[Row]) -> list[CostVerdict]:
         if sliding is None:
             continue
         affordable = [
-            r for r in rows if r.strategy.startswith("cw-") and r.tokens_mean <= sliding.tokens_mean
+            r
+            for r in rows
+            if r.budget == budget and is_contextweaver(r.strategy) and r.tokens_mean <= sliding.tokens_mean
         ]
         best = max(affordable, key=lambda r: (r.recall_pooled, -r.tokens_mean), default=None)
         out.append(
@@ -49,7 +58,7 @@ def recall_at_cost(rows: Sequence[Row]) -> list[CostVerdict]:
                 budget,
                 sliding.recall_pooled,
                 sliding.tokens_mean,
-                f"{best.strategy}@{best.budget}" if best else None,
+                best.strategy if best else None,
                 best.recall_pooled if best else float("nan"),
                 best.tokens_mean if best else float("nan"),
             )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from contextweaver.eval.checks import is_contextweaver
 from contextweaver.eval.frontier import (
     BUCKETS,
     bootstrap_margin,
@@ -34,13 +35,25 @@ class FrontierRow:
     """Every unbounded context was the full history: nothing was selected, so there is no verdict."""
 
     @property
+    def baseline(self) -> bool:
+        """A baseline is measured for comparison and gets no verdict."""
+        return not is_contextweaver(self.strategy)
+
+    @property
     def holds(self) -> bool:
-        return not self.whole and self.low >= 0 and self.margin >= self.target
+        return not self.whole and not self.baseline and self.low >= 0 and self.margin >= self.target
+
+    @property
+    def verdict_holds(self) -> bool | None:
+        """Whether it holds; None where there is no verdict (a baseline, the full history)."""
+        return None if self.whole or self.baseline else self.holds
 
     @property
     def verdict(self) -> str:
         if self.whole:
             return "n/a: the full history"
+        if self.baseline:
+            return "n/a: a baseline"
         return "HOLDS" if self.holds else "does not hold"
 
 
@@ -95,8 +108,10 @@ def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list
 def frontier_lines(rows: Sequence[FrontierRow]) -> list[str]:
     """One sentence per strategy for the terminal and the HTML report."""
 
+    from contextweaver.eval.terminal_tables import number  # the terminal table's module imports this one
+
     def num(value: float | None) -> str:
-        return "-" if value is None else f"{value:.3f}"
+        return number(value, "{:.3f}")
 
     lines = []
     for row in rows:

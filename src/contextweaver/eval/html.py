@@ -79,9 +79,9 @@ def render_html(
                 a.budget,
                 a.group,
                 str(a.trajectories),
-                f"{a.ancestry:.3f}",
-                f"{a.recency:.3f}",
-                f"{a.adaptive:.3f}",
+                fmt(a.ancestry, "{:.3f}"),
+                fmt(a.recency, "{:.3f}"),
+                fmt(a.adaptive, "{:.3f}"),
                 "yes" if a.holds else "NO",
             ]
             for a in report.arms
@@ -105,9 +105,9 @@ def render_html(
                 g.group,
                 g.strategy,
                 str(g.trajectories),
-                f"{g.tokens_mean:,.0f}",
-                f"{g.recall_pooled:.3f}",
-                f"{g.recall_mean:.3f}",
+                fmt(g.tokens_mean, "{:,.0f}"),
+                fmt(g.recall_pooled, "{:.3f}"),
+                fmt(g.recall_mean, "{:.3f}"),
             ]
             for g in sorted(report.groups, key=lambda g: (g.budget, g.group, g.strategy))
         ]

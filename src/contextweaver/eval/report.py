@@ -22,6 +22,7 @@ from contextweaver.eval import aggregate, checks, plots
 from contextweaver.eval.frontier_report import FrontierRow, frontier_lines, frontier_rows
 from contextweaver.eval.html import render_html
 from contextweaver.eval.runner import failed
+from contextweaver.eval.terminal_tables import number as fmt
 from contextweaver.prompt_cache import PRICES, PRICES_TAKEN
 
 COLUMNS = [
@@ -53,12 +54,6 @@ COLUMNS = [
 FAILURE_FIELDS = ["strategy", "trajectory", "seed", "source", "error"]
 ERROR_CHARS = 200
 """Longest error shown per failed run in the terminal."""
-
-
-def fmt(value: Any, pattern: str) -> str:
-    if isinstance(value, float) and math.isnan(value):
-        return "-"
-    return pattern.format(value)
 
 
 @dataclass
@@ -94,7 +89,8 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
         report.images["recall_vs_tokens.png"] = plots.recall_vs_tokens(rows)
         for budget in aggregate.budgets_of(results):
             series = aggregate.tokens_by_step(results, budget)
-            report.images[f"tokens_over_steps_{budget}.png"] = plots.tokens_over_steps(series, budget)
+            runs = aggregate.run_lengths(results, budget)
+            report.images[f"tokens_over_steps_{budget}.png"] = plots.tokens_over_steps(series, budget, runs)
     return report
 
 
@@ -153,27 +149,30 @@ def verdict_lines(report: Report) -> list[tuple[str, bool | None]]:
         if v.best is None:
             lines.append(
                 (
-                    f"sliding window @{v.budget}: no ContextWeaver mode within its {v.sliding_tokens:,.0f} tokens",
+                    f"sliding window @{v.budget}: no ContextWeaver strategy at the same budget within its "
+                    f"{v.sliding_tokens:,.0f} tokens",
                     False,
                 )
             )
             continue
         mark = "HOLDS" if v.holds else "does not hold"
         text = (
-            f"sliding window @{v.budget}: best ContextWeaver within its tokens is {v.best}, recall {v.best_recall:.3f} at {v.best_tokens:,.0f} tokens vs sliding window "
+            f"sliding window @{v.budget}: best ContextWeaver at the same budget within its tokens is {v.best}, "
+            f"recall {v.best_recall:.3f} at {v.best_tokens:,.0f} tokens vs sliding window "
             f"{v.sliding_recall:.3f} at {v.sliding_tokens:,.0f} -> {mark}"
         )
         lines.append((text, v.holds))
     failing = [a for a in report.arms if not a.holds]
     if report.arms:
         text = (
-            f"adaptive >= better of ancestry/recency: {len(report.arms) - len(failing)}/{len(report.arms)} "
+            f"cw (adaptive) >= better of its arms cw-paper (ancestry) / cw-recency: "
+            f"{len(report.arms) - len(failing)}/{len(report.arms)} "
             "(group, budget) cells hold"
             + ("" if not failing else "; not in: " + ", ".join(f"{a.group}@{a.budget}" for a in failing))
         )
         lines.append((text, not failing))
     lines += [
-        (text, None if row.whole else row.holds)
+        (text, row.verdict_holds)
         for text, row in zip(frontier_lines(report.frontier), report.frontier, strict=True)
     ]
     return lines
@@ -245,7 +244,7 @@ def write(report: Report, out: str | Path) -> dict[str, Path]:
         "groups": [asdict(g) for g in report.groups],
         "recall_at_cost": [{**asdict(v), "holds": v.holds} for v in report.cost],
         "adaptive_vs_arms": [{**asdict(v), "holds": v.holds} for v in report.arms],
-        "frontier": [{**asdict(row), "holds": row.holds} for row in report.frontier],
+        "frontier": [{**asdict(row), "holds": row.verdict_holds} for row in report.frontier],
         "images": sorted(report.images),
         "failures": report.failures,
     }

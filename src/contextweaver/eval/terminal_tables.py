@@ -75,9 +75,14 @@ def fitted(
     return table, left_out
 
 
+NOT_MEASURED = "n/a"
+
+
 def number(value: float | int | None, pattern: str) -> str:
-    if value is None or value != value:  # NaN: nothing measured
-        return "-"
+    """A figure as the terminal, the HTML report and the frontier lines show it; None or NaN (nothing
+    measured, e.g. no cut to judge) reads `n/a`, never `nan`."""
+    if value is None or value != value:
+        return NOT_MEASURED
     return pattern.format(value)
 
 
@@ -99,9 +104,9 @@ def compact_table(rows: Sequence[Row], failures: bool, width: int) -> tuple[Tabl
 
 
 def frontier_table(rows: Sequence[FrontierRow], width: int) -> tuple[Table, list[str]]:
-    """Each strategy unbounded against the window-N frontier at its own tokens; `n/a` for a strategy
-    whose every context was the full history (it selected nothing)."""
-    verdicts = ["n/a" if r.whole else "holds" if r.holds else "no" for r in rows]
+    """Each strategy unbounded against the window-N frontier at its own tokens; `n/a` for a baseline and
+    for a strategy whose every context was the full history (it selected nothing)."""
+    verdicts = ["n/a" if r.verdict_holds is None else "holds" if r.holds else "no" for r in rows]
     columns = [
         Column("strategy", [r.strategy for r in rows], 0, right=False),
         Column("recall", [f"{r.recall:.3f}" for r in rows], 0),

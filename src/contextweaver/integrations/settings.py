@@ -115,7 +115,7 @@ class WeavingSettings(BaseModel):
     @model_serializer(mode="wrap")
     def _effective_dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         """Saved configs show what runs: a `weaver:` field the block left unset has the value the strategy
-        name gives it (`cw-ancestry` records selector ancestry, mode per_step), not WeaverConfig's default."""
+        name gives it (`cw-paper` records selector ancestry, mode per_step), not WeaverConfig's default."""
         data = handler(self)
         if self.is_baseline or not isinstance(data, dict) or not isinstance(data.get("weaver"), dict):
             return data
@@ -163,7 +163,7 @@ def memory_usage(model: Model | None) -> dict[str, int]:
 
 
 def describe(settings: WeavingSettings) -> str:
-    """`cw-ancestry (selector ancestry, mode per_step, ...), budget 32,000 tokens`: what will run."""
+    """`cw-paper (selector ancestry, mode per_step, ...), budget 32,000 tokens`: what will run."""
     if settings.is_baseline:
         window = f", window {settings.window}" if settings.window else ""
         inner = f"baseline {strategies.spec(settings.strategy).baseline}{window}"
@@ -195,7 +195,7 @@ def announce(
         message = (
             f"{integration}: {describe(settings)}: without a budget the history passes through whole and "
             f"no TEST STATUS line is added (nothing is cut){then}. Set `budget:` (e.g. the model's context "
-            "window) to weave under it, or `strategy: cw-ancestry` to weave every step"
+            "window) to weave under it, or `strategy: cw-paper` to weave every step"
         )
     else:
         message = f"{integration}: weaving with {describe(settings)}"

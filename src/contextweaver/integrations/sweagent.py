@@ -6,7 +6,7 @@ weaving settings. It returns items of the same shape it receives (all keys kept)
 full are the original items, compressed observations get SWE-agent's own placeholder, and a
 TEST STATUS item (tagged `keep_output`) follows the task. SWE-agent itself is not needed to use it:
 
-    processor = ContextWeaverHistoryProcessor(window=5, budget=100_000)  # or strategy="cw-ancestry"
+    processor = ContextWeaverHistoryProcessor(window=5, budget=100_000)  # or strategy="cw-paper"
     messages = processor(history)
 
 SWE-agent does not tell a history processor its model, so the budget is yours to set: without one the

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from contextweaver.extras import needs_message
 from contextweaver.store.base import StoreError
 from contextweaver.store.sql import SQLStore, Tx
 
@@ -47,9 +48,9 @@ class PostgresStore(SQLStore):
             import psycopg
             from psycopg.rows import dict_row
             from psycopg_pool import ConnectionPool, PoolTimeout
-        except ImportError as exc:
-            raise RuntimeError(
-                "the PostgreSQL store needs psycopg and psycopg_pool: pip install 'contextweaver-agents[postgres]'"
+        except ModuleNotFoundError as exc:  # the CLI reads `name` to say the same in one line
+            raise ModuleNotFoundError(
+                needs_message("the PostgreSQL store", "postgres"), name=exc.name
             ) from exc
         super().__init__(_redact(dsn))
         self._psycopg = psycopg
