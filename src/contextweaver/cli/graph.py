@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from contextweaver.cli.options import config_option, instance_option, require_task
+from contextweaver.cli.options import config_option, input_format_option, instance_option
 
 WRITERS = {"dot": ".dot", "mermaid": ".mmd", "html": ".html"}
 
@@ -44,7 +44,7 @@ def _stem(name: str, instance: str | None) -> str:
     show_default=True,
     help="Comma-separated: dot, mermaid, html.",
 )
-@click.option("--input-format", default=None, help="Trajectory format name (default: detect).")
+@input_format_option()
 @instance_option("draw")
 @click.option(
     "--budget",
@@ -65,9 +65,9 @@ def command(
     overrides: tuple[str, ...],
 ) -> None:
     """Draw the dependency graph of the recorded run in PATH (PATH#id selects a run of a multi-run file)."""
+    from contextweaver.cli.runs import read_run
     from contextweaver.config import load_config
     from contextweaver.export import graph_view, to_dot, to_html, to_mermaid
-    from contextweaver.formats import TrajectoryError, load_trajectory
     from contextweaver.weaver import ContextWeaver
     from contextweaver.weaving.budget import BudgetError
 
@@ -78,15 +78,14 @@ def command(
             f"unknown format(s) {', '.join(unknown) or '(none)'}; valid: {', '.join(WRITERS)}",
             param_hint="--format",
         )
+    trajectory = read_run(path, input_format, instance)
     try:
-        trajectory = load_trajectory(path, format=input_format, instance=instance)
         config = load_config(config_path, list(overrides))
-    except (TrajectoryError, ValueError) as exc:
+    except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
     if "mode" not in config.model_fields_set:  # colour by what the selection keeps, not by pass-through
         config = config.model_copy(update={"mode": "per_step"})
-    require_task(path, trajectory, input_format)
     weaver = ContextWeaver(config=config)
     weaver.begin(trajectory.root)
     for step in trajectory.steps:
