@@ -2,8 +2,9 @@
 
 Writes a synthetic run of `--steps` steps (the steps of `core_benchmark.py`) in the project's JSON
 Lines format to a temporary file, runs `contextweaver replay` on it as a subprocess (stdout a pipe,
-so no progress line), and reports the seconds to the first table row on stdout, to the last, and
-the process's peak RSS.
+so no progress line), and reports the seconds to the first table row on stdout and in total, wall
+and CPU (the process's user + system time: on a shared machine wall time measures the others too),
+and the process's peak RSS.
 
     python benchmarks/replay_first_row.py                     # 2,000 steps, the default strategies
     python benchmarks/replay_first_row.py --steps 500 --args "--budget 8000"
@@ -42,25 +43,33 @@ def write_run(path: Path, steps: int) -> None:
             handle.write(json.dumps(line) + "\n")
 
 
-def measure(path: Path, extra: list[str]) -> tuple[float | None, float, int]:
-    """(seconds to the first row, seconds in total, lines printed) of one replay."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(path: Path, extra: list[str]) -> dict[str, float]:
+    """Seconds to the first row and in total (wall and CPU), and the lines printed, of one replay."""
     entry = "import sys; from contextweaver.cli import main; sys.argv[0] = 'contextweaver'; main()"
     command = [sys.executable, "-c", entry, "replay", str(path), *extra]
     json_rows = "--json" in extra
+    found: dict[str, float] = {"lines": 0}
     start = time.perf_counter()
-    first = None
-    lines = 0
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "100"}
-    ) as proc:
+    env = {**os.environ, "COLUMNS": "100"}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
-            lines += 1
-            if first is None and (json_rows or ROW.match(line)):
-                first = time.perf_counter() - start
+            found["lines"] += 1
+            if "first" not in found and (json_rows or ROW.match(line)):
+                found["first"] = time.perf_counter() - start
+                found["first_cpu"] = cpu_seconds(proc.pid)
+    found["total"] = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    found["total_cpu"] = usage.ru_utime + usage.ru_stime
     if proc.returncode != 0:
         sys.exit(f"replay exited {proc.returncode}: {shlex.join(command)}")
-    return first, time.perf_counter() - start, lines
+    return found
 
 
 def main() -> None:
@@ -74,11 +83,14 @@ def main() -> None:
         path = Path(tmp) / f"synthetic-{args.steps}.jsonl"
         write_run(path, args.steps)
         size = path.stat().st_size / 1e6
-        first, total, lines = measure(path, shlex.split(args.args))
+        found = measure(path, shlex.split(args.args))
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
-    shown = f"{first:.2f}s" if first is not None else "no row"
+    first = (
+        f"first row {found['first']:.2f}s ({found['first_cpu']:.2f}s CPU)" if "first" in found else "no row"
+    )
     print(
-        f"{args.steps} steps ({size:.1f} MB): first row {shown}, total {total:.1f}s, {lines} lines, peak RSS {peak:.0f} MB"
+        f"{args.steps} steps ({size:.1f} MB): {first}, total {found['total']:.1f}s ({found['total_cpu']:.1f}s CPU), "
+        f"{found['lines']:.0f} lines, peak RSS {peak:.0f} MB"
     )
 
 
