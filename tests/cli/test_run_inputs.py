@@ -11,7 +11,13 @@ from click.testing import CliRunner, Result
 
 from contextweaver.cli import main
 from contextweaver.cli.fit import load_runs
-from tests.formats.layouts import swe_agent_run
+from tests.formats.layouts import (
+    claude_code_projects,
+    codex_sessions,
+    mini_swe_agent_run,
+    openhands_conversations,
+    swe_agent_run,
+)
 from tests.formats.test_anthropic_messages import request
 
 HEADER = json.dumps({"system": "You are a coding agent.", "task": "Fix the bug."}) + "\n"
@@ -98,3 +104,20 @@ def test_swe_agent_output_folder_for_eval_fit_and_replay(tmp_path):
     assert one.exit_code == 0 and "2 steps (swe-agent)" in one.output
     drawn = run(["graph", str(folder / "astro__astro-1"), "--out", str(out)])
     assert drawn.exit_code == 0, drawn.output
+
+
+@pytest.mark.parametrize(("build", "fmt"), [(claude_code_projects, "claude-code"), (codex_sessions, "codex")])
+def test_a_session_folder_of_one_run_replays(build, fmt, tmp_path):
+    result = run(["replay", str(build(tmp_path)), "-s", "full"])
+    assert result.exit_code == 0, result.output
+    assert f"({fmt})" in result.output
+
+
+@pytest.mark.parametrize("build", [mini_swe_agent_run, openhands_conversations])
+def test_an_output_folder_of_several_runs_evaluates(build, tmp_path):
+    out = tmp_path / "out"
+    result = run(
+        ["eval", str(build(tmp_path)), "-o", str(out), "--no-progress", "-j", "1", "-s", "full", "-b", "none"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 trajectories x 1 strategies" in result.output

@@ -80,25 +80,32 @@ def command(
     path = trajectory or example_path()
     names = chosen_strategies(strategies, REPLAY_DEFAULT)
     status = StatusLine() if not as_json else None
-    if status is not None:
-        status.show(f"reading {path}")
     try:
-        config = load_config(config_path, list(overrides))
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
-    recorded = read_run(path, input_format, instance)
-    settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
-    lockstep = Lockstep(recorded, names, lambda name: _factory(name, settings)(), budget)
+        if status is not None:
+            status.show(f"reading {path}")
+        try:
+            config = load_config(config_path, list(overrides))
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        recorded = read_run(path, input_format, instance)
+        settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
+        try:
+            lockstep = Lockstep(recorded, names, lambda name: _factory(name, settings)(), budget)
+        except ValueError as exc:  # a setting a strategy cannot take
+            raise click.ClickException(str(exc)) from None
+    finally:
+        if status is not None:
+            status.clear()
     title = title_of(path, len(recorded.steps), recorded.format, budget)
     stream = None
-    if status is not None:
-        status.clear()
-        if not wide:
-            stream = CompactStream(console_for(), title, names, len(recorded.steps), _largest(path))
+    if status is not None and not wide:
+        stream = CompactStream(console_for(), title, names, len(recorded.steps), _largest(path))
     rows: list[Row] = []  # --wide only: its widths and statuses are known at the end
-    superseded: list[Node] = []  # the compact view's nodes, whose status a later test run may change
+    nodes: list[Node] = []  # the compact view's, whose status a later test run may change to superseded
     last: ReplayStep | None = None
     try:
+        if status is not None:
+            status.steps(0, len(recorded.steps))
         for step in lockstep:  # one step's contexts alive at a time
             last, hits = step.steps[0], step.hits
             if status is None:
@@ -112,7 +119,7 @@ def command(
             status.clear()
             if stream is not None:
                 stream.row(shown)
-                superseded.append(shown.node)
+                nodes.append(shown.node)
             else:
                 rows.append(shown)
             status.steps(last.index, len(recorded.steps))
@@ -135,7 +142,7 @@ def command(
         wide=wide,
         budget=budget,
         explained=last if explain else None,
-        superseded=[i for i, n in enumerate(superseded, 1) if n.validation_status.value == "superseded"],
+        superseded=[i for i, n in enumerate(nodes, 1) if n.validation_status.value == "superseded"],
     )
 
 

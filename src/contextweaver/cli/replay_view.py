@@ -254,6 +254,9 @@ class StatusLine:
             self.shown = True
 
     def steps(self, done: int, total: int) -> None:
+        """The bar while step done+1 is computed (nothing once the last is done)."""
+        if done >= total:
+            return
         filled = BAR * done // max(1, total)
         elapsed = time.perf_counter() - self.start
         self.show(f"[{'#' * filled}{'.' * (BAR - filled)}] step {done + 1:,} of {total:,}, {elapsed:.0f}s")

@@ -180,7 +180,9 @@ class AnthropicReader:
 
     def detect(self, source: Source) -> bool:
         records = record_values(source)
-        return bool(records) and all(is_request(r.value) for r in records[:3])
+        if not records:
+            return False
+        return all(is_request(r.value) for r in records[:3])
 
     def read(self, source: Source) -> Trajectory:
         records = record_values(source)
@@ -189,10 +191,8 @@ class AnthropicReader:
             raise source.error(f"no request with 'messages'; expected {self.expected}")
         chosen = max(reversed(requests), key=lambda r: len(r.value["messages"]))
         request = chosen.value
-        system = request.get("system")
-        chat = (
-            [{"role": "system", "content": system}] if system else []
-        )  # a recorded field, not a wire to write back
+        system = request.get("system")  # a recorded field, not a wire field to write back (no WIRE_KEY)
+        chat = [{"role": "system", "content": system}] if system else []
         root, steps = chat_trajectory(chat + to_chat(request["messages"]))
         meta: dict[str, Any] = {k: request[k] for k in ("model", "metadata") if k in request}
         if len(requests) > 1:
