@@ -37,6 +37,8 @@ def test_swe_agent_output_folder(tmp_path):
         load_trajectory(run / "numpy__numpy-2").task == "ISSUE: numpy__numpy-2"
     )  # an instance folder is one run
     assert load_trajectory(run, instance="numpy__numpy-2").task == "ISSUE: numpy__numpy-2"
+    (run / "astro__astro-1" / "astro__astro-1.traj").write_text("{broken")
+    assert load_trajectory(run, instance="numpy__numpy-2").steps  # the run's own file alone is read
 
 
 def test_a_folder_of_several_runs_needs_an_instance(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 from contextweaver.formats.archive import load_archive
 from contextweaver.formats.base import NotATrajectory, Reader, Trajectory, TrajectoryError
 from contextweaver.formats.conversation_dir import conversation_source, events_dir
-from contextweaver.formats.discovery import LAYOUTS, is_archive, run_id, run_paths
+from contextweaver.formats.discovery import LAYOUTS, file_id, is_archive, is_single_run, run_id, run_paths
 from contextweaver.formats.nearest import nearest
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import chat_step
@@ -162,6 +162,9 @@ def load_trajectory(
     if instance is None and not path.exists() and "#" in path.name:
         name, _, instance = path.name.rpartition("#")
         path = path.with_name(name)
+    if instance is not None and path.is_dir() and not is_single_run(path):
+        named = [p for p in run_paths(path) if file_id(p) == str(instance)]
+        path = named[0] if len(named) == 1 else path  # the run's own file: the others are not read
     runs = load_trajectories(path, format)
     if instance is None:
         if len(runs) > 1:
