@@ -12,13 +12,15 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from contextweaver.formats.base import Reader, TrajectoryError
+from contextweaver.formats.base import Reader
 from contextweaver.formats.source import Source
 
 SAMPLE = 20
 """Records whose keys are looked at: enough for every kind of line a run starts with."""
 CUTOFF = 0.6
 """difflib's ratio for a mistyped key: 'observ' for 'observation' (0.71) passes, 'task' for 'type' (0.25) does not."""
+FUZZY = 30
+"""Unknown keys a mistyping is looked for in, per reader: a file keyed by ids (a report) has thousands."""
 MIN_SHARE = 0.5
 """A format named by its keys alone knows at least this share of the file's keys."""
 
@@ -43,7 +45,7 @@ def file_keys(source: Source) -> set[str]:
 
 def _score(keys: set[str], reader: Reader) -> tuple[float, list[tuple[str, str]]]:
     """The share of the file's keys the reader knows, and the (given, meant) pairs among them."""
-    typos = [(k, m) for k in sorted(keys - reader.keys) if (m := meant(k, reader.keys))]
+    typos = [(k, m) for k in sorted(keys - reader.keys)[:FUZZY] if (m := meant(k, reader.keys))]
     known = len(keys & reader.keys) + len(typos)
     return (known / len(keys) if keys else 0.0), typos
 
@@ -52,7 +54,7 @@ def _steps(reader: Reader, source: Source) -> int:
     try:
         read_all = getattr(reader, "read_all", None)
         runs = read_all(source) if read_all is not None else [reader.read(source)]
-    except (TrajectoryError, ValueError, TypeError, KeyError, AttributeError):
+    except Exception:  # a reader probed on a file it did not claim may fail any way: it does not read it
         return 0
     return sum(len(run.steps) for run in runs)
 
