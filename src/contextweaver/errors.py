@@ -9,7 +9,8 @@ a missing session), so code that catches those keeps working. The hierarchy:
     │   └── SelectWeightsError            a selection weights file (config/select_weights.py)
     ├── CallOrder (RuntimeError)          begin() twice, or add_step()/context() before begin()
     ├── BudgetError (ValueError)          the budget cannot hold the root and the newest step (weaving/)
-    ├── TrajectoryError (ValueError)      a trajectory file that cannot be read (formats/)
+    ├── TrajectoryError (ValueError)      a trajectory file that cannot be read (formats/); NotATrajectory:
+    │                                     a file no reader claims
     ├── ModelError (RuntimeError)         the memory model failed: timeouts, refusals, replies (models/)
     ├── ReplyError (ValueError)           a memory-model reply that does not parse (prompts/)
     ├── StoreError (RuntimeError)         the session store: SessionNotFound (KeyError), SessionExists,

@@ -114,7 +114,7 @@ def test_the_command_writes_weights_the_selector_reads(tmp_path: Path) -> None:
 def test_a_bad_input_is_named(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = CliRunner().invoke(main, ["fit", str(tmp_path / "empty"), "-o", str(tmp_path / "w.json")])
-    assert result.exit_code != 0 and "no runs" in result.output
+    assert result.exit_code == 2 and f"no recorded run in {tmp_path / 'empty'}" in result.output
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "contextweaver.select_weights/1", "settings": {"lookbak": 3}}')
     write_jsonl(tmp_path / "empty" / "shop-0.jsonl", long_range_steps(0))

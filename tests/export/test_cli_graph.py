@@ -48,7 +48,7 @@ def test_multi_run_file_needs_an_instance(tmp_path):
     )
     runner = CliRunner()
     result = runner.invoke(main, ["graph", str(path), "--out", str(tmp_path / "o"), "--format", "dot"])
-    assert result.exit_code == 1 and "holds 2 runs (x, y)" in result.output
+    assert result.exit_code == 2 and "holds 2 runs (x, y)" in result.output
     chosen = runner.invoke(main, ["graph", f"{path}#y", "--out", str(tmp_path / "o"), "--format", "dot"])
     assert chosen.exit_code == 0, chosen.output
     assert (tmp_path / "o" / "output-y.dot").is_file()

@@ -126,9 +126,9 @@ def test_the_failing_run_is_superseded_by_the_passing_one(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     assert "6 steps (codex)" in result.output
     rows = [line for line in result.output.splitlines() if re.match(r"\s+\d+  \S  ", line)]
-    assert [row.split()[1] for row in rows][2:5:2] == ["↷", "✓"], (
-        rows
-    )  # the failing run superseded, then passed
+    # each row is printed as its step is computed: the run failed, then passed, which superseded it
+    assert [row.split()[1] for row in rows][2:5:2] == ["✗", "✓"], rows
+    assert "↷ superseded later by a run of the same tests: steps 3" in result.output
 
 
 def test_nested_calls_in_every_literal_form() -> None:

@@ -78,15 +78,19 @@ class LazyGroup(click.Group):
 
     def _invoke(self, ctx: click.Context) -> object:
         """The package's own errors (a store that cannot be opened, a missing session) end in their message,
-        which says what to do, not in a traceback; so does a YAML file that does not parse (a command
+        which says what to do, not in a traceback (a run that does not read exits 2, as a bad argument); so does a YAML file that does not parse (a command
         whose `--config` is `options.config_option` names the file and fails earlier, as a usage error)."""
         import yaml
 
+        from contextweaver.cli.runs import RunError
         from contextweaver.config import yaml_problem
         from contextweaver.errors import ContextWeaverError
+        from contextweaver.formats import TrajectoryError
 
         try:
             return super().invoke(ctx)
+        except TrajectoryError as exc:  # an input that gives no run: a bad argument
+            raise RunError(str(exc)) from exc
         except ContextWeaverError as exc:
             raise click.ClickException(str(exc)) from exc
         except (

@@ -93,6 +93,7 @@ def command(
     """Evaluate context strategies on recorded trajectories (files or directories) and write a report."""
     from rich.console import Console
 
+    from contextweaver.cli.runs import RunError, no_runs, warn
     from contextweaver.config import ModelConfig, apply_overrides
     from contextweaver.eval import report
     from contextweaver.eval.refused import refused_lines
@@ -138,12 +139,11 @@ def command(
         )
     unreadable: dict[str, str] = {}
     trajectories = discover(inputs, unreadable)
+    warn(t for _, t in trajectories)
     if split != "all":
         trajectories = [(p, t) for p, t in trajectories if split_of(trajectory_id(t, p)) == split]
     if not trajectories and not unreadable:
-        raise click.UsageError(
-            f"no readable trajectories{'' if split == 'all' else f' of split {split}'} in the given paths"
-        )
+        raise RunError(no_runs(inputs, split))
     total = (len(trajectories) + len(unreadable)) * len(names) * len(seed_list)
     workers = workers or os.cpu_count() or 1
     console.print(

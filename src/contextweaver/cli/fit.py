@@ -35,20 +35,26 @@ def dataset_name(path: str) -> str:
 def load_runs(inputs: tuple[str, ...], split: str, limit: int) -> list[Run]:
     """Each input (file, directory or archive, read as `eval` reads it) is one dataset; its runs of
     `split`, the first `limit`."""
+    from contextweaver.cli.runs import RunError, no_runs, warn
     from contextweaver.eval.fit import Run
     from contextweaver.eval.runner import discover
     from contextweaver.eval.splits import split_of
     from contextweaver.eval.trajectory_run import trajectory_id
+    from contextweaver.formats import TrajectoryError
 
     runs: list[Run] = []
     for item in inputs:
         try:
-            found = [Run(dataset_name(item), trajectory_id(t, p), t) for p, t in discover([item])]
+            read = discover([item])
+        except TrajectoryError:
+            raise
         except ValueError as exc:  # run ids that occur twice
             raise click.UsageError(f"{item}: {exc}") from None
+        warn(t for _, t in read)
+        found = [Run(dataset_name(item), trajectory_id(t, p), t) for p, t in read]
         found = [r for r in found if split == "all" or split_of(r.id) == split]
         if not found:
-            raise click.UsageError(f"{item}: no runs of split {split!r}")
+            raise RunError(no_runs([item], split))
         runs += found[:limit] if limit else found
     return runs
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from contextweaver.cli.options import config_option, instance_option, require_task
+from contextweaver.cli.options import config_option, input_format_option, instance_option
 
 WRITERS = {"dot": ".dot", "mermaid": ".mmd", "html": ".html"}
 
@@ -45,7 +45,7 @@ def _stem(name: str, instance: str | None) -> str:
     show_default=True,
     help="Comma-separated: dot, mermaid, html.",
 )
-@click.option("--input-format", default=None, help="Trajectory format name (default: detect).")
+@input_format_option()
 @instance_option("draw")
 @click.option(
     "--strategy",
@@ -71,10 +71,10 @@ def command(
     overrides: tuple[str, ...],
 ) -> None:
     """Draw the dependency graph of the recorded run in PATH (PATH#id selects a run of a multi-run file)."""
+    from contextweaver.cli.runs import read_run
     from contextweaver.config import load_config
     from contextweaver.errors import ContextWeaverError
     from contextweaver.export import graph_view, to_dot, to_html, to_mermaid
-    from contextweaver.formats import TrajectoryError, load_trajectory
     from contextweaver.strategies import ALIASES, spec, weaver_config
     from contextweaver.weaver import ContextWeaver
     from contextweaver.weaving.budget import BudgetError
@@ -86,10 +86,10 @@ def command(
             f"unknown format(s) {', '.join(unknown) or '(none)'}; valid: {', '.join(WRITERS)}",
             param_hint="--format",
         )
+    trajectory = read_run(path, input_format, instance)
     try:
-        trajectory = load_trajectory(path, format=input_format, instance=instance)
         config = load_config(config_path, list(overrides))
-    except (TrajectoryError, ValueError) as exc:
+    except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
     name = ALIASES.get(strategy, strategy)
@@ -101,7 +101,6 @@ def command(
         config = weaver_config(name, config.model_dump(include=config.model_fields_set))  # the user's on top
     except ContextWeaverError as exc:
         raise click.BadParameter(str(exc), param_hint="--strategy") from None
-    require_task(path, trajectory, input_format)
     weaver = ContextWeaver(config=config)
     weaver.begin(trajectory.root)
     for step in trajectory.steps:

@@ -1,5 +1,5 @@
 """Options several commands share, defined once: `--config` (its YAML checked as it is parsed),
-`-s/--strategy` and `--instance`."""
+`-s/--strategy`, `--input-format` and `--instance`."""
 
 from __future__ import annotations
 
@@ -69,6 +69,17 @@ def chosen_strategies(values: Sequence[str], default: Sequence[str]) -> list[str
             param_hint="--strategy",
         )
     return list(dict.fromkeys(names))
+
+
+def input_format_option() -> Callable[[F], F]:
+    from contextweaver.formats import FORMATS
+
+    return click.option(
+        "--input-format",
+        default=None,
+        type=click.Choice(FORMATS.names()),
+        help="Read the run as this format (default: detect it).",
+    )
 
 
 def instance_option(what: str = "read") -> Callable[[F], F]:

@@ -1,7 +1,8 @@
 """`contextweaver replay`: feed a recorded run step by step; show what was kept and why, and the tokens.
 
-The strategies are replayed in lockstep and each step is summed up as it is produced (with `--json`,
-printed at once), so memory holds one context per strategy, however long the run.
+The strategies are replayed in lockstep and each step is summed up and printed as it is produced (a
+table row, or with `--json` a line), so memory holds one context per strategy and the run itself,
+however long the run; only `--wide`, whose columns and statuses are known at the end, holds its rows.
 """
 
 from __future__ import annotations
@@ -16,17 +17,27 @@ import click
 from contextweaver.cli.options import (
     chosen_strategies,
     config_option,
+    input_format_option,
     instance_option,
-    require_task,
     strategy_option,
 )
-from contextweaver.cli.replay_view import Row, console_for, print_replay, title_of
+from contextweaver.cli.replay_view import (
+    CompactStream,
+    Row,
+    StatusLine,
+    console_for,
+    print_footer,
+    print_wide,
+    title_of,
+)
+from contextweaver.cli.runs import read_run
 from contextweaver.config import load_config
 from contextweaver.eval.lockstep import Lockstep
 from contextweaver.eval.replay import ReplayStep
 from contextweaver.examples import example_path
-from contextweaver.formats import TrajectoryError, load_trajectory
+from contextweaver.formats.discovery import is_archive
 from contextweaver.protocols import Strategy
+from contextweaver.records import Node
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy, spec
 from contextweaver.weaving.budget import BudgetError
 
@@ -40,6 +51,7 @@ def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
 @click.command()
 @click.argument("trajectory", required=False, type=click.Path(path_type=Path))
 @strategy_option(",".join(REPLAY_DEFAULT))
+@input_format_option()
 @instance_option("replay")
 @click.option("--budget", type=int, default=None, help="hard token budget for every context")
 @config_option()
@@ -57,6 +69,7 @@ def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
 def command(
     trajectory: Path | None,
     strategies: tuple[str, ...],
+    input_format: str | None,
     instance: str | None,
     budget: int | None,
     config_path: str | None,
@@ -65,43 +78,80 @@ def command(
     wide: bool,
     as_json: bool,
 ) -> None:
-    """Replay TRAJECTORY (default: the example run the package ships) through several strategies."""
+    """Replay TRAJECTORY (default: the example run the package ships) through several strategies.
+
+    Each step's row is printed as it is computed (`--wide` prints its table at the end); on a terminal,
+    a progress bar on stderr shows the step being computed."""
     path = trajectory or example_path()
     names = chosen_strategies(strategies, REPLAY_DEFAULT)
+    status = StatusLine() if not as_json else None
     try:
-        config = load_config(config_path, list(overrides))
-        recorded = load_trajectory(path, instance=instance)
-        require_task(path, recorded)
+        if status is not None:
+            status.show(f"reading {path}")
+        try:
+            config = load_config(config_path, list(overrides))
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        recorded = read_run(path, input_format, instance)
         settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
-        lockstep = Lockstep(recorded, names, lambda name: _factory(name, settings)(), budget)
-    except (TrajectoryError, ValueError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
-    rows: list[Row] = []
+        try:
+            lockstep = Lockstep(recorded, names, lambda name: _factory(name, settings)(), budget)
+        except ValueError as exc:  # a setting a strategy cannot take
+            raise click.ClickException(str(exc)) from None
+    finally:
+        if status is not None:
+            status.clear()
+    title = title_of(path, len(recorded.steps), recorded.format, budget)
+    stream = None
+    if status is not None and not wide:
+        stream = CompactStream(console_for(), title, names, len(recorded.steps), _largest(path))
+    rows: list[Row] = []  # --wide only: its widths and statuses are known at the end
+    nodes: list[Node] = []  # the compact view's, whose status a later test run may change to superseded
     last: ReplayStep | None = None
     try:
+        if status is not None:
+            status.steps(0, len(recorded.steps))
         for step in lockstep:  # one step's contexts alive at a time
             last, hits = step.steps[0], step.hits
-            if as_json:
+            if status is None:
                 row = {"step": last.index, "kept": last.context.kept, "items": len(step.items)}
                 row.update({f"tokens.{n}": s.context.tokens for n, s in zip(names, step.steps, strict=True)})
                 row.update({f"covered.{n}": hit for n, hit in zip(names, hits, strict=True)})
                 click.echo(json.dumps(row))
+                continue
+            tokens = [s.context.tokens for s in step.steps]
+            shown = Row.of(recorded.steps[last.index - 1].action, last, tokens)
+            status.clear()
+            if stream is not None:
+                stream.row(shown)
+                nodes.append(shown.node)
             else:
-                tokens = [s.context.tokens for s in step.steps]
-                rows.append(Row.of(recorded.steps[last.index - 1].action, last, tokens))
+                rows.append(shown)
+            status.steps(last.index, len(recorded.steps))
     except BudgetError as exc:
         raise click.BadParameter(str(exc), param_hint="--budget") from None
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    if not as_json:
-        title = title_of(path, len(recorded.steps), recorded.format, budget)
-        print_replay(
-            console_for(),
-            title,
-            names,
-            rows,
-            lockstep.totals,
-            wide=wide,
-            budget=budget,
-            explained=last if explain else None,
-        )
+    finally:
+        if status is not None:
+            status.clear()
+    if status is None:
+        return
+    console = console_for()
+    if stream is None:
+        print_wide(console, title, names, rows)
+    print_footer(
+        console,
+        names,
+        lockstep.totals,
+        wide=wide,
+        budget=budget,
+        explained=last if explain else None,
+        superseded=[i for i, n in enumerate(nodes, 1) if n.validation_status.value == "superseded"],
+    )
+
+
+def _largest(path: Path) -> int:
+    """A bound on any context's tokens, for the token columns' width: the run file's bytes (a token
+    holds at least a character); a folder or archive is taken as large."""
+    return path.stat().st_size if path.is_file() and not is_archive(path) else 10**9

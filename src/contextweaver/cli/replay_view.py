@@ -1,13 +1,19 @@
-"""What `contextweaver replay` prints: a compact per-step table that fits 80 columns (or, with `--wide`,
-every column at 132), a legend for its symbols, and the per-strategy summary."""
+"""What `contextweaver replay` prints: a compact per-step table that fits 80 columns, each row printed as
+its step is computed (or, with `--wide`, every column at 132, printed at the end), a legend for its
+symbols, and the per-strategy summary."""
 
 from __future__ import annotations
 
+import shutil
+import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from rich import box
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.table import Table
 
@@ -24,6 +30,9 @@ LEGEND = (
     "parents: the earlier steps this one builds on (0 = system prompt and task)"
 )
 WHERE_MEASURES = 'README, "Evaluate strategies on your own runs"'
+PARENTS = 9
+GAP = 2
+BAR = 30
 
 
 def ranges(indices: Sequence[int]) -> str:
@@ -55,23 +64,90 @@ class Row:
         return ",".join(map(str, self.node.parent_ids))
 
 
-def print_replay(
+class CompactStream:
+    """The compact table, a row printed as each step is computed: step, status symbol, action, parents,
+    kept, the first two strategies' tokens, in the console's width (the action and the kept steps share
+    what the fixed columns leave; kept folds onto more lines). The widths are fixed before the first row,
+    so no row is held; a status is the one known at its step (a later test run's ↷ is listed after).
+    Rows are plain lines, not rich tables: a table per row cost a millisecond, a tenth of a step."""
+
+    def __init__(self, console: Console, title: str, names: Sequence[str], steps: int, largest: int) -> None:
+        """`largest`: a bound on any context's tokens (the run file's bytes), which sets the token columns."""
+        self.console, self.shown = console, list(names[:2])
+        self.tokens = [max(len(n), len(f"{largest:,}")) for n in self.shown]
+        self.step = max(4, len(str(steps)))
+        fixed = self.step + 1 + PARENTS + sum(self.tokens) + GAP * (4 + len(self.shown))
+        free = max(24, console.width - fixed)
+        self.action = min(40, free * 3 // 5)
+        self.kept = free - self.action
+        header = self._line("step", "", "action", "parents", f"kept ({names[0]})", self.shown)
+        self._write(f"{title}\n{header}\n{'─' * _cells(header)}")
+
+    def _line(self, step: str, mark: str, action: str, parents: str, kept: str, tokens: Sequence[str]) -> str:
+        cells = [
+            _fit(step, self.step, right=True),
+            _fit(mark, 1),
+            _fit(action, self.action),
+            _fit(parents, PARENTS),
+            _fit(kept, self.kept),
+            *(_fit(t, w, right=True) for t, w in zip(tokens, self.tokens, strict=True)),
+        ]
+        return (" " * GAP).join(cells).rstrip()
+
+    def row(self, row: Row) -> None:
+        kept = _wrap_at_commas(row.kept, self.kept).split("\n")
+        tokens = [f"{t:,}" for t in row.tokens[: len(self.shown)]]
+        lines = [
+            self._line(str(row.index), SYMBOL.get(row.status, ""), row.action, row.parents, kept[0], tokens)
+        ]
+        blank = [""] * len(self.shown)
+        lines += [self._line("", "", "", "", more, blank) for more in kept[1:]]
+        self._write("\n".join(lines))
+
+    def _write(self, text: str) -> None:
+        self.console.file.write(text + "\n")
+        self.console.file.flush()
+
+
+CONTROL = {code: " " for code in [*range(32), 127]}
+"""Control characters in an action (a tab, an escape sequence) would move the terminal's cursor."""
+
+
+def _cells(text: str) -> int:
+    return len(text) if text.isascii() else cell_len(text)
+
+
+def _fit(text: str, width: int, right: bool = False) -> str:
+    """`text` in exactly `width` terminal cells: cut with an ellipsis, padded on the left when `right`."""
+    text = text.translate(CONTROL)
+    size = _cells(text)
+    if size > width:
+        return set_cell_size(text, width - 1) + "…"
+    return " " * (width - size) + text if right else text + " " * (width - size)
+
+
+def print_wide(console: Console, title: str, names: Sequence[str], rows: Sequence[Row]) -> None:
+    """The full table (statuses in words, as they stand at the end), widened to what it needs."""
+    table = _wide(title, names, rows)
+    console.width = max(console.width, Console(width=400).measure(table).maximum)  # never squeezed
+    console.print(table)
+
+
+def print_footer(
     console: Console,
-    title: str,
     names: Sequence[str],
-    rows: Sequence[Row],
     totals: dict[str, Totals],
     *,
     wide: bool,
     budget: int | None,
     explained: ReplayStep | None,
+    superseded: Sequence[int] = (),
 ) -> None:
-    if wide:
-        table = _wide(title, names, rows)
-        console.width = max(console.width, Console(width=400).measure(table).maximum)  # never squeezed
-    else:
-        table = _compact(title, names, rows, console.width)
-    console.print(table)
+    """What follows the table: superseded steps (compact view), the legend, the reasons, the summary."""
+    if superseded:
+        console.print(
+            f"↷ superseded later by a run of the same tests: steps {ranges(superseded)}", highlight=False
+        )
     console.print(
         f"[dim]{LEGEND}; kept: the steps {names[0]} sends in full; "
         f"{', '.join(names[:2] if not wide else names)}: the tokens of the context each sends.[/dim]"
@@ -101,36 +177,6 @@ def print_replay(
             "no budget: the lazy default (cw) passes the history through whole until a budget makes it "
             "cut; try --budget 3000"
         )
-
-
-def _compact(title: str, names: Sequence[str], rows: Sequence[Row], width: int) -> Table:
-    """Step, status symbol, action, parents, kept, the first two strategies' tokens, in `width` columns:
-    the action and the kept steps share what the fixed columns leave (kept folds onto more lines)."""
-    shown = list(names[:2])
-    tokens = [
-        max(len(n), *(len(f"{r.tokens[i]:,}") for r in rows)) if rows else len(n) for i, n in enumerate(shown)
-    ]
-    parents = min(9, max([7, *(len(r.parents) for r in rows)]))
-    columns = 5 + len(shown)
-    fixed = 4 + 1 + parents + sum(tokens) + 2 * (columns - 1)  # each gap: the rule and a padding
-    free = max(24, width - fixed)
-    longest_kept = max([12, *(len(r.kept) for r in rows)])
-    kept = min(longest_kept, max(12, free * 2 // 5))
-    action = min(40, free - kept)
-    kept = min(longest_kept, free - action)  # what a capped action column leaves goes to the kept steps
-    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False, show_edge=False)
-    table.add_column("step", justify="right", no_wrap=True, width=4)
-    table.add_column("", no_wrap=True, width=1)
-    table.add_column("action", no_wrap=True, overflow="ellipsis", width=action)
-    table.add_column("parents", no_wrap=True, overflow="ellipsis", width=parents)
-    table.add_column(f"kept ({names[0]})", overflow="fold", width=kept)
-    for name, size in zip(shown, tokens, strict=True):
-        table.add_column(name, justify="right", no_wrap=True, width=size)
-    for row in rows:
-        cells = [f"{t:,}" for t in row.tokens[: len(shown)]]
-        lines = _wrap_at_commas(row.kept, kept)
-        table.add_row(str(row.index), SYMBOL.get(row.status, ""), row.action, row.parents, lines, *cells)
-    return table
 
 
 def _wrap_at_commas(text: str, width: int) -> str:
@@ -191,6 +237,38 @@ def _summary(totals: dict[str, Totals]) -> Table:
             f"{cost.billed['openai']:.2f}",
         )
     return summary
+
+
+class StatusLine:
+    """A progress bar on stderr, redrawn between steps and cleared before a row goes to stdout, so the
+    two share a terminal; nothing when stderr is not a terminal (a pipe, a log, a test)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.on = self.stream.isatty()
+        self.start = time.perf_counter()
+        self.shown = False
+
+    def show(self, text: str) -> None:
+        if self.on:
+            width = shutil.get_terminal_size().columns - 1
+            self.stream.write(f"\r\x1b[K{text[:width]}")
+            self.stream.flush()
+            self.shown = True
+
+    def steps(self, done: int, total: int) -> None:
+        """The bar while step done+1 is computed (nothing once the last is done)."""
+        if done >= total:
+            return
+        filled = BAR * done // max(1, total)
+        elapsed = time.perf_counter() - self.start
+        self.show(f"[{'#' * filled}{'.' * (BAR - filled)}] step {done + 1:,} of {total:,}, {elapsed:.0f}s")
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
 
 
 def console_for() -> Console:

@@ -25,16 +25,14 @@ from typing import Any
 
 from contextweaver.config import ModelConfig
 from contextweaver.eval.trajectory_run import EvalBudget, budget_key, evaluate, file_id, trajectory_id
-from contextweaver.formats import detect_format, load_trajectories
-from contextweaver.formats.archive import is_archive
-from contextweaver.formats.base import Trajectory, TrajectoryError
+from contextweaver.formats import load_trajectories
+from contextweaver.formats.base import NotATrajectory, Trajectory, TrajectoryError
 from contextweaver.formats.conversation_dir import events_dir
-from contextweaver.formats.source import Source
+from contextweaver.formats.discovery import is_single_run, run_paths
 from contextweaver.nodes.extract import extraction_of
 from contextweaver.strategies import needs_model, spec
 
 SCHEMA = 2
-TRAJECTORY_SUFFIXES = (".json", ".jsonl", ".traj")
 
 
 @dataclass(frozen=True)
@@ -81,34 +79,29 @@ def code_digest() -> str:
 def discover(
     inputs: Sequence[str | Path], unreadable: dict[str, str] | None = None
 ) -> list[tuple[str, Trajectory]]:
-    """Trajectories in the given files and directories (a directory's own files, sorted). A file that
-    holds several runs (a `.tar.gz` of runs, an OpenHands output.jsonl) gives every run in it.
+    """Trajectories in the given files and folders (a folder walked for runs in the layouts agents
+    write: formats/discovery.py). A file that holds several runs (a `.tar.gz` of runs, an OpenHands
+    output.jsonl) gives every run in it.
 
-    Files that are not trajectories (no reader recognizes them) are skipped in a directory and an
-    error when named. A trajectory file that fails to read (broken JSON, or a reader's error) is put in
-    `unreadable` (path -> error) when that is given, to be reported as failed runs; without it, it is
-    skipped in a directory and raises when named.
+    Files that are not trajectories (no reader recognizes them) are skipped in a folder and an error
+    when named. A trajectory file that fails to read (broken JSON, a reader's error, no step at all) is
+    put in `unreadable` (path -> error) when that is given, to be reported as failed runs; without it,
+    it is skipped in a folder and raises when named.
     """
     found: list[tuple[str, Trajectory]] = []
     for item in inputs:
         path = Path(item)
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or directory")
-        named = not path.is_dir() or events_dir(path) is not None  # a saved conversation is one run
-        children = (
-            [path]
-            if named
-            else sorted(
-                p
-                for p in path.iterdir()
-                if p.is_file() and (p.suffix in TRAJECTORY_SUFFIXES or is_archive(p))
-            )
-        )
-        for child in children:
+        named = is_single_run(path)
+        for child in run_paths(path):
             try:
                 found.extend((str(child), run) for run in load_trajectories(child))
+            except NotATrajectory:
+                if named:
+                    raise
             except TrajectoryError as exc:
-                if unreadable is not None and is_broken_trajectory(child):
+                if unreadable is not None:
                     unreadable[str(child)] = str(exc)
                 elif named:
                     raise
@@ -117,18 +110,6 @@ def discover(
     if duplicates:
         raise ValueError(f"trajectory ids occur twice: {', '.join(duplicates)}; pass each run once")
     return found
-
-
-def is_broken_trajectory(path: Path) -> bool:
-    """A file meant as a trajectory that does not read: it is not valid JSON (Lines), or a reader
-    claims it. Valid JSON of another shape (reports, notes) is not a trajectory at all."""
-    try:
-        if Source.read(path).json_error() is not None:
-            return True
-        detect_format(path)
-    except TrajectoryError:
-        return False
-    return True
 
 
 def failure(unit: Unit, error: BaseException | str) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from contextweaver.config import ModelConfig
@@ -22,6 +21,8 @@ from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import Limit, replay_steps
 from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, unmarked_drop
 from contextweaver.formats.base import Trajectory
+from contextweaver.formats.discovery import file_id as file_id  # re-exported: the runner's unit ids
+from contextweaver.formats.discovery import run_id
 from contextweaver.nodes.extract import extraction_of, root_node
 from contextweaver.prompt_cache import PrefixCache
 from contextweaver.records import WovenContext
@@ -68,19 +69,8 @@ def parse_budgets(text: str) -> list[EvalBudget]:
 
 
 def trajectory_id(trajectory: Trajectory, fallback: str = "") -> str:
-    """The run's instance id, else the file name without its trajectory suffixes."""
-    found = trajectory.meta.get("instance_id")
-    if found:
-        return str(found)
-    return file_id(trajectory.source or fallback)
-
-
-def file_id(path: str) -> str:
-    """`runs/django__django-1.traj.json` -> `django__django-1`: a run's id from its file name."""
-    name = Path(path).name
-    for suffix in (".jsonl", ".json", ".traj"):
-        name = name.removesuffix(suffix)
-    return name or "trajectory"
+    """The run's id (`formats.discovery.run_id`); `fallback` is its file when the run names none."""
+    return run_id(trajectory, fallback)
 
 
 def repo_group(instance_id: str) -> str:

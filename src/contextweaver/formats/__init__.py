@@ -3,22 +3,27 @@
 `load_trajectory(path)` tries each reader's cheap `detect` in registry order (most specific
 first) and reads with the first that claims the file; `load_trajectory(path, format=...)` skips
 detection. An unreadable file raises TrajectoryError naming the file, the place and what was
-expected, so the user can tell a truncated file from a file of another format.
+expected, so the user can tell a truncated file from a file of another format; so does a file read
+as no step at all, with the format it was taken for and the nearest other (formats/nearest.py). A
+folder is walked for runs in the layouts agents write (formats/discovery.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from contextweaver.formats.archive import is_archive, load_archive
-from contextweaver.formats.base import Reader, Trajectory, TrajectoryError
+from contextweaver.formats.archive import load_archive
+from contextweaver.formats.base import NotATrajectory, Reader, Trajectory, TrajectoryError
 from contextweaver.formats.conversation_dir import conversation_source, events_dir
+from contextweaver.formats.discovery import LAYOUTS, file_id, is_archive, is_single_run, run_id, run_paths
+from contextweaver.formats.nearest import nearest
 from contextweaver.formats.source import Source
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.registry import Registry
 
 __all__ = [
     "FORMATS",
+    "NotATrajectory",
     "Reader",
     "Trajectory",
     "TrajectoryError",
@@ -38,6 +43,7 @@ FORMATS = Registry(
         "openhands-v0": "contextweaver.formats.openhands:READER",
         "claude-code": "contextweaver.formats.claude_code:READER",
         "codex": "contextweaver.formats.codex:READER",
+        "anthropic": "contextweaver.formats.anthropic:READER",  # before jsonl, whose header has `system`
         "jsonl": "contextweaver.formats.jsonl:READER",
         "openai": "contextweaver.formats.openai:READER",
     },
@@ -60,13 +66,18 @@ def detect_format(path: str | Path) -> str:
 
 
 def _detect(source: Source) -> Reader:
+    if not source.text.strip():  # not a broken run: in a folder it is passed over (Claude Code leaves some)
+        raise NotATrajectory(f"{source.name}: the file is empty; {_expected()}")
     problem = source.json_error()
     if problem is not None:
         raise source.error(f"{problem}; {_expected()}")
     for reader in _readers():
         if reader.detect(source):
             return reader
-    raise source.error(f"unrecognised trajectory ({_shape(source)}); {_expected()}")
+    near = nearest(source, _readers())
+    raise NotATrajectory(
+        f"{source.name}: unrecognised trajectory ({_shape(source)}); {near + '; ' if near else ''}{_expected()}"
+    )
 
 
 def _shape(source: Source) -> str:
@@ -84,19 +95,54 @@ def _shape(source: Source) -> str:
 def load_trajectories(path: str | Path, format: str | None = None) -> list[Trajectory]:
     """Every run in the file: evaluation outputs (OpenHands output.jsonl) hold one run per line;
     a `.tar.gz` / `.tgz` / `.tar` archive of runs is read in place, member by member; an OpenHands
-    saved-conversation folder is one run."""
+    saved-conversation folder is one run; any other folder gives the runs found under it."""
     if is_archive(path):
         return load_archive(path, format)
-    if Path(path).is_dir() and events_dir(path) is not None:  # an OpenHands saved conversation
-        return _read_runs(conversation_source(path), format or "openhands-sdk")
+    if Path(path).is_dir():
+        if events_dir(path) is not None:  # an OpenHands saved conversation
+            return _read_runs(conversation_source(path), format or "openhands-sdk")
+        return _load_folder(Path(path), run_paths(path), format)
     source = Source.read(path)
     return _read_runs(source, format)
+
+
+def _load_folder(folder: Path, paths: list[Path], format: str | None) -> list[Trajectory]:
+    """The runs of every file no reader refuses; a file a reader claims but cannot read raises."""
+    runs: list[Trajectory] = []
+    passed: list[str] = []
+    for path in paths:
+        try:
+            runs += load_trajectories(path, format)
+        except NotATrajectory:
+            passed.append(path.name)
+    if not runs:
+        raise _empty_folder(folder, passed)
+    return runs
+
+
+def _empty_folder(folder: str | Path, passed: list[str]) -> TrajectoryError:
+    """The error of a folder that holds no run: what was passed over, the layouts and formats read."""
+    looked = (
+        f"passed over {', '.join(passed[:5])}{', ...' if len(passed) > 5 else ''}"
+        if passed
+        else "no .json, .jsonl, .traj or archive in it"
+    )
+    return TrajectoryError(
+        f"{folder}: no recorded run in the folder ({looked}); runs are found in these layouts: {LAYOUTS}; "
+        f"formats read: {', '.join(FORMATS.names())}"
+    )
 
 
 def _read_runs(source: Source, format: str | None) -> list[Trajectory]:
     reader = _reader(source, format)
     read_all = getattr(reader, "read_all", None)
     runs: list[Trajectory] = read_all(source) if read_all is not None else [reader.read(source)]
+    if not any(trajectory.steps for trajectory in runs):
+        near = nearest(source, _readers(), tried=reader.name)
+        raise source.error(
+            f"read as {reader.name} ({reader.expected}), it holds no steps"
+            f"{'; ' + near if near else ''}; formats read: {', '.join(FORMATS.names())}"
+        )
     for trajectory in runs:
         trajectory.source = trajectory.source or str(source.path)
         trajectory.format = trajectory.format or reader.name
@@ -108,13 +154,17 @@ def load_trajectory(
 ) -> Trajectory:
     """Read one recorded run into root messages + Steps; `format` (a FORMATS name) skips detection.
 
-    A file holding several runs needs `instance`: a run's instance_id, or its 0-based position.
-    `path#instance` selects the same way when no file has that literal name.
+    A file or folder holding several runs needs `instance`: a run's id (its instance_id, else its
+    file's name without the suffixes), or its 0-based position. `path#instance` selects the same way
+    when no file has that literal name.
     """
     path = Path(path)
     if instance is None and not path.exists() and "#" in path.name:
         name, _, instance = path.name.rpartition("#")
         path = path.with_name(name)
+    if instance is not None and path.is_dir() and not is_single_run(path):
+        named = [p for p in run_paths(path) if file_id(p) == str(instance)]
+        path = named[0] if len(named) == 1 else path  # the run's own file: the others are not read
     runs = load_trajectories(path, format)
     if instance is None:
         if len(runs) > 1:
@@ -124,7 +174,7 @@ def load_trajectory(
             )
         return runs[0]
     for trajectory in runs:
-        if str(trajectory.meta.get("instance_id")) == str(instance):
+        if run_id(trajectory) == str(instance):
             return trajectory
     if str(instance).isdigit() and int(instance) < len(runs):
         return runs[int(instance)]
@@ -145,5 +195,5 @@ def _reader(source: Source, format: str | None) -> Reader:
 
 
 def _ids(runs: list[Trajectory]) -> str:
-    ids = [str(t.meta.get("instance_id", i)) for i, t in enumerate(runs)]
+    ids = [run_id(t) for t in runs]
     return ", ".join(ids[:10]) + (", ..." if len(ids) > 10 else "")

@@ -8,6 +8,8 @@ whole block list as `content` (text, thinking with its signature, tool_use), wit
 derived from the tool_use blocks; each tool_result becomes a `tool` message whose content is the
 result's own content. `from_chat` is the inverse: a message that weaving left alone comes back
 block for block; a compressed result comes back as a tool_result with the placeholder text.
+
+READER reads a recorded request body (or JSON Lines of them) as a run, through the same `to_chat`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from contextweaver.formats.base import Trajectory
+from contextweaver.formats.openai import chat_trajectory
+from contextweaver.formats.source import Source, record_values
 from contextweaver.records import Message
 
 WIRE_KEY = "wire"
@@ -138,3 +143,61 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         blocks.append({"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""),
                        "input": arguments if isinstance(arguments, dict) else {}})  # fmt: skip
     return blocks
+
+
+BLOCK_TYPES = frozenset(
+    {"text", "image", "document", "thinking", "redacted_thinking", "tool_use", "tool_result"}
+)
+
+
+def is_request(value: Any) -> bool:
+    """An Anthropic Messages request body: `messages` of user/assistant turns, and either a top-level
+    `system` or a content block only this wire has (OpenAI chat has `tool_calls` and `tool` roles)."""
+    if not isinstance(value, dict):
+        return False
+    messages = value.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return False
+    if not all(isinstance(m, dict) and m.get("role") in ("user", "assistant", "system") for m in messages):
+        return False
+    if any("tool_calls" in m for m in messages):
+        return False
+    blocks = (b for m in messages if isinstance(m.get("content"), list) for b in m["content"])
+    return "system" in value or any(isinstance(b, dict) and b.get("type") in BLOCK_TYPES for b in blocks)
+
+
+class AnthropicReader:
+    """A request body sent to `/v1/messages` (as a proxy or an SDK logs it), or JSON Lines of them.
+
+    A request holds the whole conversation so far, so of a log of requests the one with the most
+    messages (the last of equals) is the run; the others are its prefixes or side calls (titles).
+    """
+
+    name = "anthropic"
+    expected = "an Anthropic Messages request ({'system': ..., 'messages': [...]} with tool_use/tool_result blocks), or JSON Lines of them"
+    keys = frozenset({"model", "system", "messages", "max_tokens", "tools",
+                      "tool_choice", "metadata", "stream", "temperature", "thinking", "stop_sequences"})  # fmt: skip
+
+    def detect(self, source: Source) -> bool:
+        records = record_values(source)
+        if not records:
+            return False
+        return all(is_request(r.value) for r in records[:3])
+
+    def read(self, source: Source) -> Trajectory:
+        records = record_values(source)
+        requests = [r for r in records or () if is_request(r.value)]
+        if not requests:
+            raise source.error(f"no request with 'messages'; expected {self.expected}")
+        chosen = max(reversed(requests), key=lambda r: len(r.value["messages"]))
+        request = chosen.value
+        system = request.get("system")  # a recorded field, not a wire field to write back (no WIRE_KEY)
+        chat = [{"role": "system", "content": system}] if system else []
+        root, steps = chat_trajectory(chat + to_chat(request["messages"]))
+        meta: dict[str, Any] = {k: request[k] for k in ("model", "metadata") if k in request}
+        if len(requests) > 1:
+            meta["request_line"] = chosen.line
+        return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
+
+
+READER = AnthropicReader()

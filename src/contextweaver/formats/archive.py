@@ -1,8 +1,8 @@
 """Archives of recorded runs (`.tar.gz`, `.tgz`, `.tar`), read in place with `tarfile`.
 
-Every member whose name looks like a run (`.json`, `.traj`, `.jsonl`) is read with the detected
-reader; members no reader claims (a `results.json` beside the runs) are skipped, but an archive that
-yields no run at all is an error naming what was skipped.
+Every member whose name looks like a run (`discovery.is_run_file`) is read with the detected reader;
+members no reader claims (a `results.json` beside the runs) are skipped, but an archive that yields
+no run at all is an error naming what was skipped.
 """
 
 from __future__ import annotations
@@ -12,17 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contextweaver.formats.base import TrajectoryError
+from contextweaver.formats.discovery import is_run_file
 from contextweaver.formats.source import Source
 
 if TYPE_CHECKING:
     from contextweaver.formats.base import Trajectory
-
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
-RUN_SUFFIXES = (".json", ".traj", ".jsonl")
-
-
-def is_archive(path: str | Path) -> bool:
-    return str(path).lower().endswith(ARCHIVE_SUFFIXES)
 
 
 def load_archive(path: str | Path, format: str | None = None) -> list[Trajectory]:
@@ -34,7 +28,7 @@ def load_archive(path: str | Path, format: str | None = None) -> list[Trajectory
     try:
         with tarfile.open(path) as archive:
             members = sorted(
-                (m for m in archive.getmembers() if m.isfile() and m.name.lower().endswith(RUN_SUFFIXES)),
+                (m for m in archive.getmembers() if m.isfile() and is_run_file(m.name)),
                 key=lambda m: m.name,
             )
             for member in members:

@@ -17,6 +17,10 @@ class TrajectoryError(ContextWeaverError, ValueError):
     """A trajectory file that cannot be read: the message names the file, the place and the fix."""
 
 
+class NotATrajectory(TrajectoryError):
+    """A file no reader claims (a report, notes): passed over in a folder of runs, an error when named."""
+
+
 @dataclass
 class Trajectory:
     """A recorded run: the root messages (system + task, verbatim) and the agent's steps in order."""
@@ -26,6 +30,8 @@ class Trajectory:
     source: str = ""
     format: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """What the reader read past without failing (a mistyped key), each naming its line: for the user."""
 
     @property
     def task(self) -> str:
@@ -46,6 +52,8 @@ class Reader(Protocol):
     name: str
     expected: str
     """Completes "expected ...": e.g. "a mini-swe-agent .traj.json with 'messages'"."""
+    keys: frozenset[str]
+    """The keys its records carry: a file no reader takes is matched to the nearest format by them."""
 
     def detect(self, source: Source) -> bool: ...
 

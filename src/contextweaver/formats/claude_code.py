@@ -45,6 +45,8 @@ def _is_message_entry(value: Any) -> bool:
 class ClaudeCodeReader:
     name = "claude-code"
     expected = "a Claude Code transcript (JSON Lines of 'user'/'assistant' entries with 'message', 'uuid' and 'parentUuid')"
+    keys = frozenset({"type", "message", "uuid", "parentUuid", "sessionId", "isSidechain",
+                      "cwd", "version", "timestamp", "summary", "leafUuid"})  # fmt: skip
 
     def detect(self, source: Source) -> bool:
         records = record_values(source)

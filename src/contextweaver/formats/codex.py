@@ -66,6 +66,7 @@ def _without_exec_header(step: Step) -> Step:
 class CodexReader:
     name = "codex"
     expected = "a Codex CLI rollout (JSON Lines of {'type': 'session_meta' | 'response_item' | ..., 'payload': {...}})"
+    keys = frozenset({"timestamp", "type", "payload", "id", "instructions"})
 
     def detect(self, source: Source) -> bool:
         records = record_values(source)

@@ -10,6 +10,8 @@ Every following line is one step:
      "meta": {...}}                                                # optional, kept on Step.meta
 A step of kind "user" is a message a person wrote mid-run (its text is the observation). Without
 "messages", weaving synthesizes an assistant + user pair from the text. Blank lines are skipped.
+A key not listed here is read past, and named in the trajectory's warnings with its line and the key
+it was probably meant to be (a mistyped "thougth" would otherwise lose the thought without a word).
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from contextweaver.formats.base import Trajectory
+from contextweaver.formats.nearest import meant
 from contextweaver.formats.source import Record, Source, record_values
 from contextweaver.records import Message, Step
 
 STEP_TEXT_KEYS = ("thought", "action", "observation")
+STEP_KEYS = frozenset({*STEP_TEXT_KEYS, "type", "images", "kind", "messages", "meta"})
+HEADER_KEYS = frozenset({"type", "messages", "system", "task", "meta"})
 
 
 def is_header(value: Any) -> bool:
@@ -41,6 +46,7 @@ def is_step(value: Any) -> bool:
 class JsonlReader:
     name = "jsonl"
     expected = 'ContextWeaver JSON Lines (optional {"type": "root", ...} header, then one {"thought", "action", "observation"} object per line)'
+    keys = STEP_KEYS | HEADER_KEYS
 
     def detect(self, source: Source) -> bool:
         records = record_values(source)
@@ -55,11 +61,16 @@ class JsonlReader:
             raise source.error(f"not JSON Lines; expected {self.expected}")
         root: list[Message] = []
         meta: dict[str, Any] = {}
+        unknown: dict[str, list[int]] = {}  # key -> the lines it is on
         if records and is_header(records[0].value):
             root, meta = self._header(source, records[0])
+            _note_unknown(records[0], HEADER_KEYS, unknown)
             records = records[1:]
         steps = [self._step(source, record) for record in records]
-        return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
+        for record in records:
+            _note_unknown(record, STEP_KEYS, unknown)
+        return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta,
+                          warnings=[_unknown_key(key, lines) for key, lines in unknown.items()])  # fmt: skip
 
     def _header(self, source: Source, record: Record) -> tuple[list[Message], dict[str, Any]]:
         header = record.value
@@ -110,6 +121,21 @@ class JsonlReader:
         meta = dict(value["meta"]) if isinstance(value.get("meta"), dict) else {}
         meta["line"] = record.line
         return Step(**texts, messages=tuple(messages), images=images, kind=kind, meta=meta)
+
+
+def _note_unknown(record: Record, known: frozenset[str], unknown: dict[str, list[int]]) -> None:
+    if isinstance(record.value, dict) and not known.issuperset(record.value):
+        for key in record.value:
+            if key not in known:
+                unknown.setdefault(key, []).append(record.line)
+
+
+def _unknown_key(key: str, lines: list[int]) -> str:
+    """'line 3: unknown key 'thougth' (did you mean 'thought'?)', once per key however many lines."""
+    guess = meant(key, STEP_KEYS | HEADER_KEYS)
+    hint = f"did you mean {guess!r}?" if guess else "read past"
+    more = f", and on {len(lines) - 1:,} more line(s)" if len(lines) > 1 else ""
+    return f"line {lines[0]}: unknown key {key!r} ({hint}){more}"
 
 
 def dump_steps(path: str | Path, trajectory: Trajectory) -> None:

@@ -88,6 +88,7 @@ def _strip_label(text: str) -> str:
 class MiniSweAgentReader:
     name = "mini-swe-agent"
     expected = "a mini-swe-agent .traj.json with 'messages' (system, task, assistant/user pairs)"
+    keys = frozenset({"messages", "trajectory_format", "info", "instance_id", "role", "content", "extra"})
 
     def detect(self, source: Source) -> bool:
         document = source.document

@@ -45,6 +45,7 @@ def split_action(text: str) -> tuple[str, str]:
 class NebiusReader:
     name = "nebius"
     expected = "a nebius SWE-agent run with 'instance_id' and 'trajectory' of {role: system|user|ai, text}"
+    keys = frozenset({"instance_id", "model_name", "target", "trajectory", "role", "text", "system_prompt"})
 
     def detect(self, source: Source) -> bool:
         document = source.document

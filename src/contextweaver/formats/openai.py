@@ -40,6 +40,7 @@ def chat_trajectory(messages: Sequence[Message]) -> tuple[list[Message], list[St
 class OpenAIChatReader:
     name = "openai"
     expected = "OpenAI chat messages (a JSON list, or {\"messages\": [...]}) with assistant 'tool_calls' and 'tool' results"
+    keys = frozenset({"messages", "role", "content", "tool_calls", "tool_call_id", "name"})
 
     def detect(self, source: Source) -> bool:
         messages = message_list(source.document)

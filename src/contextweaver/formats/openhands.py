@@ -76,6 +76,8 @@ class _Open:
 class OpenHandsReader:
     name = "openhands-v0"
     expected = "an OpenHands v0 event list or output.jsonl record with 'history' (action/observation events)"
+    keys = frozenset({"action", "observation", "args", "content", "cause", "id",
+                      "source", "message", "extras", "instance_id", "instruction", "history"})  # fmt: skip
 
     def detect(self, source: Source) -> bool:
         document = source.document

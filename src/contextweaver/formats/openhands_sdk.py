@@ -49,6 +49,8 @@ def _observation_text(event: dict[str, Any]) -> str:
 class OpenHandsSdkReader:
     name = "openhands-sdk"
     expected = "an OpenHands SDK event stream (ActionEvent/ObservationEvent objects), or records with such a 'history'"
+    keys = frozenset({"kind", "id", "timestamp", "source", "tool_call",
+                      "llm_response_id", "observation", "instance_id", "instruction", "history"})  # fmt: skip
 
     def detect(self, source: Source) -> bool:
         return bool(self._runs(source))

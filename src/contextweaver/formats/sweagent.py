@@ -47,6 +47,7 @@ class SweAgentReader:
     expected = (
         "a SWE-agent .traj with 'trajectory' (thought/action/observation) and/or 'history' (chat with roles)"
     )
+    keys = frozenset({"trajectory", "history", "info", "environment", "replay_config"})
 
     def detect(self, source: Source) -> bool:
         document = source.document
