@@ -47,6 +47,11 @@ def test_library() -> None:
     assert NOTE in out and "files changed so far: CHANGELOG.md" in out
 
 
+def test_cut_picture(tmp_path: Path) -> None:
+    out = run("cut_picture.py")
+    assert "A cut at step 31 of bugfix.jsonl" in out and "left out" in out and NOTE in out
+
+
 def test_minisweagent() -> None:
     needs("minisweagent", "pip install 'contextweaver-agents[minisweagent]'")
     out = run("minisweagent_agent.py")
