@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,33 @@ def test_proxy(script: str) -> None:
     out = run(script)
     assert "contextweaver proxy on http://127.0.0.1:" in out
     assert "after step 33: client sent" in out and NOTE in out
+
+
+def code_blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.M | re.S)
+
+
+def test_the_readme_library_snippet_is_the_example_and_runs_as_written(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    snippet = code_blocks(readme, "python")[0]
+    example = (EXAMPLES / "library.py").read_text()
+    section = example.split("# --8<-- [start:loop]\n")[1].split("# --8<-- [end:loop]")[0]
+    assert snippet == section, "README's library snippet differs from examples/library.py's loop section"
+    (tmp_path / "snippet.py").write_text(snippet)
+    done = subprocess.run(
+        [sys.executable, "snippet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "step 12: cut" in done.stdout
+
+
+def test_the_readme_is_a_front_door() -> None:
+    """At most 250 lines, none over 120 characters outside code blocks, and every relative link resolves."""
+    text = (ROOT / "README.md").read_text()
+    lines = text.splitlines()
+    assert len(lines) <= 250
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S).splitlines()
+    assert [line for line in prose if len(line) > 120] == []
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+        if "://" not in target:
+            assert (ROOT / target).exists(), target
