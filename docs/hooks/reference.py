@@ -113,6 +113,12 @@ def nested_model(annotation: Any) -> type[BaseModel] | None:
     return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
 
 
+NESTED_ELSEWHERE = {"WeaverConfig": "any setting of the `WeaverConfig` table above"}
+"""Nested models documented in their own table on the same page: named, not listed again."""
+MEANING = {"strategy": "the strategy name (see Which strategy); `contextweaver` is `cw`."}
+"""A meaning for a field whose model gives none."""
+
+
 def model_table(model: type[BaseModel], prefix: str = "") -> tuple[str, list[tuple[str, type[BaseModel]]]]:
     from contextweaver.registry import COMPONENTS
 
@@ -120,15 +126,26 @@ def model_table(model: type[BaseModel], prefix: str = "") -> tuple[str, list[tup
     rows = ["| setting | type | default | meaning |", "|---|---|---|---|"]
     nested: list[tuple[str, type[BaseModel]]] = []
     for name, field in model.model_fields.items():
-        meaning = field.description or docs.get(name, "")
+        meaning = field.description or docs.get(name, "") or MEANING.get(name, "")
         if name in COMPONENTS:
             meaning = f"{meaning} One of: {', '.join(f'`{n}`' for n in COMPONENTS[name].names())}.".strip()
         inner = nested_model(field.annotation)
+        if (
+            inner is not None
+            and inner.__name__ in NESTED_ELSEWHERE
+            and model.__name__ != inner.__name__
+            and prefix == ""
+        ):
+            meaning = f"{meaning} Takes {NESTED_ELSEWHERE[inner.__name__]}.".strip()
+            inner = None
+            default = "the defaults"
+        else:
+            default = default_of(field)
         if inner is not None:
             nested.append((f"{prefix}{name}", inner))
             meaning = f"{meaning} The `{prefix}{name}.` settings below.".strip()
         meaning = meaning.replace("|", "\\|").replace("\n", " ")
-        rows.append(f"| `{prefix}{name}` | {type_name(field.annotation)} | {default_of(field)} | {meaning} |")
+        rows.append(f"| `{prefix}{name}` | {type_name(field.annotation)} | {default} | {meaning} |")
     return "\n".join(rows), nested
 
 
@@ -173,15 +190,28 @@ def strategy_table() -> str:
     aliases: dict[str, list[str]] = {}
     for alias, name in strategies.ALIASES.items():
         aliases.setdefault(name, []).append(alias)
-    rows = ["| name | what it sends | settings it fixes | also accepted as |", "|---|---|---|---|"]
+    header = ["| name | what it sends | settings it fixes | also accepted as |", "|---|---|---|---|"]
+    groups: dict[str, list[str]] = {}
     for name, spec in strategies.TABLE.items():
-        if spec.baseline is not None:
-            fixed = f"baseline `{spec.baseline}`" + (f" (`window` sets its `{spec.window_arg}`)" if spec.window_arg else "")
-        else:
-            fixed = ", ".join(f"`{k}: {v}`" for k, v in _flat(spec.weaver)) or "the library defaults"
-        also = ", ".join(f"`{a}`" for a in aliases.get(name, [])) or ""
-        rows.append(f"| `{name}` | {spec.description} | {fixed} | {also} |".replace("\n", " "))
-    return "\n".join(rows) + "\n"
+        groups.setdefault(str(getattr(spec, "group", "") or ""), []).append(name)
+    out: list[str] = []
+    for group, names in groups.items():
+        if group:
+            out.append(f"**{group}**\n")
+        out.append("\n".join([*header, *(_strategy_row(n, strategies, aliases) for n in names)]) + "\n")
+    return "\n".join(out)
+
+
+def _strategy_row(name: str, strategies: Any, aliases: dict[str, list[str]]) -> str:
+    spec = strategies.TABLE[name]
+    if spec.baseline is not None:
+        fixed = f"baseline `{spec.baseline}`" + (
+            f" (`window` sets its `{spec.window_arg}`)" if spec.window_arg else ""
+        )
+    else:
+        fixed = ", ".join(f"`{k}: {v}`" for k, v in _flat(spec.weaver)) or "the library defaults"
+    also = ", ".join(f"`{a}`" for a in aliases.get(name, [])) or ""
+    return f"| `{name}` | {spec.description} | {fixed} | {also} |".replace("\n", " ")
 
 
 def _flat(settings: Any, prefix: str = "") -> list[tuple[str, Any]]:
