@@ -4,10 +4,10 @@ coding-agent run the package ships, so you see what a cut keeps, drops and write
     python examples/library.py
 """
 
+# --8<-- [start:loop]
 from contextweaver import ContextWeaver, Step, WeaverConfig, load_trajectory
 from contextweaver.examples import example_path
 
-# --8<-- [start:loop]
 run = load_trajectory(example_path("bugfix"))  # stands in for your agent: a recorded run
 replies = iter(run.steps)
 
