@@ -4,7 +4,7 @@
     python benchmarks/cache_cost.py --sets gemini --split train   # where the water marks are tuned
     python benchmarks/cache_cost.py --sets dev -c lazy.low_water=0.7   # ContextWeaver settings for the lazy rows
 
-Per data set, strategy and budget: next-step evidence recall and history evidence (EVALUATION.md) on
+Per data set, strategy and budget: next-step evidence recall and history evidence (docs/evaluation.md) on
 average and at the steps right after ContextWeaver's default cuts the context (the same steps for
 every strategy), context tokens, input over the full history's, the share a provider's prefix cache
 serves, and input billed at Anthropic's and OpenAI's cache prices over the full history billed

@@ -3,7 +3,7 @@
     python benchmarks/core_benchmark.py                 # dev set + synthetic 100/1k/10k traces
     python benchmarks/core_benchmark.py --skip-synthetic
 
-Recall is next-step evidence recall (EVALUATION.md); tokens are o200k tokens of the context as
+Recall is next-step evidence recall (docs/evaluation.md); tokens are o200k tokens of the context as
 plain text, averaged over steps then trajectories; time is the memory's own wall time per step
 (add_step + context), quoted as a ratio to the sliding window because these machines are noisy.
 """
