@@ -46,7 +46,7 @@ def cli_reference() -> str:
     sections: list[str] = []
 
     def render(path: list[str], command: Any, level: int) -> None:
-        result = runner.invoke(main, [*path, "--help"], prog_name="contextweaver", terminal_width=100)
+        result = runner.invoke(main, [*path, "--help"], prog_name="contextweaver", terminal_width=86)
         if result.exit_code != 0:
             raise RuntimeError(f"contextweaver {' '.join(path)} --help failed:\n{result.output}")
         title = " ".join(["contextweaver", *path])
