@@ -20,7 +20,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from frontier import UNSPLIT, runs_of
+import data_absent
+from frontier import DATASETS, UNSPLIT, runs_of
 
 from contextweaver.eval.intervals import pooled_difference
 from contextweaver.eval.trajectory_run import evaluate, parse_budgets, trajectory_id
@@ -127,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     big: list[dict[str, Any]] = []
+    absent = []
     for name in [d.strip() for d in args.data.split(",")]:
+        if not DATASETS[name].exists():
+            absent.append(DATASETS[name])
+            continue
         runs = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
         if not runs:
             continue
@@ -140,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     if big:
         count = len({r["trajectory"] for r in big})
         print("\n".join(rows(f"mean step >= {args.big:,.0f} ({count})", big, strategies, keys)))
-    return 0
+    return data_absent.report(absent)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
     python benchmarks/cache_cost.py --sets gemini --split train   # where the water marks are tuned
     python benchmarks/cache_cost.py --sets dev -c lazy.low_water=0.7   # ContextWeaver settings for the lazy rows
 
-Per data set, strategy and budget: next-step evidence recall and history evidence (EVALUATION.md) on
+Per data set, strategy and budget: next-step evidence recall and history evidence (docs/evaluation.md) on
 average and at the steps right after ContextWeaver's default cuts the context (the same steps for
 every strategy), context tokens, input over the full history's, the share a provider's prefix cache
 serves, and input billed at Anthropic's and OpenAI's cache prices over the full history billed
@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import data_absent
 
 from contextweaver.eval.aggregate import cache_columns
 from contextweaver.eval.metrics import mean, recall
@@ -53,7 +55,6 @@ def load_set(name: str, split: str, limit: int | None) -> list[Trajectory]:
     """The runs of one set (the dev runs are never split); unreadable files are reported and skipped."""
     path = SETS[name]
     if not path.exists():
-        print(f"{name}: no data at {path}, skipped", file=sys.stderr)
         return []
     if path.is_dir():
         return _load_files(sorted(p for p in path.iterdir() if p.name.endswith(SUFFIXES)), None, limit)
@@ -229,7 +230,8 @@ def main() -> None:
     args = parser.parse_args()
     budgets = parse_budgets(args.budgets)
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
-    for name in (s.strip() for s in args.sets.split(",") if s.strip()):
+    names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    for name in names:
         runs = load_set(name, args.split, args.limit)
         if not runs:
             continue
@@ -242,6 +244,7 @@ def main() -> None:
         if too_big:
             label += f", {len(too_big)} more left out: the smallest budget cannot hold their system prompt and task"
         print_table(label, len(runs) - len(too_big), table(results, budgets))
+    sys.exit(data_absent.report(SETS[name] for name in names if not SETS[name].exists()))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
     python benchmarks/core_benchmark.py                 # dev set + synthetic 100/1k/10k traces
     python benchmarks/core_benchmark.py --skip-synthetic
 
-Recall is next-step evidence recall (EVALUATION.md); tokens are o200k tokens of the context as
+Recall is next-step evidence recall (docs/evaluation.md); tokens are o200k tokens of the context as
 plain text, averaged over steps then trajectories; time is the memory's own wall time per step
 (add_step + context), quoted as a ratio to the sliding window because these machines are noisy.
 """
@@ -13,8 +13,11 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
+
+import data_absent
 
 from contextweaver.eval.evidence import covered, next_step_evidence
 from contextweaver.eval.replay import replay
@@ -41,8 +44,7 @@ def _build(name: str) -> Strategy:
 def dev_set(budget: int | None) -> None:
     files = sorted(DEV.glob("*.traj.json"))
     if not files:
-        print(f"no dev trajectories at {DEV}: skipping the dev-set table")
-        return
+        sys.exit(data_absent.report([DEV]))
     trajectories = [load_trajectory(f) for f in files]
     evidence = [{e.index: e.items for e in next_step_evidence(t)} for t in trajectories]
     rows = {}

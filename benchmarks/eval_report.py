@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import data_absent
+
 from contextweaver.cli import main
 
 DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "trajectories" / "mini-swe-agent"
@@ -18,7 +20,7 @@ DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "trajecto
 
 def run(extra: list[str]) -> None:
     if not DEV.is_dir():
-        sys.exit(f"no dev trajectories at {DEV.resolve()}: the shared data is not present")
+        sys.exit(data_absent.report([DEV]))
     args = ["eval", str(DEV.resolve()), "-s", "all", "-b", "4000,6000,8000,16000,none", "--seeds", "0,1"]
     if not any(a in ("--out", "-o") for a in extra):
         args += ["--out", "eval-out"]

@@ -18,6 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import data_absent
+
 from contextweaver.eval.frontier import BUCKETS, bootstrap_margin, frontier_points, headroom_target, run_point
 from contextweaver.eval.splits import split_of
 from contextweaver.eval.trajectory_run import evaluate, parse_budgets, trajectory_id
@@ -120,10 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     keys = ["none" if b is None else str(b) for b in budgets]
     if "none" not in keys:
         parser.error("--budgets must include none: the margin is measured unbounded")
+    absent = []
     for name in [d.strip() for d in args.data.split(",")]:
+        if not DATASETS[name].exists():
+            absent.append(DATASETS[name])
+            continue
         runs = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
         if not runs:
-            print(f"## {name}: no runs (data absent)")
+            print(f"## {name}: no runs of the {args.split} split")
             continue
         jobs = [(run, strategy, budgets) for run in runs for strategy in strategies]
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -135,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.plot).write_bytes(frontier_png(results, name))
             print(f"plot: {args.plot}")
             args.plot = ""
-    return 0
+    return data_absent.report(absent)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Iterator
 from statistics import median
 from typing import Any
 
-from frontier import UNSPLIT, runs_of
+import data_absent
+from frontier import DATASETS, UNSPLIT, runs_of
 from rich.console import Console
 from rich.progress import track
 
@@ -136,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("one token count or none: a run's own scale (half) is not taken here")
     runs = runs_of(args.data, "all" if args.data in UNSPLIT else args.split, args.limit)
     if not runs:
-        print(f"{args.data}: no runs (is ../shared/data there?)", file=sys.stderr)
+        if not DATASETS[args.data].exists():
+            return data_absent.report([DATASETS[args.data]])
+        print(f"{args.data}: no runs of the {args.split} split", file=sys.stderr)
         return 1
     counts: Counter[tuple[Any, ...]] = Counter()
     kinds: Counter[str] = Counter()

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import data_absent
+
 from contextweaver.records import TestStatus, ValidationStatus
 from contextweaver.validation import TestReport, TestTracker, parse_observation
 
@@ -396,8 +398,7 @@ def main() -> int:
     parser.add_argument("--set", choices=sorted(SETS), action="append")
     args = parser.parse_args()
     if not args.data.exists():
-        print(f"no data at {args.data}: nothing to measure")
-        return 0
+        return data_absent.report([args.data])
     tallies: dict[tuple[str, str], Tally] = defaultdict(Tally)
     for set_name in args.set or list(SETS):
         for case in SETS[set_name](args.data):

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import data_absent
+
 from contextweaver.integrations.contexts import read_contexts
 from contextweaver.integrations.feed import ChatFeed
 from contextweaver.integrations.record import ContextLog
@@ -52,7 +54,9 @@ def main() -> None:
     args = parser.parse_args()
     runs = sorted(args.runs.glob("*.traj.json"))
     if not runs:
-        raise SystemExit(f"no *.traj.json under {args.runs}")
+        raise SystemExit(
+            data_absent.report([args.runs]) if not args.runs.exists() else f"no *.traj.json under {args.runs}"
+        )
     setups = {
         "cw-perstep (W=5, no budget)": WeavingSettings(strategy="cw-perstep"),
         f"cw-perstep, budget {args.budget}": WeavingSettings(strategy="cw-perstep", budget=args.budget),

@@ -1,15 +1,28 @@
-"""Fetch the public third-party data the README's figures and the data tests use, by commit, into
-../shared/data (beside the clone), as the manifest SOURCES.files.jsonl lists it.
+"""Fetch the public third-party data the benchmarks and the data tests read, by commit, into ../shared/data
+(beside the clone), as the manifest the repository ships, data/manifest.jsonl, lists it.
 
-    python scripts/fetch_data.py --dry-run                    # what would be fetched, and how much
-    python scripts/fetch_data.py                              # everything (~1,080 files)
+    python scripts/fetch_data.py --dry-run                    # what would be fetched, from where, how big
+    python scripts/fetch_data.py                              # everything
     python scripts/fetch_data.py --only trajectories/mini-swe-agent,train/mini-swe-agent__gemini-3-pro__303.tar.gz
 
-Each manifest line names a file: `dest` (where it goes under the data folder; `ARCHIVE.tar.gz:MEMBER` is a
-member of a gzipped tar the tests read in place), `repo` and `commit` (a public GitHub repository at a
-fixed commit), `path` (the file in it), `license`, and for some `bytes` (checked after download). Files
-already present are kept (`--force` fetches again), so an interrupted run resumes. A manifest without the
-data it describes: pass it with `--manifest`; the project ships none (the data is not ours to copy).
+Each manifest line is one file: `file` (where it goes under the data folder), `member` (for the files of a
+gzipped tar archive: its name inside `file`), `source` (`repo`, a public GitHub repository, `commit`, a fixed
+commit of it, and `path`, the file there), `license` and `size` (bytes, checked after download). Files come
+from the raw-file host by commit; a Git LFS pointer is followed to its content. Files already present are kept
+(`--force` fetches again), so an interrupted run resumes.
+
+The training archives (`train/*.tar.gz`) are not published as archives anywhere: each was assembled from files
+of public repositories. They are rebuilt here from their members, each fetched by commit, in manifest order,
+with fixed times: the same runs under the same names, though not byte for byte the archive the figures were
+measured on. `test_logs/agent-observations/observations.jsonl` is not fetched: it holds test runs cut out of
+agent runs, each line naming its own source, and the tests that read it skip without it.
+
+The manifest was generated from the data folder's own list (SOURCES.files.jsonl, whose lines name `dest`,
+`repo`, `commit`, `path`, `license` and sometimes `bytes`) with the sizes read from the files:
+
+    python scripts/fetch_data.py --write-manifest ../shared/data > data/manifest.jsonl
+
+`--manifest PATH` reads either format.
 """
 
 from __future__ import annotations
@@ -24,12 +37,13 @@ import tarfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
+MANIFEST = ROOT / "data" / "manifest.jsonl"
 RAW = "https://raw.githubusercontent.com"
 LFS = "https://media.githubusercontent.com/media"
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
@@ -63,22 +77,70 @@ class Entry:
 
 
 def read_manifest(path: Path) -> list[Entry]:
-    """Every line of the manifest; a line that is not one names its number and what it lacks."""
+    """Every line of the manifest (the shipped format, or the data folder's SOURCES.files.jsonl); a line that is
+    not one names its number and what it lacks."""
     entries = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            entries.append(
-                Entry(row["dest"], row["repo"], row["commit"], row["path"], row.get("license", ""), row.get("bytes"))
-            )
+            if "file" in row:
+                dest = f"{row['file']}:{row['member']}" if row.get("member") else row["file"]
+                source = row["source"]
+                entries.append(
+                    Entry(
+                        dest,
+                        source["repo"],
+                        source["commit"],
+                        source["path"],
+                        row.get("license", ""),
+                        row.get("size"),
+                    )
+                )
+            else:
+                entries.append(
+                    Entry(
+                        row["dest"],
+                        row["repo"],
+                        row["commit"],
+                        row["path"],
+                        row.get("license", ""),
+                        row.get("bytes"),
+                    )
+                )
         except (ValueError, KeyError, TypeError) as exc:
             raise SystemExit(
-                f"{path}, line {number}: not a manifest entry ({exc!r}): each line is a JSON object with "
-                "dest, repo, commit and path"
+                f"{path}, line {number}: not a manifest entry ({exc!r}): each line is a JSON object with file, "
+                "source (repo, commit, path), license and size"
             ) from None
     return entries
+
+
+def manifest_lines(data: Path) -> Iterator[str]:
+    """The shipped manifest's lines, from the data folder's SOURCES.files.jsonl and the files themselves (their
+    sizes); a file the folder lacks keeps the size its line gives, if any."""
+    members: dict[str, dict[str, int]] = {}
+    for entry in read_manifest(data / "SOURCES.files.jsonl"):
+        size = entry.size
+        if entry.archive is None:
+            local = data / entry.dest
+            size = local.stat().st_size if local.is_file() else size
+        else:
+            if entry.archive not in members:
+                archive = data / entry.archive
+                members[entry.archive] = {}
+                if archive.is_file():
+                    with tarfile.open(archive) as tar:
+                        members[entry.archive] = {m.name: m.size for m in tar if m.isfile()}
+            size = members[entry.archive].get(entry.member, size)
+        row: dict[str, object] = {"file": entry.archive or entry.dest}
+        if entry.archive is not None:
+            row["member"] = entry.member
+        row["source"] = {"repo": entry.repo, "commit": entry.commit, "path": entry.path}
+        row["license"] = entry.license
+        row["size"] = size
+        yield json.dumps(row, ensure_ascii=False)
 
 
 def chosen(entries: Iterable[Entry], only: Sequence[str]) -> list[Entry]:
@@ -122,7 +184,10 @@ def write_atomic(path: Path, body: bytes) -> None:
 def pack(archive: Path, members: Sequence[tuple[str, Path]]) -> None:
     """A gzipped tar of the staged members, in manifest order, with fixed times (the same bytes each run)."""
     buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped, tarfile.open(fileobj=zipped, mode="w") as tar:
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w") as tar,
+    ):
         for name, staged in members:
             info = tarfile.TarInfo(name)
             info.size, info.mtime, info.mode = staged.stat().st_size, 0, 0o644
@@ -142,34 +207,58 @@ def plan(entries: Sequence[Entry], data: Path, force: bool) -> tuple[list[Entry]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--manifest", type=Path, default=None, help="default: DATA/SOURCES.files.jsonl")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--manifest", type=Path, default=MANIFEST, help=f"default: {MANIFEST.relative_to(ROOT)}"
+    )
     parser.add_argument("--data", type=Path, default=DATA, help=f"where the files go (default: {DATA})")
-    parser.add_argument("--only", default="", help="comma-separated dest prefixes, e.g. trajectories/,train/x.tar.gz")
+    parser.add_argument(
+        "--only", default="", help="comma-separated dest prefixes, e.g. trajectories/,train/x.tar.gz"
+    )
     parser.add_argument("--dry-run", action="store_true", help="list what would be fetched; fetch nothing")
     parser.add_argument("--force", action="store_true", help="fetch files that are already present again")
     parser.add_argument("--base-url", default=RAW, help=argparse.SUPPRESS)  # tests: a local server
     parser.add_argument("--lfs-url", default=LFS, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--write-manifest",
+        type=Path,
+        metavar="DATA",
+        help="print the manifest made from DATA/SOURCES.files.jsonl and DATA's files, then exit",
+    )
     args = parser.parse_args(argv)
-    manifest = args.manifest or args.data / "SOURCES.files.jsonl"
+    if args.write_manifest is not None:
+        for line in manifest_lines(args.write_manifest):
+            print(line)
+        return 0
+    manifest = args.manifest
     if not manifest.is_file():
-        parser.error(f"no manifest at {manifest}: give --manifest PATH (the data folder's SOURCES.files.jsonl)")
+        parser.error(
+            f"no manifest at {manifest}: the repository ships data/manifest.jsonl; give --manifest PATH"
+        )
     entries = chosen(read_manifest(manifest), [p.strip() for p in args.only.split(",") if p.strip()])
     if not entries:
         parser.error(f"no manifest entry starts with {args.only!r}")
     files, archives = plan(entries, args.data, args.force)
     members = sum(len(m) for m in archives.values())
-    known = sum(e.size or 0 for e in files + [m for ms in archives.values() for m in ms])
+    todo = files + [m for ms in archives.values() for m in ms]
+    known = sum(e.size or 0 for e in todo)
+    unsized = sum(e.size is None for e in todo)
     print(
         f"{len(entries)} manifest entries; to fetch: {len(files)} files and {len(archives)} archive(s) of "
-        f"{members} members ({known / 1e6:,.1f} MB where the manifest gives sizes) into {args.data}"
+        f"{members} members ({known / 1e6:,.1f} MB{f', and {unsized} files of unknown size' if unsized else ''}) "
+        f"into {args.data}"
     )
     if args.dry_run:
         for entry in files:
             print(f"  {entry.dest}  <- {entry.repo}@{entry.commit[:12]}:{entry.path}  [{entry.license}]")
         for archive, inside in archives.items():
             repos = sorted({f"{m.repo}@{m.commit[:12]}" for m in inside})
-            print(f"  {archive}  <- {len(inside)} members from {', '.join(repos)}  [{inside[0].license}]")
+            size = sum(m.size or 0 for m in inside) / 1e6
+            print(
+                f"  {archive}  <- {len(inside)} members ({size:,.1f} MB) from {', '.join(repos)}  [{inside[0].license}]"
+            )
         for dest, how in NOT_IN_MANIFEST.items():
             print(f"  (not fetched) {dest}: {how}")
         return 0
@@ -195,7 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"\nwrote {args.data / archive} ({len(inside)} members)", file=sys.stderr)
     print(file=sys.stderr)
     if failed:
-        print(f"{len(failed)} file(s) not fetched (run again to retry):", *failed[:20], sep="\n  ", file=sys.stderr)
+        print(
+            f"{len(failed)} file(s) not fetched (run again to retry):",
+            *failed[:20],
+            sep="\n  ",
+            file=sys.stderr,
+        )
         return 1
     print(f"done: {len(files)} files and {len(archives)} archive(s) in {args.data}")
     return 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv and install ContextWeaver with every optional part its tests use.
-#   bash scripts/setup.sh            # library, CLI, LLM clients, eval, proxy, PostgreSQL driver, dev tools,
-#                                    # and the Claude Code and Codex CLIs (npm) for the proxy's tests
+#   bash scripts/setup.sh            # library, CLI, LLM clients, eval, proxy, PostgreSQL driver, dev and docs tools,
+#                                    # and the Claude Code and Codex CLIs (npm, ~800 MB) for the proxy's tests;
+#                                    # then replays the shipped example run (the main job)
 #   FULL=1 bash scripts/setup.sh     # also the agent frameworks (mini-swe-agent, LangGraph/LangChain; the
 #                                    # OpenHands SDK in .venv-openhands, as it needs Python 3.12+) and the
 #                                    # llama.cpp server + SmolLM2 (compiles ~6 min)
@@ -12,7 +13,7 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q --upgrade pip
 # this project was the distribution `contextweaver` before it became `contextweaver-agents`: drop that one first
 .venv/bin/python -m pip uninstall -q -y contextweaver 2>/dev/null || true
-.venv/bin/python -m pip install -q -e '.[all,dev]'
+.venv/bin/python -m pip install -q -e '.[all,dev,docs]'
 if [ "${FULL:-0}" = 1 ]; then
     .venv/bin/python -m pip install -q -e '.[all,dev,minisweagent,langgraph]'
     # the OpenHands SDK needs Python 3.12+: a second venv when such a Python is on the machine
@@ -41,4 +42,6 @@ if command -v npm >/dev/null 2>&1; then
     npm ci --prefix tests/clis --no-audit --no-fund --loglevel=error >/dev/null \
         || echo "npm could not install the agent CLIs: tests/clis will skip" >&2
 fi
-echo "ready: .venv/bin/contextweaver --help"
+# the main job, on the run the package ships: what the default strategy and the others keep under 3,000 tokens
+.venv/bin/contextweaver replay --budget 3000
+echo "ready: .venv/bin/contextweaver --help; the documentation: .venv/bin/mkdocs serve" >&2

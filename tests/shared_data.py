@@ -18,5 +18,5 @@ def absent(path: Path | str = SHARED_DATA) -> str:
     only = f" --only {prefix}" if prefix not in ("", ".") else ""
     return (
         f"{full} is absent: fetch the public data it holds with `python scripts/fetch_data.py{only}` "
-        "(by commit, from SOURCES.files.jsonl; --dry-run lists it)"
+        "(by commit, as data/manifest.jsonl lists it; --dry-run says how big)"
     )
