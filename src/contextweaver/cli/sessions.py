@@ -46,18 +46,53 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from contextweaver.serve.inspect import session_summary
+    from contextweaver.serve.inspect import cost_of, session_summary, summed
 
-    infos = _open(store_location).sessions()
+    store = _open(store_location)
+    infos, totals = store.sessions(), store.request_totals()
+    costs = {info.id: cost_of(totals.get(info.id)) for info in infos}
     if as_json:
-        _emit([session_summary(info) for info in infos])
+        _emit([{**session_summary(info), "cost": costs[info.id]} for info in infos])
         return
-    table = Table("session", "steps", "format", "created (UTC)", "updated (UTC)")
+    table = Table(
+        "session", "steps", "format", "created (UTC)", "updated (UTC)", "billed", "pass-through", "saved"
+    )
     for info in infos:
-        table.add_row(
-            info.id, str(info.steps), info.format or "-", _when(info.created_at), _when(info.updated_at)
-        )
+        cost = costs[info.id]
+        table.add_row(info.id, str(info.steps), info.format or "-", _when(info.created_at),
+                      _when(info.updated_at), *_money(cost))  # fmt: skip
+    total = summed(list(costs.values()))
+    table.add_row("total", "", "", "", "", *_money(total))
     Console().print(table)
+    click.echo("billed, pass-through, saved: input tokens at the base price (cache reads and writes at their "
+               "multipliers); pass-through estimates the same requests sent whole")  # fmt: skip
+
+
+def _money(cost: dict[str, Any]) -> tuple[str, str, str]:
+    if not cost["usage_reported"]:
+        return "-", "-", "-"
+    return (
+        f"{cost['billed']:,.0f}",
+        f"{cost['passthrough']:,.0f}",
+        f"{cost['saved']:,.0f} ({cost['saved_share']:.0%})",
+    )
+
+
+def _cost_lines(cost: dict[str, Any]) -> list[str]:
+    """The session's measured bill, in words (`sessions show`)."""
+    if not cost["requests"]:
+        return ["cost: no forwarded request recorded"]
+    lines = [f"requests: {cost['requests']} forwarded, {cost['usage_reported']} with the provider's usage, "
+             f"{cost['cuts']} cuts; {cost['sent_tokens']:,} of {cost['full_tokens']:,} history tokens sent"]  # fmt: skip
+    if cost["usage_reported"]:
+        billed, passthrough, saved = _money(cost)
+        lines += [
+            f"billed (provider's usage): input {cost['input_tokens']:,}, cache read {cost['cache_read_tokens']:,}, "
+            f"cache write {cost['cache_write_tokens']:,}, output {cost['output_tokens']:,} tokens",
+            f"input cost, base-price tokens: billed {billed}, passed through whole (estimate) {passthrough}, "
+            f"saved {saved}",
+        ]  # fmt: skip
+    return lines
 
 
 @command.command("show")
@@ -102,6 +137,8 @@ def show(store_location: str, session_id: str, step: int | None, latest: bool, b
         _emit(detail)
         return
     click.echo(f"session {detail['id']}: {detail['steps']} steps, format {detail['format'] or '-'}")
+    for line in _cost_lines(detail["cost"]):
+        click.echo(f"  {line}")
     for node in detail["nodes"]:
         parents = ", ".join(f"{p['index']}({p['confidence']:.2f})" for p in node.get("parents", []))
         click.echo(f"  N{node['index']:<4} {node.get('status', 'unannotated'):<11} <- [{parents}]  "

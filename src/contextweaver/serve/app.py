@@ -6,7 +6,10 @@ POST /v1/chat/completions  read the conversation, store its new steps, weave, fo
 POST /v1/messages          the same for Anthropic Messages (wire.py: one path, several formats);
 POST /v1/responses         and for OpenAI Responses.
 GET  /v1/models            passed through.
-GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offset`, `limit`).
+GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offset`, `limit`), with
+                           each one's measured cost (metering.py);
+GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
+GET  /metrics              Prometheus text (metrics.py); behind the token when the proxy has one.
 GET  /contextweaver/health
 
 Every request passes the guard (guard.py: token, Host, content type, owner) first. Every error,
@@ -72,8 +75,10 @@ def routes_of(handlers: Routes) -> list[Route]:
         Route("/v1/models", handlers.models, methods=["GET"]),
         Route("/models", handlers.models, methods=["GET"]),
         Route("/contextweaver/sessions", handlers.list_sessions, methods=["GET"]),
+        Route("/contextweaver/sessions/{session_id}/requests", handlers.session_requests, methods=["GET"]),
         Route("/contextweaver/sessions/{session_id:path}", handlers.show_session, methods=["GET"]),
         Route("/contextweaver/health", handlers.health, methods=["GET"]),
+        Route("/metrics", handlers.metrics.endpoint, methods=["GET"]),
     ]
 
 
@@ -112,6 +117,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         try:
             async with upstream.open():
                 yield
+                await handlers.metering.drain()
         finally:
             if workers is not None:
                 workers.close()
