@@ -49,10 +49,16 @@ class Upstream:
         )
         if wire == "chat" and request.body.get("stream"):
             return Reply(text="streamed answer")  # the fake server reports this usage itself
-        usage = scripted(len(self.sent[wire]))
+        n = len(self.sent[wire])
+        usage = scripted(n)
         self.sent[wire].append(usage)
         if wire == "anthropic":
             body = claude.claude_reply(request).body
+            call = body["content"][1]  # numbered by answer, not by length: a cut history is shorter
+            call["id"], call["input"]["command"] = (
+                f"toolu_{n:03d}",
+                call["input"]["command"].replace(".py", f"_{n}.py"),
+            )
             body["usage"] = {"input_tokens": usage["input"], "cache_read_input_tokens": usage["read"],
                              "cache_creation_input_tokens": usage["write"], "output_tokens": usage["output"]}  # fmt: skip
             if len(self.sent[wire]) == 2:

@@ -10,6 +10,7 @@ GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offs
                            each one's measured cost (metering.py);
 GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
 GET  /metrics              Prometheus text (metrics.py); behind the token when the proxy has one.
+GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions (dashboard.py).
 GET  /contextweaver/health
 
 Every request passes the guard (guard.py: token, Host, content type, owner) first. Every error,
@@ -33,6 +34,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from contextweaver.serve.anthropic import MESSAGES
+from contextweaver.serve.dashboard import Dashboard, DashboardLogin
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.http import error
@@ -125,8 +127,12 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     guard = Middleware(Guard, token=settings.auth_token, allowed_hosts=settings.allowed_hosts,
                        owner_key=manager.store.secret(OWNER_SECRET).encode())  # fmt: skip
     return Starlette(
-        routes=routes_of(handlers),
-        middleware=[guard, Middleware(InFlightGate, counts=counts, error_for=error_for)],
+        routes=routes_of(handlers) + Dashboard(manager.store).routes(),
+        middleware=[
+            Middleware(DashboardLogin),
+            guard,
+            Middleware(InFlightGate, counts=counts, error_for=error_for),
+        ],
         exception_handlers={HTTPException: http_error, Exception: unexpected_error},
         lifespan=lifespan,
     )

@@ -137,6 +137,15 @@ def cost_of(totals: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def money(cost: dict[str, Any]) -> list[str]:
+    """Billed, pass-through and saved as printed and shown (dashboard.js writes the same text): one
+    decimal, so no figure sits on a rounding tie that two languages would break differently."""
+    if not cost["usage_reported"]:
+        return ["-", "-", "-"]
+    return [f"{cost['billed']:,.1f}", f"{cost['passthrough']:,.1f}",
+            f"{cost['saved']:,.1f} ({cost['saved_share'] * 100:.2f}%)"]  # fmt: skip
+
+
 def summed(costs: list[dict[str, Any]]) -> dict[str, Any]:
     """Totals over several sessions' `cost_of` records."""
     names = ("requests", "cuts", "billed", "passthrough", "sent_tokens", "full_tokens", *COST_FIELDS)
