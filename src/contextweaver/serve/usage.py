@@ -70,11 +70,14 @@ class Answered:
 
 
 class Answer:
-    """The bytes of an answer that usage is read from: all of a small one, the head and tail of a stream."""
+    """The bytes of an answer that usage is read from: all of a small one, the head and tail of a stream.
+
+    A stream comes in thousands of small chunks: the tail grows to twice its size before its front is
+    dropped, so keeping it costs a copy per chunk's bytes, not per chunk."""
 
     def __init__(self) -> None:
         self.head = bytearray()
-        self.tail = b""
+        self.tail = bytearray()
         self.size = 0
 
     def add(self, chunk: bytes) -> None:
@@ -83,13 +86,15 @@ class Answer:
             room = HEAD_BYTES - len(self.head)
             self.head += chunk[:room]
             chunk = chunk[room:]
-        if chunk:
-            self.tail = (self.tail + chunk)[-TAIL_BYTES:]
+        self.tail += chunk
+        if len(self.tail) > 2 * TAIL_BYTES:
+            del self.tail[: len(self.tail) - TAIL_BYTES]
 
     def kept(self) -> bytes:
         """Head and tail; a gap between them is marked by a blank line (no event spans it)."""
-        gap = self.size > len(self.head) + len(self.tail)
-        return bytes(self.head) + (b"\n\n" if gap else b"") + self.tail
+        tail = self.tail[-TAIL_BYTES:]
+        gap = self.size > len(self.head) + len(tail)
+        return bytes(self.head) + (b"\n\n" if gap else b"") + bytes(tail)
 
 
 def decoded(data: bytes, encoding: str) -> bytes:
