@@ -167,6 +167,7 @@ def test_billed_tokens_match_the_upstreams_usage_on_every_wire_and_metrics_agree
     print("claude-2 cost:", cut)
     unwoven = show(db, "claude-1")["cost"]  # under the budget: passed through, nothing to save
     assert unwoven["cuts"] == 0 and unwoven["saved"] == 0
+    assert unwoven["cache_misses"] == {"messages_changed": 1}  # the provider's reason, stored
 
     def metric(name: str, **labels: str) -> float:
         return scraped.get((name, tuple(sorted(labels.items()))), 0.0)

@@ -84,6 +84,11 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             f"input cost, base-price tokens: billed {billed}, passed through whole (estimate) {passthrough}, "
             f"saved {saved}",
         ]  # fmt: skip
+    misses = cost.get("cache_misses") or {}
+    if misses:
+        lines.append(
+            "cache misses the provider explained: " + ", ".join(f"{r} x{n}" for r, n in misses.items())
+        )
     return lines
 
 

@@ -21,11 +21,17 @@ def session_summary(info: SessionInfo) -> dict[str, Any]:
 
 
 def session_detail(store: Store, session_id: str) -> dict[str, Any] | None:
-    """The session's root, every step with its annotation, and the labels each step gave."""
+    """The session's root, every step with its annotation, the labels each step gave, and its cost with the
+    cache misses the provider explained (by reason)."""
     info = store.session(session_id)
     if info is None:
         return None
-    return {**_detail(info, store.steps(session_id)), "cost": session_cost(store, session_id)}
+    misses: dict[str, int] = {}
+    for row in store.requests(session_id):
+        if row["miss_reason"]:
+            misses[row["miss_reason"]] = misses.get(row["miss_reason"], 0) + 1
+    cost = {**session_cost(store, session_id), "cache_misses": misses}
+    return {**_detail(info, store.steps(session_id)), "cost": cost}
 
 
 def session_cost(store: Store, session_id: str) -> dict[str, Any]:
