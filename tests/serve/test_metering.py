@@ -246,3 +246,19 @@ def test_with_weaving_processes_the_http_process_meters_every_answer(tmp_path: P
     assert (cost["input_tokens"], cost["output_tokens"], cost["usage_reported"]) == (40, 20, 4)
     assert scraped[("contextweaver_provider_tokens_total", (("kind", "input"), ("wire", "chat")))] == 40
     assert scraped[("contextweaver_requests_total", (("status", "200"), ("wire", "chat")))] == 4
+
+
+def test_answers_outside_any_session_are_counted_not_stored(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with (
+        FakeLLMServer(tool_call_reply) as upstream,
+        running_proxy(SQLiteStore(db), upstream.base_url, auth_token=TOKEN) as (url, _),
+    ):
+        client = openai.OpenAI(base_url=url, api_key="sk-first", max_retries=0,
+                               default_headers={"x-contextweaver-token": TOKEN})  # fmt: skip
+        chat_loop(client, task("unnamed"), "unnamed", 2)  # the first request has no step: no session yet
+        store = SQLiteStore(db)
+        wait_for(lambda: sum(t["requests"] for t in store.request_totals().values()) == 1)
+        scraped = metrics(url)
+    assert scraped[("contextweaver_usage_answers_total", (("usage", "reported"), ("wire", "chat")))] == 2
+    assert scraped[("contextweaver_provider_tokens_total", (("kind", "input"), ("wire", "chat")))] == 20

@@ -71,54 +71,68 @@ class Metering:
             m.cuts.labels(wire).inc()
         return lambda answered: self.answered(sent, answered)
 
+    def unsessioned(self, wire: str) -> Callable[[Answered], None]:
+        """The callback of a request forwarded outside any session (passed through as sent, or the first
+        request of a conversation): its usage is counted in /metrics at pass-through cost, not stored."""
+
+        def counted(answered: Answered) -> None:
+            self._usage(wire, answered, None)
+
+        return counted
+
     def answered(self, sent: Forwarded, answered: Answered) -> None:
-        usage, state = None, "missing"
-        if 200 <= answered.status < 300:
-            try:
-                usage = answered.usage(sent.wire)
-                state = "reported" if usage is not None else "missing"
-            except BadUsage as exc:
-                state = "malformed"
-                log.warning(
-                    "session %s: the answer's usage is unreadable (%s); not counted", sent.session_id, exc
-                )
-            self.metrics.usage.labels(sent.wire, state).inc()
-        row = self._row(sent, answered, usage, state)
+        row = self._row(sent, answered)
+        usage = self._usage(sent.wire, answered, row)
         if usage is not None:
-            self._count(sent.wire, usage, row)
             self.ledger.reported(sent.session_id, usage)
         self._write(sent.session_id, row)
 
-    def _count(self, wire: str, usage: Usage, row: dict[str, Any]) -> None:
-        m = self.metrics
+    def _usage(self, wire: str, answered: Answered, row: dict[str, Any] | None) -> Usage | None:
+        """Read, count and (into `row`) price the answer's usage; a 2xx answer without one is counted."""
+        if not 200 <= answered.status < 300:
+            return None
+        try:
+            usage = answered.usage(wire)
+        except BadUsage as exc:
+            log.warning("an answer's usage is unreadable (%s); not counted", exc)
+            self.metrics.usage.labels(wire, "malformed").inc()
+            if row is not None:
+                row["usage"] = "malformed"
+            return None
+        self.metrics.usage.labels(wire, "reported" if usage is not None else "missing").inc()
+        if usage is None:
+            return None
+        prices, m = prices_of(wire), self.metrics
+        billed = usage.input + usage.cache_read * prices.read + usage.cache_write * prices.write
+        passthrough = billed
+        if row is not None:
+            passthrough = billed * row["sim_full"] / row["sim_sent"] if row["sim_sent"] else billed
+            row.update(usage="reported", input_tokens=usage.input, cache_read_tokens=usage.cache_read,
+                       cache_write_tokens=usage.cache_write, output_tokens=usage.output, billed=billed,
+                       passthrough=passthrough, miss_reason=usage.miss_reason)  # fmt: skip
         for kind, value in (("input", usage.input), ("cache_read", usage.cache_read),
                             ("cache_write", usage.cache_write), ("output", usage.output)):  # fmt: skip
             m.provider.labels(wire, kind).inc(value)
-        m.billed.labels(wire).inc(row["billed"])
-        m.passthrough.labels(wire).inc(row["passthrough"])
+        m.billed.labels(wire).inc(billed)
+        m.passthrough.labels(wire).inc(passthrough)
         if usage.miss_reason:
             m.misses.labels(wire, usage.miss_reason).inc()
+        return usage
 
-    def _row(self, sent: Forwarded, answered: Answered, usage: Usage | None, state: str) -> dict[str, Any]:
+    def _row(self, sent: Forwarded, answered: Answered) -> dict[str, Any]:
+        """The request's row before its usage is read (usage "missing" until `_usage` fills it)."""
         prices = prices_of(sent.wire)
         sim_sent, sim_full = sent.simulated.billed(prices)
         context = sent.context
-        row: dict[str, Any] = {
+        return {
             "at": time.time(), "wire": sent.wire, "status": answered.status, "streamed": int(sent.streamed),
             "step": sent.steps, "added": sent.added, "latency_ms": round(sent.latency * 1000, 3),
             "sent_tokens": sent.simulated.sent.tokens, "full_tokens": sent.simulated.full.tokens,
             "tool_tokens": sent.simulated.tools, "cached_tokens": sent.simulated.sent.cached[prices.provider],
-            "sim_sent": sim_sent, "sim_full": sim_full, "usage": state, "fallback": sent.fallback,
+            "sim_sent": sim_sent, "sim_full": sim_full, "usage": "missing", "fallback": sent.fallback,
             "test_status": context.test_status if context is not None else None,
             "cut": cut_record(context) if context is not None and context.compacted else None,
         }  # fmt: skip
-        if usage is not None:
-            billed = usage.input + usage.cache_read * prices.read + usage.cache_write * prices.write
-            row.update(input_tokens=usage.input, cache_read_tokens=usage.cache_read,
-                       cache_write_tokens=usage.cache_write, output_tokens=usage.output, billed=billed,
-                       passthrough=billed * sim_full / sim_sent if sim_sent else billed,
-                       miss_reason=usage.miss_reason)  # fmt: skip
-        return row
 
     def _write(self, session_id: str, row: dict[str, Any]) -> None:
         """Store the row in a thread (a write waits for the disk and for other writers), not awaited."""

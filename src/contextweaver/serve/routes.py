@@ -169,7 +169,6 @@ class Routes:
                 wire.write(payload, sent or [], state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
-        on_answer = None
         if woven.session_id is not None:
             extra[SESSION_HEADER] = sid = woven.session_id
             if sent is not None:
@@ -180,6 +179,7 @@ class Routes:
         elapsed = time.perf_counter() - started
         extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
         self.metrics.latency.labels(wire.name).observe(elapsed)
+        on_answer = self.metering.unsessioned(wire.name)
         if woven.session_id is not None and sent is not None and use is not None:
             on_answer = self.metering.request(Forwarded(
                 woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
@@ -213,7 +213,8 @@ class Routes:
         skip = wire.passthrough(payload)
         if skip is not None:
             return await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
-                                               stream=bool(payload.get("stream")), caller=caller_of(request))  # fmt: skip
+                                               stream=bool(payload.get("stream")), caller=caller_of(request),
+                                               on_answer=self.metering.unsessioned(wire.name))  # fmt: skip
         named = request.headers.get(SESSION_HEADER)
         try:
             session_id = check_session_id(named) if named is not None else None
