@@ -83,7 +83,7 @@
   function sessionPage() {
     var id = body.getAttribute("data-session");
     var base = API + "/" + encodeURIComponent(id);
-    var requests = [], nodes = [], after = 0, steps = Number(body.getAttribute("data-steps")), graphAt = 0;
+    var requests = [], nodes = [], after = 0, steps = Number(body.getAttribute("data-steps")), graphAt = Date.now(), stale = false;
 
     function timeline() {
       var box = document.getElementById("timeline");
@@ -188,9 +188,9 @@
       });
     }
 
-    function refreshGraph(now) {
+    function refreshGraph(now) {  // a stale graph is reloaded at most every 10 s
       var frame = document.getElementById("graph");
-      if (now - graphAt > 10000) { graphAt = now; frame.src = frame.src.split("#")[0]; }
+      if (stale && now - graphAt > 10000) { graphAt = now; stale = false; frame.src = frame.src.split("#")[0]; }
     }
 
     function more(url, take) {  // every page after what is held
@@ -202,7 +202,7 @@
         totals(data.cost);
         requests = requests.concat(data.requests);
         if (data.requests.length) after = data.requests[data.requests.length - 1].id;
-        if (data.steps !== steps) { steps = data.steps; refreshGraph(Date.now()); }
+        if (data.steps !== steps) { steps = data.steps; stale = true; }
         return data.next_after !== null;
       });
       var nodesDone = more(function () { return base + "?offset=" + nodes.length; }, function (data) {
@@ -210,7 +210,7 @@
         return data.next_offset !== null;
       });
       return Promise.all([requestsDone, nodesDone]).then(function () {
-        timeline(); cuts(); tests(); table();
+        timeline(); cuts(); tests(); table(); refreshGraph(Date.now());
         body.setAttribute("data-requests", String(requests.length));
       });
     });
