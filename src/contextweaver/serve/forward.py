@@ -21,6 +21,7 @@ from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import anyio
 import httpx
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
@@ -112,9 +113,11 @@ class Upstream:
             await answer.aclose()
         if data is None:
             return Response(status_code=CLIENT_GONE)
+        after = None  # read once the caller has the answer, not before
         if on_answer is not None:
-            told(on_answer, answer.status_code, data, False, answer.headers.get("content-encoding", ""))
-        return Response(data, status_code=answer.status_code, headers=out_headers)
+            encoding = answer.headers.get("content-encoding", "")
+            after = BackgroundTask(told_later, on_answer, answer.status_code, data, False, encoding)
+        return Response(data, status_code=answer.status_code, headers=out_headers, background=after)
 
 
 def basic_auth(parts: SplitResult) -> str:
@@ -161,6 +164,11 @@ def told(on_answer: OnAnswer, status: int, data: bytes, streamed: bool, encoding
         on_answer(Answered(status, data, streamed, encoding))
     except Exception:
         log.exception("reading the answer's usage failed; the answer was passed on unchanged")
+
+
+async def told_later(on_answer: OnAnswer, status: int, data: bytes, streamed: bool, encoding: str) -> None:
+    """`told`, as a response's background task (on the event loop, once the body is sent)."""
+    told(on_answer, status, data, streamed, encoding)
 
 
 async def _relay(answer: httpx.Response, on_answer: OnAnswer | None, shown: str = "") -> AsyncIterator[bytes]:
