@@ -133,7 +133,8 @@
         var d = el("details", "cut");
         d.setAttribute("data-request", r.id);
         d.appendChild(el("summary", null, "at step " + r.step + ": " + int(r.cut.tokens) + " of " +
-          int(r.cut.full_history_tokens) + " tokens kept, " + r.cut.left_out_total + " steps left out or compressed"));
+          int(r.cut.full_history_tokens) + " tokens kept, " + r.cut.left_out_total +
+          (r.cut.left_out_total === 1 ? " step" : " steps") + " left out or compressed"));
         d.appendChild(el("h3", null, "Working-state note"));
         d.appendChild(r.cut.note ? el("pre", null, r.cut.note) : el("p", "empty", "(no note at this budget)"));
         d.appendChild(el("h3", null, "Left out, and why"));
