@@ -128,7 +128,12 @@
       var box = document.getElementById("cuts");
       box.textContent = "";
       var found = requests.filter(function (r) { return r.cut; });
-      if (!found.length) { box.appendChild(el("p", "empty", "no cut: every request went out with its history whole")); return; }
+      if (!found.length) {
+        var woven = requests.some(function (r) { return r.sent_tokens < r.full_tokens; });
+        box.appendChild(el("p", "empty", woven ? "no lazy cut: each request was woven anew (see the timeline)"
+                                               : "no cut: every request went out with its history whole"));
+        return;
+      }
       found.slice().reverse().forEach(function (r) {
         var d = el("details", "cut");
         d.setAttribute("data-request", r.id);
