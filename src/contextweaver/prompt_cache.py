@@ -94,10 +94,13 @@ class PrefixCache:
     replay that appends to its last context pays per new message. A message must not change once sent.
     """
 
-    def __init__(self, prices: Sequence[CachePrices] = tuple(PRICES.values())) -> None:
+    def __init__(
+        self, prices: Sequence[CachePrices] = tuple(PRICES.values()), tokens: dict[Any, int] | None = None
+    ) -> None:
         self.prices = tuple(prices)
         self._seen = _Seen()
-        self._tokens: dict[tuple[Any, ...], int] = {}
+        self._tokens: dict[tuple[Any, ...], int] = {} if tokens is None else tokens
+        """Tokens per distinct message; another cache of the same run may share it (`token_counts`)."""
         self._last: list[Message] = []
         self._keys: list[tuple[Any, ...]] = []
         self._hashes = array("q")
@@ -154,6 +157,10 @@ class PrefixCache:
         cached = {p.provider: p.cached(shared) for p in self.prices}
         billed = {p.provider: p.billed(total, cached[p.provider]) for p in self.prices}
         return CacheUse(total, shared, cached, billed)
+
+    @property
+    def token_counts(self) -> dict[Any, int]:
+        return self._tokens
 
     def tokens(self, message: Message) -> int:
         """Tokens of a message, counted once per distinct message (a replay's other metrics share it)."""

@@ -2,41 +2,24 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import httpx
 import openai
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve.cache_ledger import CacheLedger, provider_cached_tokens
+from contextweaver.serve.cache_ledger import CacheLedger
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import running_proxy, task, tool_call_reply
 from tests.serve.test_proxy_openai import agent_loop
 
 
-def test_usage_fields_of_both_providers_in_bodies_and_streams() -> None:
-    openai_body = {
-        "choices": [],
-        "usage": {"prompt_tokens": 900, "prompt_tokens_details": {"cached_tokens": 768}},
-    }
-    assert provider_cached_tokens(json.dumps(openai_body).encode()) == 768
-    anthropic_body = {"content": [], "usage": {"input_tokens": 40, "cache_read_input_tokens": 2048}}
-    assert provider_cached_tokens(json.dumps(anthropic_body).encode()) == 2048
-    stream = b'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n' + (
-        b'data: {"choices":[],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":0}}}\n\n'
-        b"data: [DONE]\n\n"
-    )
-    assert provider_cached_tokens(stream) == 0
-    assert provider_cached_tokens(b'{"usage": {"prompt_tokens": 10}}') is None
-    assert provider_cached_tokens(b"not json at all") is None
-
-
 def test_the_ledger_forgets_the_least_recent_session_first() -> None:
     ledger = CacheLedger(max_sessions=2)
     for name in ("a", "b", "c"):
-        ledger.request(name, [{"role": "user", "content": name}])
+        messages = [{"role": "user", "content": name}]
+        ledger.record(name, ledger.simulate(name, messages, messages).sent)
     assert ledger.summary("a") is None and ledger.summary("c") is not None
 
 

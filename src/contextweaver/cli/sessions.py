@@ -46,11 +46,13 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from contextweaver.serve.inspect import session_summary
+    from contextweaver.serve.inspect import cost_of, money, session_summary, summed
 
-    infos = _open(store_location).sessions()
+    store = _open(store_location)
+    infos, totals = store.sessions(), store.request_totals()
+    costs = {info.id: cost_of(totals.get(info.id)) for info in infos}
     if as_json:
-        _emit([session_summary(info) for info in infos])
+        _emit([{**session_summary(info), "cost": costs[info.id]} for info in infos])
         return
     # the id is what `sessions show ID` needs: never cut; the other columns wrap to make room
     table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
@@ -59,11 +61,42 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     table.add_column("format", overflow="fold")
     for header in ("created\n(UTC)", "updated\n(UTC)"):
         table.add_column(header, overflow="fold", min_width=10)  # a date whole, its time below it
+    for header in ("billed", "pass-\nthrough", "saved"):
+        table.add_column(header, justify="right", overflow="fold")
     for info in infos:
-        table.add_row(
-            info.id, str(info.steps), info.format or "-", _when(info.created_at), _when(info.updated_at)
+        cost = costs[info.id]
+        table.add_row(info.id, str(info.steps), info.format or "-", _when(info.created_at),
+                      _when(info.updated_at), *money(cost))  # fmt: skip
+    total = summed(list(costs.values()))
+    table.add_row("total", "", "", "", "", *money(total))
+    console = Console()
+    console.print(table)
+    console.print("billed, pass-through, saved: input tokens at the base price (cache reads and writes at their "
+                  "multipliers); pass-through estimates the same requests sent whole", highlight=False)  # fmt: skip
+
+
+def _cost_lines(cost: dict[str, Any]) -> list[str]:
+    """The session's measured bill, in words (`sessions show`)."""
+    from contextweaver.serve.inspect import money
+
+    if not cost["requests"]:
+        return ["cost: no forwarded request recorded"]
+    lines = [f"requests: {cost['requests']} forwarded, {cost['usage_reported']} with the provider's usage, "
+             f"{cost['cuts']} cuts; {cost['sent_tokens']:,} of {cost['full_tokens']:,} history tokens sent"]  # fmt: skip
+    if cost["usage_reported"]:
+        billed, passthrough, saved = money(cost)
+        lines += [
+            f"billed (provider's usage): input {cost['input_tokens']:,}, cache read {cost['cache_read_tokens']:,}, "
+            f"cache write {cost['cache_write_tokens']:,}, output {cost['output_tokens']:,} tokens",
+            f"input cost, base-price tokens: billed {billed}, passed through whole (estimate) {passthrough}, "
+            f"saved {saved}",
+        ]  # fmt: skip
+    misses = cost.get("cache_misses") or {}
+    if misses:
+        lines.append(
+            "cache misses the provider explained: " + ", ".join(f"{r} x{n}" for r, n in misses.items())
         )
-    Console().print(table)
+    return lines
 
 
 @command.command("show")
@@ -108,6 +141,8 @@ def show(store_location: str, session_id: str, step: int | None, latest: bool, b
         _emit(detail)
         return
     click.echo(f"session {detail['id']}: {detail['steps']} steps, format {detail['format'] or '-'}")
+    for line in _cost_lines(detail["cost"]):
+        click.echo(f"  {line}")
     for node in detail["nodes"]:
         parents = ", ".join(f"{p['index']}({p['confidence']:.2f})" for p in node.get("parents", []))
         click.echo(f"  N{node['index']:<4} {node.get('status', 'unannotated'):<11} <- [{parents}]  "

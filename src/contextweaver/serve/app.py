@@ -6,7 +6,11 @@ POST /v1/chat/completions  read the conversation, store its new steps, weave, fo
 POST /v1/messages          the same for Anthropic Messages (wire.py: one path, several formats);
 POST /v1/responses         and for OpenAI Responses.
 GET  /v1/models            passed through.
-GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offset`, `limit`).
+GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offset`, `limit`), with
+                           each one's measured cost (metering.py);
+GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
+GET  /metrics              Prometheus text (metrics.py); behind the token when the proxy has one.
+GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions (dashboard.py).
 GET  /contextweaver/health
 
 Every request passes the guard (guard.py: token, Host, content type, owner) first. Every error,
@@ -30,6 +34,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from contextweaver.serve.anthropic import MESSAGES
+from contextweaver.serve.dashboard import Dashboard, DashboardLogin
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.http import error
@@ -72,8 +77,10 @@ def routes_of(handlers: Routes) -> list[Route]:
         Route("/v1/models", handlers.models, methods=["GET"]),
         Route("/models", handlers.models, methods=["GET"]),
         Route("/contextweaver/sessions", handlers.list_sessions, methods=["GET"]),
+        Route("/contextweaver/sessions/{session_id}/requests", handlers.session_requests, methods=["GET"]),
         Route("/contextweaver/sessions/{session_id:path}", handlers.show_session, methods=["GET"]),
         Route("/contextweaver/health", handlers.health, methods=["GET"]),
+        Route("/metrics", handlers.metrics.endpoint, methods=["GET"]),
     ]
 
 
@@ -112,6 +119,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         try:
             async with upstream.open():
                 yield
+                await handlers.metering.drain()
         finally:
             if workers is not None:
                 workers.close()
@@ -119,8 +127,12 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     guard = Middleware(Guard, token=settings.auth_token, allowed_hosts=settings.allowed_hosts,
                        owner_key=manager.store.secret(OWNER_SECRET).encode())  # fmt: skip
     return Starlette(
-        routes=routes_of(handlers),
-        middleware=[guard, Middleware(InFlightGate, counts=counts, error_for=error_for)],
+        routes=routes_of(handlers) + Dashboard(manager.store).routes(),
+        middleware=[
+            Middleware(DashboardLogin),
+            guard,
+            Middleware(InFlightGate, counts=counts, error_for=error_for),
+        ],
         exception_handlers={HTTPException: http_error, Exception: unexpected_error},
         lifespan=lifespan,
     )

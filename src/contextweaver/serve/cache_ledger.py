@@ -2,28 +2,71 @@
 the upstream says it did serve (`usage` fields), kept in memory for the session's API view.
 
 The simulated share comes from `contextweaver.prompt_cache.PrefixCache` (the longest message prefix
-shared with an earlier request of the session). The provider's own count is read from the answer's
-`usage`: OpenAI's `prompt_tokens_details.cached_tokens` or Anthropic's `cache_read_input_tokens`,
-in a JSON body or in the last usage event of a stream.
+shared with an earlier request of the session). A second simulator sees each request's history as
+the agent sent it, whole: what passing it through would have cost (`Simulated`), the counterfactual
+the proxy's measured bill is compared with. The provider's own counts are read by usage.py.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
-from contextweaver.prompt_cache import CacheUse, PrefixCache
+from contextweaver.prompt_cache import PRICES, CachePrices, CacheUse, PrefixCache
 from contextweaver.records import Message
+from contextweaver.serve.conversation import Conversation
+from contextweaver.serve.usage import Usage
 
-_USAGE = re.compile(rb'"usage"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
-"""A usage object (one level of nesting, as prompt_tokens_details) anywhere in a body or stream."""
-TAIL_BYTES = 8192
-"""The usage event closes a stream: only this much of its end is kept to find it."""
+PROVIDER = {"anthropic": "anthropic"}
+"""The prices a wire's answers are billed at (every other wire: OpenAI's)."""
+
+
+def prices_of(wire: str) -> CachePrices:
+    return PRICES[PROVIDER.get(wire, "openai")]
+
+
+@dataclass(frozen=True)
+class Simulated:
+    """One request in both worlds: as forwarded (`sent`) and as the agent sent it (`full`)."""
+
+    sent: CacheUse
+    full: CacheUse
+    tools: int = 0
+    """Tokens of the tool definitions, sent first with every request: a cached prefix after the first."""
+    first: bool = True
+
+    def billed(self, prices: CachePrices) -> tuple[float, float]:
+        """Simulated input cost (base-price tokens) of the request as sent and as passed through whole."""
+        return self._billed(prices, self.sent), self._billed(prices, self.full)
+
+    def _billed(self, prices: CachePrices, use: CacheUse) -> float:
+        shared = 0 if self.first else use.shared + self.tools
+        return prices.billed(use.tokens + self.tools, prices.cached(shared))
+
+
+class Simulation:
+    """The two prefix caches of one session; message token counts are shared between them."""
+
+    def __init__(self) -> None:
+        self.sent = PrefixCache()
+        self.full = PrefixCache(tokens=self.sent.token_counts)
+        self.requests = 0
+
+    def request(self, sent: Sequence[Message], full: Sequence[Message], tools: int = 0) -> Simulated:
+        self.requests += 1
+        return Simulated(self.sent.request(sent), self.full.request(full), tools, self.requests == 1)
+
+
+def full_messages(conversation: Conversation) -> list[Message]:
+    """The history as the agent sent it (rebuilt from its steps for a conversation built without one)."""
+    if conversation.messages is not None:
+        return conversation.messages
+    steps = chain.from_iterable(step.chat_messages() for step in conversation.steps)
+    return [*conversation.root, *steps, *conversation.pending]
 
 
 @dataclass
@@ -35,7 +78,7 @@ class SessionCache:
     provider_reports: int = 0
     provider_cached_tokens: int = 0
     """Summed from the upstream's `usage`, over the answers that reported it."""
-    simulator: PrefixCache = field(default_factory=PrefixCache, repr=False)
+    simulation: Simulation = field(default_factory=Simulation, repr=False)
 
     def summary(self) -> dict[str, Any]:
         names = ("requests", "tokens", "cached_prefix_tokens", "provider_reports", "provider_cached_tokens")
@@ -62,42 +105,26 @@ class CacheLedger:
                 self._sessions.popitem(last=False)
             return entry
 
-    def request(self, session_id: str, messages: Sequence[Message]) -> float:
-        """Record one forwarded request; returns the share of it a prefix cache could serve."""
-        return self.record(session_id, self._get(session_id).simulator.request(messages))
+    def simulate(self, session_id: str, sent: Sequence[Message], full: Sequence[Message],
+                 tools: int = 0) -> Simulated:  # fmt: skip
+        """Simulate one request of the session (tokenizes: run it off the event loop)."""
+        return self._get(session_id).simulation.request(sent, full, tools)
 
     def record(self, session_id: str, use: CacheUse) -> float:
-        """Record a request already simulated elsewhere (a weaving process); returns its cached share."""
+        """Record a forwarded request, simulated here or in a weaving process; returns its cached share."""
         entry = self._get(session_id)
         entry.requests += 1
         entry.tokens += use.tokens
         entry.cached_prefix_tokens += use.cached["anthropic"]
         return use.cached["anthropic"] / use.tokens if use.tokens else 0.0
 
-    def answer(self, session_id: str, body: bytes) -> None:
-        """Add the provider's cached-token count when the answer reports one."""
-        cached = provider_cached_tokens(body)
-        if cached is not None:
-            entry = self._get(session_id)
-            entry.provider_reports += 1
-            entry.provider_cached_tokens += cached
+    def reported(self, session_id: str, usage: Usage) -> None:
+        """Add the provider's cached-token count of an answer that reported its usage."""
+        entry = self._get(session_id)
+        entry.provider_reports += 1
+        entry.provider_cached_tokens += usage.cache_read
 
     def summary(self, session_id: str) -> dict[str, Any] | None:
         with self._lock:
             entry = self._sessions.get(session_id)
         return entry.summary() if entry is not None else None
-
-
-def provider_cached_tokens(body: bytes) -> int | None:
-    """Cached prompt tokens from the last `usage` object in an answer (JSON or SSE), None when absent."""
-    for raw in reversed(_USAGE.findall(body[-TAIL_BYTES:] if len(body) > TAIL_BYTES else body)):
-        try:
-            usage = json.loads(raw)
-        except ValueError:
-            continue
-        details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
-        for value in (details.get("cached_tokens"), usage.get("cache_read_input_tokens")):
-            if isinstance(value, int):
-                return value
-        return None
-    return None

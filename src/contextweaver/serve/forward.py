@@ -21,16 +21,19 @@ from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import anyio
 import httpx
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from contextweaver.serve.cache_ledger import TAIL_BYTES
 from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import error, has_own_key, response_headers, upstream_headers
 from contextweaver.serve.redact import redact_url
+from contextweaver.serve.usage import Answer, Answered
 
 log = logging.getLogger("contextweaver.serve")
 T = TypeVar("T")
+OnAnswer = Callable[[Answered], None]
+"""Called once the caller has been sent every byte of an answer."""
 KEY_PARAMS = frozenset({"key", "api-key", "api_key", "apikey", "token", "access_token", "auth", "sig",
                         "signature", "secret", "password", "code"})  # fmt: skip
 """Query parameters of an upstream URL that are credentials (Gemini's `key`, Azure SAS `sig`, ...)."""
@@ -81,10 +84,8 @@ class Upstream:
                                          params=params or None)  # fmt: skip
 
     async def forward(self, request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
-                      stream: bool, caller: Caller, on_answer: Callable[[bytes], None] | None = None) -> Response:  # fmt: skip
-        """The upstream's answer (status, headers, bytes; SSE relayed as it comes) for the caller.
-
-        `on_answer` gets the answer's body (of a stream: its end, where the usage event is)."""
+                      stream: bool, caller: Caller, on_answer: OnAnswer | None = None) -> Response:  # fmt: skip
+        """The upstream's answer (status, headers, bytes; SSE relayed as it comes) for the caller."""
         assert self.client is not None
         client = self.client
         outgoing = self._request(request, path, content, caller)
@@ -100,7 +101,8 @@ class Upstream:
             return Response(status_code=CLIENT_GONE)
         out_headers = response_headers(answer.headers.multi_items(), extra)
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            return StreamingResponse(_relay(answer, on_answer, self.shown), status_code=answer.status_code,
+            relay = _relay(answer, on_answer, self.shown)
+            return StreamingResponse(relay, status_code=answer.status_code,
                                      headers=out_headers)  # fmt: skip
         try:
             data = await until_disconnect(request, _read_all(answer))
@@ -111,9 +113,11 @@ class Upstream:
             await answer.aclose()
         if data is None:
             return Response(status_code=CLIENT_GONE)
+        after = None  # read once the caller has the answer, not before
         if on_answer is not None:
-            on_answer(data)
-        return Response(data, status_code=answer.status_code, headers=out_headers)
+            encoding = answer.headers.get("content-encoding", "")
+            after = BackgroundTask(told_later, on_answer, answer.status_code, data, False, encoding)
+        return Response(data, status_code=answer.status_code, headers=out_headers, background=after)
 
 
 def basic_auth(parts: SplitResult) -> str:
@@ -154,28 +158,38 @@ async def _read_all(answer: httpx.Response) -> bytes:
     return b"".join([chunk async for chunk in answer.aiter_raw()])
 
 
-async def _relay(answer: httpx.Response, on_answer: Callable[[bytes], None] | None,
-                 shown: str = "") -> AsyncIterator[bytes]:  # fmt: skip
+def told(on_answer: OnAnswer, status: int, data: bytes, streamed: bool, encoding: str = "") -> None:
+    """`on_answer`, whose failure (a bug in reading usage, a full queue) never reaches the caller."""
+    try:
+        on_answer(Answered(status, data, streamed, encoding))
+    except Exception:
+        log.exception("reading the answer's usage failed; the answer was passed on unchanged")
+
+
+async def told_later(on_answer: OnAnswer, status: int, data: bytes, streamed: bool, encoding: str) -> None:
+    """`told`, as a response's background task (on the event loop, once the body is sent)."""
+    told(on_answer, status, data, streamed, encoding)
+
+
+async def _relay(answer: httpx.Response, on_answer: OnAnswer | None, shown: str = "") -> AsyncIterator[bytes]:
     """The upstream's event stream, byte for byte; the upstream connection is closed either way.
 
     A stream the upstream breaks off (an expected fault) is one WARNING line, no traceback, and ends
     with an `error` event that the OpenAI and Anthropic SDKs raise, not with a silently cut stream."""
-    tail = b""
-    sent = 0
+    kept = Answer()
     try:
         async for chunk in answer.aiter_raw():
-            tail = (tail + chunk)[-TAIL_BYTES:]
-            sent += len(chunk)
+            kept.add(chunk)
             yield chunk
     except httpx.HTTPError as exc:
-        log.warning("the upstream %s broke off its event stream after %d bytes: %s", shown, sent,
+        log.warning("the upstream %s broke off its event stream after %d bytes: %s", shown, kept.size,
                     type(exc).__name__)  # fmt: skip
         yield broken_stream_event(f"the upstream {shown} broke off its answer: {type(exc).__name__}")
         return
     finally:
         await answer.aclose()
     if on_answer is not None:
-        on_answer(tail)
+        told(on_answer, answer.status_code, kept.kept(), True, answer.headers.get("content-encoding", ""))
 
 
 def broken_stream_event(message: str) -> bytes:

@@ -98,7 +98,9 @@ class Guard:
             return error(401, "missing or wrong proxy token: send 'Authorization: Bearer TOKEN' or "
                          f"'{TOKEN_HEADER}: TOKEN'", kind="authentication_error", code="invalid_token",
                          headers={"www-authenticate": "Bearer"})  # fmt: skip
-        if self.token is None and scope["path"].startswith("/contextweaver/sessions"):
+        if self.token is None and scope["path"].startswith(
+            ("/contextweaver/sessions", "/contextweaver/dashboard")
+        ):
             return error(403, "reading sessions over HTTP needs a proxy token: start the proxy with "
                          "--auth-token-env, or read the store with `contextweaver sessions STORE`",
                          kind="permission_error", code="token_required")  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from contextweaver.formats.base import Trajectory
@@ -20,11 +21,21 @@ def session_summary(info: SessionInfo) -> dict[str, Any]:
 
 
 def session_detail(store: Store, session_id: str) -> dict[str, Any] | None:
-    """The session's root, every step with its annotation, and the labels each step gave."""
+    """The session's root, every step with its annotation, the labels each step gave, and its cost with the
+    cache misses the provider explained (by reason)."""
     info = store.session(session_id)
     if info is None:
         return None
-    return _detail(info, store.steps(session_id))
+    misses: dict[str, int] = {}
+    for row in store.requests(session_id):
+        if row["miss_reason"]:
+            misses[row["miss_reason"]] = misses.get(row["miss_reason"], 0) + 1
+    cost = {**session_cost(store, session_id), "cache_misses": misses}
+    return {**_detail(info, store.steps(session_id)), "cost": cost}
+
+
+def session_cost(store: Store, session_id: str) -> dict[str, Any]:
+    return cost_of(store.request_totals(session_id).get(session_id))
 
 
 def session_page(
@@ -36,7 +47,8 @@ def session_page(
         return None
     detail = _detail(info, store.steps(session_id, start=offset + 1, limit=limit))
     after = offset + len(detail["nodes"])
-    return {**detail, "offset": offset, "next_offset": after if after < info.steps else None}
+    return {**detail, "cost": session_cost(store, session_id), "offset": offset,
+            "next_offset": after if after < info.steps else None}  # fmt: skip
 
 
 def _detail(info: SessionInfo, steps: list[StoredStep]) -> dict[str, Any]:
@@ -106,4 +118,68 @@ def context_detail(context: WovenContext) -> dict[str, Any]:
         **fields(context, "strategy", "tokens", "full_history_tokens", "budget", "test_status", "notes"),
         "decisions": [fields(d, "index", "mode", "reason", "tokens") for d in context.decisions],
         "messages": context.messages,
+    }
+
+
+COST_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
+
+
+def cost_of(totals: dict[str, Any] | None) -> dict[str, Any]:
+    """A session's (or several sessions') measured bill and the pass-through estimate, in base-price input
+    tokens (serve/metering.py says how each is computed); the saving is their difference."""
+    totals = totals or {}
+    billed, passthrough = float(totals.get("billed") or 0), float(totals.get("passthrough") or 0)
+    return {
+        "requests": int(totals.get("requests") or 0),
+        "usage_reported": int(totals.get("reported") or 0),
+        **{name: int(totals.get(name) or 0) for name in COST_FIELDS},
+        "billed": round(billed, 1),
+        "passthrough": round(passthrough, 1),
+        "saved": round(passthrough - billed, 1),
+        "saved_share": round((passthrough - billed) / passthrough, 4) if passthrough else 0.0,
+        "cuts": int(totals.get("cuts") or 0),
+        "sent_tokens": int(totals.get("sent_tokens") or 0),
+        "full_tokens": int(totals.get("full_tokens") or 0),
+    }
+
+
+def money(cost: dict[str, Any]) -> list[str]:
+    """Billed, pass-through and saved as printed and shown (dashboard.js writes the same text): one
+    decimal, so no figure sits on a rounding tie that two languages would break differently."""
+    if not cost["usage_reported"]:
+        return ["-", "-", "-"]
+    return [f"{cost['billed']:,.1f}", f"{cost['passthrough']:,.1f}",
+            f"{cost['saved']:,.1f} ({cost['saved_share'] * 100:.2f}%)"]  # fmt: skip
+
+
+def summed(costs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals over several sessions' `cost_of` records."""
+    names = ("requests", "cuts", "billed", "passthrough", "sent_tokens", "full_tokens", *COST_FIELDS)
+    totals: dict[str, Any] = {name: sum(cost[name] for cost in costs) for name in names}
+    totals["reported"] = sum(cost["usage_reported"] for cost in costs)
+    return cost_of(totals)
+
+
+def request_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored request, JSON-ready: its cut (note, what was left out and why) parsed."""
+    view = dict(row)
+    view["streamed"] = bool(view["streamed"])
+    view["cut"] = json.loads(view["cut"]) if view.get("cut") else None
+    return view
+
+
+def session_requests(
+    store: Store, session_id: str, owner: str | None, after: int, limit: int
+) -> dict[str, Any] | None:
+    """The session's cost and its requests after id `after`, or None when `owner` does not own it."""
+    info = store.session(session_id)
+    if info is None or info.owner != owner:
+        return None
+    rows = [request_row(row) for row in store.requests(session_id, after, limit)]
+    return {
+        "id": session_id,
+        "steps": info.steps,
+        "cost": session_cost(store, session_id),
+        "requests": rows,
+        "next_after": rows[-1]["id"] if len(rows) == limit else None,
     }

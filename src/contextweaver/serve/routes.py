@@ -21,15 +21,16 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from contextweaver.prompt_cache import CacheUse
-from contextweaver.serve.cache_ledger import CacheLedger
+from contextweaver.serve.cache_ledger import CacheLedger, Simulated, full_messages
 from contextweaver.serve.conversation import BadConversation, Conversation
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import Caller
 from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
-from contextweaver.serve.inspect import session_page, session_summary
+from contextweaver.serve.inspect import cost_of, session_page, session_requests, session_summary, summed
 from contextweaver.serve.limits import InFlight
 from contextweaver.serve.loop_guard import LIMIT, LoopGuard
+from contextweaver.serve.metering import Forwarded, Metering
+from contextweaver.serve.metrics import ProxyMetrics
 from contextweaver.serve.payload import BadPayload, is_escaped_unsafe, parse_body
 from contextweaver.serve.redact import redact_text
 from contextweaver.serve.routing import (
@@ -91,7 +92,7 @@ def caller_of(request: Request) -> Caller:
 class Routes:
     def __init__(self, manager: SessionManager, upstream: Upstream, *, max_body_bytes: int, fmt: str,
                  weaving_threads: int = 4, workers: WeavingProcesses | None = None,
-                 in_flight: InFlight | None = None) -> None:  # fmt: skip
+                 in_flight: InFlight | None = None, metrics: ProxyMetrics | None = None) -> None:  # fmt: skip
         self.manager = manager
         self.in_flight = in_flight or InFlight()
         self.workers = workers
@@ -107,12 +108,22 @@ class Routes:
         """Requests refused because the budget cannot hold their root and newest step."""
         self.store_error: str | None = None
         """The last store failure, until a request is stored again: /health is then not ok."""
+        self.store_failures = 0
+        self.metrics = metrics or ProxyMetrics()
+        self.metering = Metering(manager.store, self.ledger, self.metrics)
+        self.metrics.read_at_scrape(self.counts)
+
+    def counts(self) -> dict[str, object]:
+        """What /metrics reads of the routes' own counts at each scrape."""
+        failures = {"request": self.store_failures, "record": self.metering.write_failures}
+        return {"refused": self.refused, "loops_stopped": self.loops.stopped, "store_failures": failures}
 
     def proxied(self, wire: Wire) -> Callable[[Request], Awaitable[Response]]:
         return functools.partial(self.weave_and_forward, wire=wire)
 
     async def weave_and_forward(self, request: Request, wire: Wire) -> Response:
         response = await self._weave_and_forward(request, wire)
+        self.metrics.requests.labels(wire.name, str(response.status_code)).inc()
         if response.status_code >= 400:
             logged(response, request, wire)
         return response
@@ -125,7 +136,7 @@ class Routes:
         payload, conversation, state, session_id, body = read
         caller = caller_of(request)
         extra: dict[str, str] = {}
-        use: CacheUse | None = None
+        use: Simulated | None = None
         try:
             woven, use = await self._weave(conversation, session_id, caller, len(body))
         except (DivergedHistory, NotOwner) as exc:
@@ -158,15 +169,21 @@ class Routes:
                 wire.write(payload, sent or [], state)
             log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
                      woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
-        extra["server-timing"] = f"contextweaver;dur={(time.perf_counter() - started) * 1000:.2f}"
-        on_answer = None
         if woven.session_id is not None:
             extra[SESSION_HEADER] = sid = woven.session_id
             if sent is not None:
-                share = (self.ledger.record(sid, use) if use is not None
-                         else await anyio.to_thread.run_sync(self.ledger.request, sid, sent))  # fmt: skip
-                extra[CACHE_HEADER] = f"{share:.3f}"
-            on_answer = functools.partial(self.ledger.answer, sid)
+                if use is None:
+                    use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent,
+                                                         full_messages(conversation), conversation.reserved)  # fmt: skip
+                extra[CACHE_HEADER] = f"{self.ledger.record(sid, use.sent):.3f}"
+        elapsed = time.perf_counter() - started
+        extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
+        self.metrics.latency.labels(wire.name).observe(elapsed)
+        on_answer = self.metering.unsessioned(wire.name)
+        if woven.session_id is not None and sent is not None and use is not None:
+            on_answer = self.metering.request(Forwarded(
+                woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
+                use, woven.context, extra.get(FALLBACK_HEADER)))  # fmt: skip
         # a history passed through goes out as it came: nothing rendered, nothing re-encoded
         content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
         return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
@@ -196,7 +213,8 @@ class Routes:
         skip = wire.passthrough(payload)
         if skip is not None:
             return await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
-                                               stream=bool(payload.get("stream")), caller=caller_of(request))  # fmt: skip
+                                               stream=bool(payload.get("stream")), caller=caller_of(request),
+                                               on_answer=self.metering.unsessioned(wire.name))  # fmt: skip
         named = request.headers.get(SESSION_HEADER)
         try:
             session_id = check_session_id(named) if named is not None else None
@@ -209,7 +227,7 @@ class Routes:
         return payload, conversation, state, session_id, body
 
     async def _weave(self, conversation: Conversation, session_id: str | None,
-                     caller: Caller, size: int) -> tuple[Woven, CacheUse | None]:  # fmt: skip
+                     caller: Caller, size: int) -> tuple[Woven, Simulated | None]:  # fmt: skip
         """The woven request, and its prompt-cache use when a weaving process already simulated it."""
         key = lock_key(conversation, session_id, caller.owner)
         async with self.locks.hold(key):
@@ -238,18 +256,19 @@ class Routes:
     async def list_sessions(self, request: Request) -> Response:
         owner = caller_of(request).owner
         offset, limit = page_of(request)
+        store = self.manager.store
         try:
-            infos = await anyio.to_thread.run_sync(self.manager.store.sessions)
+            infos, totals = await anyio.to_thread.run_sync(lambda: (store.sessions(), store.request_totals()))
         except Exception as exc:
             if is_store_failure(exc):
                 return self._store_failed(exc)
             raise
         mine = [info for info in infos if info.owner == owner]
-        page = [session_summary(info) for info in mine[offset : offset + limit]]
+        costs = {info.id: cost_of(totals.get(info.id)) for info in mine}
+        page = [{**session_summary(info), "cost": costs[info.id]} for info in mine[offset : offset + limit]]
         after = offset + len(page)
-        return JSONResponse(
-            {"sessions": page, "total": len(mine), "next_offset": after if after < len(mine) else None}
-        )
+        return JSONResponse({"sessions": page, "total": len(mine), "cost": summed(list(costs.values())),
+                             "next_offset": after if after < len(mine) else None})  # fmt: skip
 
     async def show_session(self, request: Request) -> Response:
         session_id = request.path_params["session_id"]
@@ -267,7 +286,25 @@ class Routes:
         detail["prompt_cache"] = self.ledger.summary(session_id)
         return JSONResponse(detail)
 
+    async def session_requests(self, request: Request) -> Response:
+        """GET /contextweaver/sessions/{id}/requests?after=N: the session's cost and its requests after
+        request id N (a dashboard polls it with the last id it has)."""
+        session_id = request.path_params["session_id"]
+        after, limit = page_of(request, "after")
+        try:
+            found = await anyio.to_thread.run_sync(
+                session_requests, self.manager.store, session_id, caller_of(request).owner, after, limit
+            )
+        except Exception as exc:
+            if is_store_failure(exc):
+                return self._store_failed(exc)
+            raise
+        if found is None:
+            return error(404, f"no session {session_id!r} in the store", code="session_not_found")
+        return JSONResponse(found)
+
     def _store_failed(self, exc: BaseException, error: Callable[..., Response] = error) -> Response:
+        self.store_failures += 1
         self.store_error = redact_text(f"{type(exc).__name__}: {exc}")[:300]
         return store_unavailable(exc, error)
 
@@ -282,11 +319,11 @@ class Routes:
                             status_code=503 if self.store_error else 200)  # fmt: skip
 
 
-def page_of(request: Request) -> tuple[int, int]:
-    """`offset` and `limit` query parameters, clamped (a bad value is the default, not an error)."""
+def page_of(request: Request, start: str = "offset") -> tuple[int, int]:
+    """`offset` (or `start`) and `limit` query parameters, clamped (a bad value is the default, not an error)."""
 
     def number(name: str, default: int) -> int:
         value = request.query_params.get(name, "")
         return int(value) if value.isdigit() and len(value) < 10 else default
 
-    return number("offset", 0), max(1, min(MAX_PAGE, number("limit", PAGE_SIZE)))
+    return number(start, 0), max(1, min(MAX_PAGE, number("limit", PAGE_SIZE)))

@@ -83,6 +83,8 @@ class Woven:
     the request can go out as it came, with nothing rendered."""
     newest: str | None = None
     """Digest of the newest added step's call and output (None: none added), for the loop guard."""
+    steps: int = 0
+    """The session's stored steps after this request (where its request sits on the session's timeline)."""
 
 
 def passes_through(woven: Woven, conversation: Conversation) -> bool:
@@ -286,7 +288,8 @@ class SessionManager:
         except BudgetError as exc:
             raise BudgetTooSmall(str(exc.restated(self._budget(conversation))), session.id) from exc
         newest = digest([{"action": new[-1].action, "observation": new[-1].observation}]) if new else None
-        return Woven(session.id, context, len(new), created, tuple(session.notes), newest=newest)
+        return Woven(session.id, context, len(new), created, tuple(session.notes), newest=newest,
+                     steps=session.step_count)  # fmt: skip
 
     def _budget(self, conversation: Conversation) -> Budget:
         """The proxy's budget for this request: its tool definitions are sent whole beside the messages."""

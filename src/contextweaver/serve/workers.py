@@ -27,14 +27,14 @@ from dataclasses import replace
 from typing import Any
 
 from contextweaver.config import WeaverConfig
-from contextweaver.prompt_cache import CacheUse, PrefixCache
+from contextweaver.serve.cache_ledger import Simulated, Simulation, full_messages
 from contextweaver.serve.conversation import Conversation
 from contextweaver.serve.histories import Delta, Histories, StaleHistory
 from contextweaver.serve.routing import SessionManager, Woven
 
 log = logging.getLogger("contextweaver.serve")
 _manager: SessionManager | None = None
-_simulators: OrderedDict[str, PrefixCache] = OrderedDict()
+_simulators: OrderedDict[str, Simulation] = OrderedDict()
 _histories = Histories()
 SIMULATED_SESSIONS = 256
 PLACES = 4096
@@ -61,22 +61,24 @@ def _start(
     _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget)
 
 
-def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Woven, CacheUse | None]:
+def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Woven, Simulated | None]:
     """The woven request and, when it goes out woven, its prompt-cache use (tokenizing it here too).
 
-    Only what the proxy lacks comes back: no decisions, and no messages when it passes through."""
+    Only what the proxy lacks comes back: no messages when it passes through, no decisions but a cut's."""
     assert _manager is not None, "the worker's initializer builds its manager"
     conversation = delta.conversation(_histories.apply(delta))
     woven = _manager.weave(conversation, session_id, owner)
     if woven.context is None or woven.session_id is None:
         return woven, None
-    simulator = _simulators.setdefault(woven.session_id, PrefixCache())
+    simulation = _simulators.setdefault(woven.session_id, Simulation())
     _simulators.move_to_end(woven.session_id)
     while len(_simulators) > SIMULATED_SESSIONS:
         _simulators.popitem(last=False)
-    use = simulator.request([*woven.context.messages, *conversation.pending])
+    sent = [*woven.context.messages, *conversation.pending]
+    use = simulation.request(sent, full_messages(conversation), conversation.reserved)
     messages = [] if woven.unchanged else woven.context.messages
-    woven.context = replace(woven.context, messages=messages, decisions=[])
+    decisions = woven.context.decisions if woven.context.compacted else []
+    woven.context = replace(woven.context, messages=messages, decisions=decisions)
     return woven, use
 
 
@@ -124,7 +126,7 @@ class WeavingProcesses:
 
     async def weave(
         self, key: str, conversation: Conversation, session_id: str | None, owner: str | None, size: int = 0
-    ) -> tuple[Woven, CacheUse | None]:
+    ) -> tuple[Woven, Simulated | None]:
         """`size`: the request body's length, what keeping its history for the next request costs."""
         before = self.places.get(key)
         number = self.choose(key)  # another worker than the last holds none of this history: send it whole
@@ -154,7 +156,7 @@ class WeavingProcesses:
 
     async def _submit(
         self, number: int, delta: Delta, session_id: str | None, owner: str | None
-    ) -> tuple[Woven, CacheUse | None]:
+    ) -> tuple[Woven, Simulated | None]:
         future = self.pools[number].submit(_weave, delta, session_id, owner)
         self.busy[number] += 1  # until the worker is done, even when the caller stops waiting for it
         loop = asyncio.get_running_loop()

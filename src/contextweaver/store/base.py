@@ -203,6 +203,18 @@ class Store(Protocol):
         """The step and state of the session's last saved cut, if any."""
         ...
 
+    def record_request(self, session_id: str, row: dict[str, Any]) -> None:
+        """Commit one forwarded request's row (columns: store/requests.py)."""
+        ...
+
+    def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+        """The session's request rows with `id` above `after`, oldest first."""
+        ...
+
+    def request_totals(self, session_id: str | None = None) -> dict[str, dict[str, Any]]:
+        """Per session id (every one, or the one given): its request count and sums (requests.py: TOTALS)."""
+        ...
+
     def hold(self, key: str) -> AbstractContextManager[None]:
         """Keep other processes off `key` (a conversation) until released, where the database can."""
         ...

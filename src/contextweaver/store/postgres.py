@@ -41,6 +41,7 @@ def lock_id(key: str) -> int:
 
 class PostgresStore(SQLStore):
     float_type = "DOUBLE PRECISION"
+    serial_type = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
     lock_session = " FOR UPDATE"
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0, pool_size: int = POOL_SIZE) -> None:

@@ -2,7 +2,7 @@
 
 Table names carry the `cw_` prefix so the file can also hold the LLM response cache (`llm_cache`)
 or anything else. A migration is a list of statements for both dialects; `{float}` stands for the
-dialect's double type. Never edit a released migration: append a new one.
+dialect's double type, `{serial}` for its auto-numbered primary key. Never edit a released migration: append a new one.
 """
 
 from __future__ import annotations
@@ -114,6 +114,41 @@ MIGRATIONS: tuple[Migration, ...] = (
                 state TEXT NOT NULL,
                 saved_at {float} NOT NULL
             )""",
+        ),
+    ),
+    Migration(
+        5,
+        "each forwarded request: tokens sent and in full, simulated cache, the provider's usage, cuts",
+        (
+            """CREATE TABLE cw_requests (
+                id {serial},
+                session_id TEXT NOT NULL REFERENCES cw_sessions (id) ON DELETE CASCADE,
+                at {float} NOT NULL,
+                wire TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                streamed INTEGER NOT NULL,
+                step INTEGER NOT NULL,
+                added INTEGER NOT NULL,
+                latency_ms {float} NOT NULL,
+                sent_tokens INTEGER NOT NULL,
+                full_tokens INTEGER NOT NULL,
+                tool_tokens INTEGER NOT NULL,
+                cached_tokens INTEGER NOT NULL,
+                sim_sent {float} NOT NULL,
+                sim_full {float} NOT NULL,
+                usage TEXT NOT NULL,
+                input_tokens INTEGER,
+                cache_read_tokens INTEGER,
+                cache_write_tokens INTEGER,
+                output_tokens INTEGER,
+                billed {float},
+                passthrough {float},
+                miss_reason TEXT,
+                fallback TEXT,
+                test_status TEXT,
+                cut TEXT
+            )""",
+            "CREATE INDEX cw_requests_by_session ON cw_requests (session_id, id)",
         ),
     ),
 )

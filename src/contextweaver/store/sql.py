@@ -30,6 +30,7 @@ from contextweaver.store.base import (
     step_row,
 )
 from contextweaver.store.nodes import StoredNode
+from contextweaver.store.requests import REQUEST_COLUMNS, TOTALS
 from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
 
@@ -45,6 +46,7 @@ class SQLStore:
     """Sessions, steps, nodes, edges and labels in `cw_*` tables of one database."""
 
     float_type = "REAL"
+    serial_type = "INTEGER PRIMARY KEY"
     lock_session = ""
     """Suffix of the SELECT that reads a session row before appending (PostgreSQL: FOR UPDATE)."""
 
@@ -93,7 +95,7 @@ class SQLStore:
                 if migration.version in done:
                     continue
                 for statement in migration.statements:
-                    tx.execute(statement.format(float=self.float_type))
+                    tx.execute(statement.format(float=self.float_type, serial=self.serial_type))
                 tx.execute(
                     "INSERT INTO cw_schema (version, name, applied_at) VALUES (?, ?, ?)",
                     (migration.version, migration.name, time.time()),
@@ -250,6 +252,33 @@ class SQLStore:
         with self._read() as tx:
             rows = tx.execute("SELECT step, state FROM cw_cuts WHERE session_id = ?", (session_id,))
         return (int(rows[0]["step"]), json.loads(rows[0]["state"])) if rows else None
+
+    # -- forwarded requests ----------------------------------------------------------------------
+
+    def record_request(self, session_id: str, row: dict[str, Any]) -> None:
+        names = [name for name in REQUEST_COLUMNS if name in row]
+        with self._write() as tx:
+            tx.execute(
+                f"INSERT INTO cw_requests (session_id, {', '.join(names)}) "
+                f"VALUES (?, {', '.join('?' for _ in names)})",
+                (session_id, *(row[name] for name in names)),
+            )
+
+    def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+        with self._read() as tx:
+            return tx.execute(
+                f"SELECT id, {', '.join(REQUEST_COLUMNS)} FROM cw_requests WHERE session_id = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (session_id, after, limit if limit is not None else 2**62),
+            )
+
+    def request_totals(self, session_id: str | None = None) -> dict[str, dict[str, Any]]:
+        where, params = ("WHERE session_id = ? ", (session_id,)) if session_id is not None else ("", ())
+        with self._read() as tx:
+            rows = tx.execute(
+                f"SELECT session_id, {TOTALS} FROM cw_requests {where}GROUP BY session_id", params
+            )
+        return {str(row.pop("session_id")): row for row in rows}
 
     def digests(self, session_id: str) -> list[str]:
         with self._read() as tx:

@@ -1,0 +1,166 @@
+"""What each forwarded request of a session cost, measured, and what passing it through would have cost.
+
+When a woven request goes upstream, `Metering.request` counts its tokens and returns the callback its
+answer calls (forward.py): the provider's usage is read (usage.py), priced and stored with the request
+(`cw_requests`), off the event loop; a store failure is logged and counted, never the caller's.
+
+Cost is in base-price input tokens: usage input + cache reads x the read multiplier + cache writes x
+the write multiplier (prompt_cache.PRICES; Anthropic's for the Messages wire, OpenAI's otherwise).
+The pass-through cost of a request is its measured cost x (simulated cost of the history as the agent
+sent it / simulated cost of the request as forwarded), both simulated by the session's prefix caches
+(cache_ledger.py) with the tool definitions as a cached prefix after the first request: the provider's
+own counts anchor it, the simulation says only how much the forwarded request differs from the whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from contextweaver.records import WovenContext, content_text
+from contextweaver.serve.cache_ledger import CacheLedger, Simulated, prices_of
+from contextweaver.serve.metrics import ProxyMetrics
+from contextweaver.serve.usage import Answered, BadUsage, Usage
+from contextweaver.store.base import Store
+
+log = logging.getLogger("contextweaver.serve")
+NOTE_MARK = "[ContextWeaver"
+"""How the working-state note a cut carries begins (weaving/working_state.py)."""
+MAX_DROPPED = 2000
+"""Decisions kept per cut record (what a cut left out, and why)."""
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """A woven request as it went upstream: what its answer's record needs besides the usage."""
+
+    session_id: str
+    wire: str
+    streamed: bool
+    steps: int
+    added: int
+    latency: float
+    simulated: Simulated
+    context: WovenContext | None
+    fallback: str | None = None
+
+
+class Metering:
+    def __init__(self, store: Store, ledger: CacheLedger, metrics: ProxyMetrics) -> None:
+        self.store = store
+        self.ledger = ledger
+        self.metrics = metrics
+        self.write_failures = 0
+        self._writes: set[asyncio.Future[None]] = set()
+
+    def request(self, sent: Forwarded) -> Callable[[Answered], None]:
+        """Count a request going upstream; its answer's callback."""
+        m, wire, sim = self.metrics, sent.wire, sent.simulated
+        m.seen(sent.session_id)
+        m.history.labels(wire).inc(sim.full.tokens)
+        m.sent.labels(wire).inc(sim.sent.tokens)
+        m.shed.labels(wire).inc(max(0, sim.full.tokens - sim.sent.tokens))
+        m.tools.labels(wire).inc(sim.tools)
+        m.cached.labels(wire).inc(sim.sent.cached[prices_of(wire).provider])
+        if sent.context is not None and sent.context.compacted:
+            m.cuts.labels(wire).inc()
+        return lambda answered: self.answered(sent, answered)
+
+    def unsessioned(self, wire: str) -> Callable[[Answered], None]:
+        """The callback of a request forwarded outside any session (passed through as sent, or the first
+        request of a conversation): its usage is counted in /metrics at pass-through cost, not stored."""
+
+        def counted(answered: Answered) -> None:
+            self._usage(wire, answered, None)
+
+        return counted
+
+    def answered(self, sent: Forwarded, answered: Answered) -> None:
+        row = self._row(sent, answered)
+        usage = self._usage(sent.wire, answered, row)
+        if usage is not None:
+            self.ledger.reported(sent.session_id, usage)
+        self._write(sent.session_id, row)
+
+    def _usage(self, wire: str, answered: Answered, row: dict[str, Any] | None) -> Usage | None:
+        """Read, count and (into `row`) price the answer's usage; a 2xx answer without one is counted."""
+        if not 200 <= answered.status < 300:
+            return None
+        try:
+            usage = answered.usage(wire)
+        except BadUsage as exc:
+            log.warning("an answer's usage is unreadable (%s); not counted", exc)
+            self.metrics.usage.labels(wire, "malformed").inc()
+            if row is not None:
+                row["usage"] = "malformed"
+            return None
+        self.metrics.usage.labels(wire, "reported" if usage is not None else "missing").inc()
+        if usage is None:
+            return None
+        prices, m = prices_of(wire), self.metrics
+        billed = usage.input + usage.cache_read * prices.read + usage.cache_write * prices.write
+        passthrough = billed
+        if row is not None:
+            passthrough = billed * row["sim_full"] / row["sim_sent"] if row["sim_sent"] else billed
+            row.update(usage="reported", input_tokens=usage.input, cache_read_tokens=usage.cache_read,
+                       cache_write_tokens=usage.cache_write, output_tokens=usage.output, billed=billed,
+                       passthrough=passthrough, miss_reason=usage.miss_reason)  # fmt: skip
+        for kind, value in (("input", usage.input), ("cache_read", usage.cache_read),
+                            ("cache_write", usage.cache_write), ("output", usage.output)):  # fmt: skip
+            m.provider.labels(wire, kind).inc(value)
+        m.billed.labels(wire).inc(billed)
+        m.passthrough.labels(wire).inc(passthrough)
+        if usage.miss_reason:
+            m.misses.labels(wire, usage.miss_reason).inc()
+        return usage
+
+    def _row(self, sent: Forwarded, answered: Answered) -> dict[str, Any]:
+        """The request's row before its usage is read (usage "missing" until `_usage` fills it)."""
+        prices = prices_of(sent.wire)
+        sim_sent, sim_full = sent.simulated.billed(prices)
+        context = sent.context
+        return {
+            "at": time.time(), "wire": sent.wire, "status": answered.status, "streamed": int(sent.streamed),
+            "step": sent.steps, "added": sent.added, "latency_ms": round(sent.latency * 1000, 3),
+            "sent_tokens": sent.simulated.sent.tokens, "full_tokens": sent.simulated.full.tokens,
+            "tool_tokens": sent.simulated.tools, "cached_tokens": sent.simulated.sent.cached[prices.provider],
+            "sim_sent": sim_sent, "sim_full": sim_full, "usage": "missing", "fallback": sent.fallback,
+            "test_status": context.test_status if context is not None else None,
+            "cut": cut_record(context) if context is not None and context.compacted else None,
+        }  # fmt: skip
+
+    def _write(self, session_id: str, row: dict[str, Any]) -> None:
+        """Store the row in a thread (a write waits for the disk and for other writers), not awaited."""
+        future = asyncio.get_running_loop().run_in_executor(None, self._store, session_id, row)
+        self._writes.add(future)
+        future.add_done_callback(self._writes.discard)
+
+    def _store(self, session_id: str, row: dict[str, Any]) -> None:
+        try:
+            self.store.record_request(session_id, row)
+        except Exception as exc:
+            self.write_failures += 1
+            log.error("store failure recording a request of session %s: %s: %s", session_id,
+                      type(exc).__name__, exc)  # fmt: skip
+
+    async def drain(self) -> None:
+        """Wait for the rows still being written (at shutdown)."""
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+
+
+def cut_record(context: WovenContext) -> str:
+    """A cut as stored: its working-state note and what it left out or compressed, with the reasons."""
+    note = next((text for text in map(lambda m: content_text(m.get("content")), context.messages)
+                 if text.startswith(NOTE_MARK)), None)  # fmt: skip
+    left = [
+        [d.index, d.mode, d.reason, d.tokens] for d in context.decisions if d.mode not in ("full", "trimmed")
+    ]
+    return json.dumps({"note": note, "left_out": left[:MAX_DROPPED], "left_out_total": len(left),
+                       "tokens": context.tokens, "full_history_tokens": context.full_history_tokens},
+                      ensure_ascii=False)  # fmt: skip
