@@ -21,7 +21,7 @@ def test_the_default_view_fits_the_terminal(columns: int) -> None:
     assert len(lines) < 90  # 33 steps; the wide table took 188 lines at 80 columns
     assert "parents: the earlier steps" in " ".join(result.output.split())  # the legend
     assert "✓" in result.output and "↷" in result.output
-    assert "EVALUATION.md" not in result.output and "README" in result.output
+    assert "EVALUATION.md" not in result.output and "docs/evaluation.md" in " ".join(result.output.split())
 
 
 def test_wide_is_the_full_table() -> None:

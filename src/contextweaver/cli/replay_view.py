@@ -29,7 +29,7 @@ LEGEND = (
     "✓/✗ the step's tests passed/failed, ↷ a later run of the same tests superseded it, · no tests ran; "
     "parents: the earlier steps this one builds on (0 = system prompt and task)"
 )
-WHERE_MEASURES = 'README, "Evaluate strategies on your own runs"'
+WHERE_MEASURES = 'docs/evaluation.md, "The metrics"'
 PARENTS = 9
 GAP = 2
 BAR = 30

@@ -1,6 +1,6 @@
 """From per-trajectory results to the report's rows: one per (strategy, budget), and per repository group.
 
-Per-trajectory numbers are averaged over steps first, then over trajectories (EVALUATION.md); recall
+Per-trajectory numbers are averaged over steps first, then over trajectories (docs/evaluation.md); recall
 is reported pooled and as a mean of per-trajectory recalls. Main numbers come from the first seed;
 the other seeds feed only the stability columns.
 """
@@ -48,7 +48,7 @@ class Row:
     """Input billed at Anthropic's cache prices, over the full history billed without a cache."""
     billed_openai: float = math.nan
     history_pooled: float = math.nan
-    """History evidence (EVALUATION.md): recall where an earlier thought or action counts as a source."""
+    """History evidence (docs/evaluation.md): recall where an earlier thought or action counts as a source."""
     trail_pooled: float = math.nan
     """Artifact trail: of the files changed so far, the share a context that cut something names."""
     failing_pooled: float = math.nan

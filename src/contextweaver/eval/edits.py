@@ -1,4 +1,4 @@
-"""Edit support (EVALUATION.md, metric 3): did the context hold what an edit needed?
+"""Edit support (docs/evaluation.md, metric 3): did the context hold what an edit needed?
 
 An edit needs its target file and the old text it replaces. This finds edits in an action (sed -i,
 a heredoc or redirect into a file, str_replace in SWE-agent's or OpenHands' editor syntax) and turns

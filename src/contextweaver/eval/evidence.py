@@ -1,4 +1,4 @@
-"""Next-step evidence recall (EVALUATION.md, metric 2): was what the next action used in the context?"""
+"""Next-step evidence recall (docs/evaluation.md, metric 2): was what the next action used in the context?"""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class StepEvidence:
 
 
 def history_evidence(trajectory: Trajectory) -> dict[int, frozenset[str]]:
-    """EVALUATION.md's history evidence by next step index (see `next_step_evidence`)."""
+    """docs/evaluation.md's history evidence by next step index (see `next_step_evidence`)."""
     return {e.index: e.items for e in next_step_evidence(trajectory, history=True)}
 
 

@@ -1,5 +1,5 @@
 """What the fit measures: `cw-select` with given settings on a set of runs, per dataset, against the
-recency frontier (EVALUATION.md), at the unbounded per-step selection the frontier report measures.
+recency frontier (docs/evaluation.md), at the unbounded per-step selection the frontier report measures.
 
 A run's evidence, its items' source steps and its window-N curve do not depend on the settings: each
 worker computes them once per run (`Prepared`) and every later candidate only replays the selection.

@@ -1,4 +1,4 @@
-"""The recency frontier (EVALUATION.md): window-N for N = 2..20 as (mean tokens, pooled recall) points,
+"""The recency frontier (docs/evaluation.md): window-N for N = 2..20 as (mean tokens, pooled recall) points,
 each strategy's margin over it at its own mean tokens with a bootstrap 95% interval over runs, and
 recall split by how far back the item's latest source output lies.
 

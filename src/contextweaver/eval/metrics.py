@@ -1,4 +1,4 @@
-"""Metric arithmetic (EVALUATION.md): pure functions over numbers and sets, shared by runner and report."""
+"""Metric arithmetic (docs/evaluation.md): pure functions over numbers and sets, shared by runner and report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""State across a cut (EVALUATION.md, metric 7): does a context that cut the history still say what the
+"""State across a cut (docs/evaluation.md, metric 7): does a context that cut the history still say what the
 agent changed and what fails?
 
 The truth comes from the trajectory alone, not from what the strategy kept: the files each action
