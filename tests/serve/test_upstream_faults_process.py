@@ -32,8 +32,10 @@ def cutting_upstream() -> Iterator[int]:
                 return
             with conn:
                 data = b""
-                while b"\r\n\r\n" not in data:
-                    data += conn.recv(65536)
+                while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
+                    data += chunk
+                if b"\r\n\r\n" not in data:  # the proxy's health probe: a connection and nothing sent
+                    continue
                 head, _, body = data.partition(b"\r\n\r\n")
                 length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
                               if line.lower().startswith(b"content-length:"))  # fmt: skip

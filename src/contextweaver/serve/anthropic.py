@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse
 from contextweaver.formats import anthropic
 from contextweaver.records import Message
 from contextweaver.serve.converted import Conversions
+from contextweaver.serve.http import ERROR_HEADER
 from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wire, as_chat
 
 MARK = "cache_control"
@@ -31,7 +32,8 @@ ROLES = ("user", "assistant", "system")
 """Claude Code puts a `system` message (its environment block, later reminders) inside `messages`."""
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                404: "not_found_error", 409: "invalid_request_error", 413: "request_too_large",
-               429: "rate_limit_error", 529: "overloaded_error"}  # fmt: skip
+               415: "invalid_request_error", 429: "rate_limit_error", 502: "api_error",
+               504: "timeout_error", 529: "overloaded_error"}  # fmt: skip
 
 
 def error(status: int, message: str, *, kind: str | None = None, param: str | None = None, code: str | None = None,
@@ -40,7 +42,7 @@ def error(status: int, message: str, *, kind: str | None = None, param: str | No
     name = ERROR_TYPES.get(status, "api_error")
     text = f"{message} ({param})" if param and param not in message else message
     return JSONResponse({"type": "error", "error": {"type": name, "message": text}}, status_code=status,
-                        headers=dict(headers or {}))  # fmt: skip
+                        headers={ERROR_HEADER: code or kind or name, **(headers or {})})  # fmt: skip
 
 
 def block_key(block: dict[str, Any]) -> str:

@@ -11,10 +11,10 @@ GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offs
 GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
 GET  /metrics              Prometheus text (metrics.py); behind the token when the proxy has one.
 GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions (dashboard.py).
-GET  /contextweaver/health
+GET  /contextweaver/health (and /health)
 
 Every request passes the guard (guard.py: token, Host, content type, owner) first. Every error,
-ours or unexpected, is answered in OpenAI's error shape. The caller's headers, its API key among
+ours or unexpected, is answered in the shape of the wire asked for (shapes.py), and logged (error_log.py). The caller's headers, its API key among
 them, go upstream and are never logged or stored.
 """
 
@@ -35,13 +35,15 @@ from starlette.routing import Route
 
 from contextweaver.serve.anthropic import MESSAGES
 from contextweaver.serve.dashboard import Dashboard, DashboardLogin
+from contextweaver.serve.error_log import ErrorLog
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
-from contextweaver.serve.http import error
+from contextweaver.serve.http import HEALTH, not_found_hint
 from contextweaver.serve.limits import InFlight, InFlightGate, InFlightLimits
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.serve.routes import Routes, is_store_failure, store_unavailable
 from contextweaver.serve.routing import SessionManager
+from contextweaver.serve.shapes import error_for
 from contextweaver.serve.wire import CHAT
 from contextweaver.serve.workers import WeavingProcesses
 
@@ -79,29 +81,32 @@ def routes_of(handlers: Routes) -> list[Route]:
         Route("/contextweaver/sessions", handlers.list_sessions, methods=["GET"]),
         Route("/contextweaver/sessions/{session_id}/requests", handlers.session_requests, methods=["GET"]),
         Route("/contextweaver/sessions/{session_id:path}", handlers.show_session, methods=["GET"]),
-        Route("/contextweaver/health", handlers.health, methods=["GET"]),
+        Route(HEALTH, handlers.health, methods=["GET"]),
+        Route("/health", handlers.health, methods=["GET"]),
         Route("/metrics", handlers.metrics.endpoint, methods=["GET"]),
     ]
 
 
-def error_for(path: str) -> Any:
-    """The error function in the shape of the wire served at `path` (for answers given before routing)."""
-    return MESSAGES.error if path.startswith("/v1/messages") else error
-
-
 async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    kind = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
-    return error(exc.status_code, f"{exc.detail}: {request.method} {request.url.path}", kind=kind,
-                 headers=exc.headers)  # fmt: skip
+    found = exc.status_code == 404
+    hint = (
+        f": {not_found_hint(request.url.path, f'{request.url.scheme}://{request.url.netloc}')}"
+        if found
+        else ""
+    )
+    return error_for(request.url.path)(exc.status_code, f"{exc.detail}: {request.method} {request.url.path}{hint}",
+                                       kind="not_found_error" if found else "invalid_request_error",
+                                       code="not_found" if found else None, headers=exc.headers)  # fmt: skip
 
 
 async def unexpected_error(request: Request, exc: Exception) -> Response:
+    fail = error_for(request.url.path)
     if is_store_failure(exc):
-        return store_unavailable(exc)
+        return store_unavailable(exc, fail)
     log.error("unexpected %s on %s %s", type(exc).__name__, request.method, request.url.path, exc_info=exc)
-    return error(500, f"internal error ({type(exc).__name__}); the proxy log has the details",
-                 kind="server_error", code="internal_error")  # fmt: skip
+    return fail(500, f"internal error ({type(exc).__name__}); the proxy log has the details",
+                kind="server_error", code="internal_error")  # fmt: skip
 
 
 def create_app(settings: ProxySettings, manager: SessionManager, *, transport: Any = None,
@@ -125,10 +130,11 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
                 workers.close()
 
     guard = Middleware(Guard, token=settings.auth_token, allowed_hosts=settings.allowed_hosts,
-                       owner_key=manager.store.secret(OWNER_SECRET).encode())  # fmt: skip
+                       owner_key=manager.store.secret(OWNER_SECRET).encode(), error_for=error_for)  # fmt: skip
     return Starlette(
         routes=routes_of(handlers) + Dashboard(manager.store).routes(),
         middleware=[
+            Middleware(ErrorLog),
             Middleware(DashboardLogin),
             guard,
             Middleware(InFlightGate, counts=counts, error_for=error_for),

@@ -56,9 +56,25 @@ class Simulation:
         self.full = PrefixCache(tokens=self.sent.token_counts)
         self.requests = 0
 
-    def request(self, sent: Sequence[Message], full: Sequence[Message], tools: int = 0) -> Simulated:
+    def request(self, sent: Sequence[Message], full: Sequence[Message], tools: int = 0,
+                seen: Sequence[Message] = ()) -> Simulated:  # fmt: skip
+        """`seen`: what the provider got before this request under no session (see `opening`)."""
+        if seen and not self.requests:
+            self.sent.request(seen)
+            self.full.request(seen)
+            self.requests += 1
         self.requests += 1
         return Simulated(self.sent.request(sent), self.full.request(full), tools, self.requests == 1)
+
+
+def opening(created: bool, named: bool, messages: Sequence[Message], root: int) -> list[Message]:
+    """What the provider had seen of a session before the first request recorded under it.
+
+    A session found by its conversation (no session header) is created by the request holding its first
+    finished step; the agent's first call, which sent the root alone, had no session to be recorded under,
+    yet the provider cached that root: without it a session's second request showed 0.000 cached. A named
+    session records its first call itself."""
+    return list(messages[:root]) if created and not named else []
 
 
 def full_messages(conversation: Conversation) -> list[Message]:
@@ -106,9 +122,9 @@ class CacheLedger:
             return entry
 
     def simulate(self, session_id: str, sent: Sequence[Message], full: Sequence[Message],
-                 tools: int = 0) -> Simulated:  # fmt: skip
+                 tools: int = 0, seen: Sequence[Message] = ()) -> Simulated:  # fmt: skip
         """Simulate one request of the session (tokenizes: run it off the event loop)."""
-        return self._get(session_id).simulation.request(sent, full, tools)
+        return self._get(session_id).simulation.request(sent, full, tools, seen)
 
     def record(self, session_id: str, use: CacheUse) -> float:
         """Record a forwarded request, simulated here or in a weaving process; returns its cached share."""

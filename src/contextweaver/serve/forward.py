@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from contextweaver.serve.guard import Caller
-from contextweaver.serve.http import error, has_own_key, response_headers, upstream_headers
+from contextweaver.serve.http import SESSION_HEADER, error, has_own_key, response_headers, upstream_headers
 from contextweaver.serve.redact import redact_url
 from contextweaver.serve.usage import Answer, Answered
 
@@ -84,31 +84,36 @@ class Upstream:
                                          params=params or None)  # fmt: skip
 
     async def forward(self, request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
-                      stream: bool, caller: Caller, on_answer: OnAnswer | None = None) -> Response:  # fmt: skip
-        """The upstream's answer (status, headers, bytes; SSE relayed as it comes) for the caller."""
+                      stream: bool, caller: Caller, on_answer: OnAnswer | None = None,
+                      fail: Callable[..., Response] = error) -> Response:  # fmt: skip
+        """The upstream's answer (status, headers, bytes; SSE relayed as it comes) for the caller; `fail`
+        makes the proxy's own 502/504 in the caller's wire shape, with the session the request belongs to."""
         assert self.client is not None
         client = self.client
         outgoing = self._request(request, path, content, caller)
+        session = extra.get(SESSION_HEADER)
+        own = {SESSION_HEADER: session} if session else {}
         try:
             answer = await until_disconnect(request, client.send(outgoing, stream=True))
         except httpx.TimeoutException:
-            return error(504, f"the upstream {self.shown} did not answer in time", kind="upstream_error",
-                         code="upstream_timeout")  # fmt: skip
+            return fail(504, f"the upstream {self.shown} did not answer in {self.timeout:.0f} s (--timeout)",
+                        kind="upstream_error", code="upstream_timeout", headers=own)  # fmt: skip
         except httpx.HTTPError as exc:
-            return error(502, f"cannot reach the upstream {self.shown}: {type(exc).__name__}",
-                         kind="upstream_error", code="upstream_unreachable")  # fmt: skip
+            return fail(502, f"cannot reach the upstream {self.shown}: {type(exc).__name__}: check --upstream "
+                        "and that it is running", kind="upstream_error", code="upstream_unreachable",
+                        headers=own)  # fmt: skip
         if answer is None:
             return Response(status_code=CLIENT_GONE)
         out_headers = response_headers(answer.headers.multi_items(), extra)
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            relay = _relay(answer, on_answer, self.shown)
+            relay = _relay(answer, on_answer, self.shown, session or "-")
             return StreamingResponse(relay, status_code=answer.status_code,
                                      headers=out_headers)  # fmt: skip
         try:
             data = await until_disconnect(request, _read_all(answer))
         except httpx.HTTPError as exc:
-            return error(502, f"the upstream {self.shown} broke off its answer: {type(exc).__name__}",
-                         kind="upstream_error", code="upstream_broken")  # fmt: skip
+            return fail(502, f"the upstream {self.shown} broke off its answer: {type(exc).__name__}",
+                        kind="upstream_error", code="upstream_broken", headers=own)  # fmt: skip
         finally:
             await answer.aclose()
         if data is None:
@@ -171,7 +176,8 @@ async def told_later(on_answer: OnAnswer, status: int, data: bytes, streamed: bo
     told(on_answer, status, data, streamed, encoding)
 
 
-async def _relay(answer: httpx.Response, on_answer: OnAnswer | None, shown: str = "") -> AsyncIterator[bytes]:
+async def _relay(answer: httpx.Response, on_answer: OnAnswer | None, shown: str = "",
+                 session: str = "-") -> AsyncIterator[bytes]:  # fmt: skip
     """The upstream's event stream, byte for byte; the upstream connection is closed either way.
 
     A stream the upstream breaks off (an expected fault) is one WARNING line, no traceback, and ends
@@ -182,8 +188,8 @@ async def _relay(answer: httpx.Response, on_answer: OnAnswer | None, shown: str 
             kept.add(chunk)
             yield chunk
     except httpx.HTTPError as exc:
-        log.warning("the upstream %s broke off its event stream after %d bytes: %s", shown, kept.size,
-                    type(exc).__name__)  # fmt: skip
+        log.warning("session %s: the upstream %s broke off its event stream after %d bytes: %s", session, shown,
+                    kept.size, type(exc).__name__)  # fmt: skip
         yield broken_stream_event(f"the upstream {shown} broke off its answer: {type(exc).__name__}")
         return
     finally:

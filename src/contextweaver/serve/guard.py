@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,8 +66,10 @@ class Guard:
     """ASGI middleware: Host, Origin, content type and token checks; puts a Caller in scope["state"]."""
 
     def __init__(self, app: ASGIApp, *, token: str | None, allowed_hosts: frozenset[str] | None,
-                 owner_key: bytes) -> None:  # fmt: skip
+                 owner_key: bytes, error_for: Callable[[str], Callable[..., Any]] = lambda path: error) -> None:  # fmt: skip
         self.app = app
+        self.error_for = error_for
+        """The error function in the shape of a path's wire: a refused client shows the reason."""
         self.token = token
         self.allowed_hosts = allowed_hosts
         """None: any Host (a token-protected proxy bound to every interface)."""
@@ -85,6 +88,7 @@ class Guard:
         await self.app(scope, receive, send)
 
     def _refusal(self, scope: Scope, headers: Headers) -> Any:
+        error = self.error_for(scope["path"])
         if self.allowed_hosts is not None:
             host = host_name(headers.get("host", ""))
             if host not in self.allowed_hosts:

@@ -1,4 +1,4 @@
-"""HTTP plumbing of the proxy: bounded body reading, OpenAI-style errors, header filtering, locks."""
+"""HTTP plumbing of the proxy: bounded body reading, OpenAI-style errors, 404 hints, header filtering, locks."""
 
 from __future__ import annotations
 
@@ -28,6 +28,11 @@ HOP_BY_HOP = frozenset(
 )
 SERVER_OWNED = frozenset({"date", "server"})
 OWN_PREFIX = "x-contextweaver-"
+SESSION_HEADER = "x-contextweaver-session"
+ERROR_HEADER = "x-contextweaver-error"
+"""On the proxy's own error answers (its code): the log tells them from the upstream's, and so can a client."""
+HEALTH = "/contextweaver/health"
+SERVED = ("/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/models", HEALTH)
 
 
 class BodyTooLarge(ContextWeaverError):
@@ -40,7 +45,20 @@ def error(status: int, message: str, *, kind: str = "invalid_request_error", par
           code: str | None = None, headers: Mapping[str, str] | None = None) -> JSONResponse:  # fmt: skip
     """An error in OpenAI's shape, so the caller's client raises it with our message."""
     body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
-    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
+    return JSONResponse(body, status_code=status, headers={ERROR_HEADER: code or kind, **(headers or {})})
+
+
+def not_found_hint(path: str, base: str) -> str:
+    """The likely fix for a 404 (`base`: this proxy's http://host:port), from the path a client asked for."""
+    path = "/" + path.lstrip("/")
+    if path.startswith("/v1/v1/"):
+        return (f"the client's base URL ends in /v1 and the client adds another: for Claude Code and Anthropic "
+                f"SDKs set ANTHROPIC_BASE_URL={base} (no /v1); OpenAI SDKs and Codex take {base}/v1")  # fmt: skip
+    if any(("/v1" + path).startswith(served) for served in SERVED[:3]):
+        return f"this proxy serves /v1{path}: the client's base URL needs /v1 ({base}/v1)"
+    if path.rstrip("/").rsplit("/", 1)[-1] in ("health", "healthz", "ready", "readyz", "status"):
+        return f"the health check is GET {base}{HEALTH} (or {base}/health)"
+    return f"this proxy serves {', '.join(SERVED)}"
 
 
 async def read_body(request: Request, limit: int) -> bytes:

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from contextweaver.errors import ContextWeaverError
 
 MB = 1024 * 1024
-UNCOUNTED = ("/contextweaver/health",)
+UNCOUNTED = ("/contextweaver/health", "/health")
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,12 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from contextweaver.serve.cache_ledger import CacheLedger, Simulated, full_messages
+from contextweaver.serve.cache_ledger import CacheLedger, Simulated, full_messages, opening
 from contextweaver.serve.conversation import BadConversation, Conversation
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import Caller
-from contextweaver.serve.http import BodyTooLarge, KeyedLocks, error, read_body
+from contextweaver.serve.health import UpstreamProbe
+from contextweaver.serve.http import SESSION_HEADER, BodyTooLarge, KeyedLocks, error, read_body
 from contextweaver.serve.inspect import cost_of, session_page, session_requests, session_summary, summed
 from contextweaver.serve.limits import InFlight
 from contextweaver.serve.loop_guard import LIMIT, LoopGuard
@@ -43,12 +44,12 @@ from contextweaver.serve.routing import (
     check_session_id,
     lock_key,
 )
+from contextweaver.serve.shapes import error_for
 from contextweaver.serve.wire import Payload, Wire, tool_tokens
 from contextweaver.serve.workers import WeavingProcesses
 from contextweaver.store.base import StoreError
 
 log = logging.getLogger("contextweaver.serve")
-SESSION_HEADER = "x-contextweaver-session"
 FALLBACK_HEADER = "x-contextweaver-fallback"
 PASSTHROUGH_HEADER = "x-contextweaver-passthrough"
 CACHE_HEADER = "x-contextweaver-cached-prefix"
@@ -67,21 +68,6 @@ def store_unavailable(exc: BaseException, error: Callable[..., Response] = error
     log.error("store failure: %s: %s", type(exc).__name__, exc)
     return error(503, f"the session store failed: {type(exc).__name__}: {exc}", kind="server_error",
                  code="store_unavailable")  # fmt: skip
-
-
-def logged(response: Response, request: Request, wire: Wire) -> None:
-    """One WARNING line per refused or failed request: its session, status and the reason given."""
-    session = response.headers.get(SESSION_HEADER) or request.headers.get(SESSION_HEADER) or "-"
-    reason = ""
-    body = getattr(response, "body", b"")
-    if isinstance(body, (bytes, memoryview)) and body:
-        try:
-            found = json.loads(bytes(body)).get("error", {})
-            reason = str(found.get("message", "")) if isinstance(found, dict) else str(found)
-        except (ValueError, AttributeError):
-            reason = ""
-    log.warning("%s %s: %d for session %s%s", request.method, request.url.path, response.status_code, session,
-                f": {redact_text(reason)[:300]}" if reason else " (the upstream's answer)")  # fmt: skip
 
 
 def caller_of(request: Request) -> Caller:
@@ -108,6 +94,7 @@ class Routes:
         """Requests refused because the budget cannot hold their root and newest step."""
         self.store_error: str | None = None
         """The last store failure, until a request is stored again: /health is then not ok."""
+        self.probe = UpstreamProbe(upstream.base, upstream.shown)
         self.store_failures = 0
         self.metrics = metrics or ProxyMetrics()
         self.metering = Metering(manager.store, self.ledger, self.metrics)
@@ -124,8 +111,6 @@ class Routes:
     async def weave_and_forward(self, request: Request, wire: Wire) -> Response:
         response = await self._weave_and_forward(request, wire)
         self.metrics.requests.labels(wire.name, str(response.status_code)).inc()
-        if response.status_code >= 400:
-            logged(response, request, wire)
         return response
 
     async def _weave_and_forward(self, request: Request, wire: Wire) -> Response:
@@ -167,14 +152,16 @@ class Routes:
             )
             if not as_sent:
                 wire.write(payload, sent or [], state)
-            log.info("session %s: +%d steps, %d of %d tokens", woven.session_id, woven.added,
-                     woven.context.tokens, woven.context.full_history_tokens)  # fmt: skip
+            tools = conversation.reserved  # the budget holds the tool definitions sent beside the messages
+            log.info("session %s: +%d steps, %d of %d tokens, %d of them tool definitions", woven.session_id,
+                     woven.added, woven.context.tokens + tools, woven.context.full_history_tokens + tools, tools)  # fmt: skip
         if woven.session_id is not None:
             extra[SESSION_HEADER] = sid = woven.session_id
             if sent is not None:
                 if use is None:
-                    use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent,
-                                                         full_messages(conversation), conversation.reserved)  # fmt: skip
+                    seen = opening(woven.created, session_id is not None, sent, len(conversation.root))
+                    use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent, full_messages(conversation),
+                                                         conversation.reserved, seen)  # fmt: skip
                 extra[CACHE_HEADER] = f"{self.ledger.record(sid, use.sent):.3f}"
         elapsed = time.perf_counter() - started
         extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
@@ -187,7 +174,8 @@ class Routes:
         # a history passed through goes out as it came: nothing rendered, nothing re-encoded
         content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
         return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
-                                           stream=bool(payload.get("stream")), on_answer=on_answer)  # fmt: skip
+                                           stream=bool(payload.get("stream")), on_answer=on_answer,
+                                           fail=wire.error)  # fmt: skip
 
     async def _read(
         self, request: Request, wire: Wire
@@ -214,7 +202,7 @@ class Routes:
         if skip is not None:
             return await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
                                                stream=bool(payload.get("stream")), caller=caller_of(request),
-                                               on_answer=self.metering.unsessioned(wire.name))  # fmt: skip
+                                               on_answer=self.metering.unsessioned(wire.name), fail=error)  # fmt: skip
         named = request.headers.get(SESSION_HEADER)
         try:
             session_id = check_session_id(named) if named is not None else None
@@ -239,14 +227,14 @@ class Routes:
             return woven, None
 
     async def passthrough(self, request: Request) -> Response:
+        fail = error_for(request.url.path)
         try:
             body = await read_body(request, self.max_body_bytes)
         except BodyTooLarge as exc:
-            return error(
-                413, f"request body too large: the limit is {exc.limit} bytes", code="body_too_large"
-            )
+            return fail(413, f"request body too large: the limit is {exc.limit} bytes", code="body_too_large")
         path = request.url.path.removeprefix("/v1")
-        return await self.upstream.forward(request, path, body, {}, stream=False, caller=caller_of(request))
+        return await self.upstream.forward(request, path, body, {}, stream=False, caller=caller_of(request),
+                                           fail=fail)  # fmt: skip
 
     async def models(self, request: Request) -> Response:
         return await self.upstream.forward(
@@ -309,11 +297,15 @@ class Routes:
         return store_unavailable(exc, error)
 
     async def health(self, request: Request) -> Response:
-        """200 and "ok", or 503 and "store_failing" (with the error) from a store failure until a request
-        is stored again: a full disk or a lost database shows here, not only in the callers' 503s."""
+        """200 and "ok"; 200 and "degraded" (with the reason) while the upstream cannot be reached (health.py:
+        a replica cannot fix that, so a load balancer keeps it); 503 and "store_failing" (with the error)
+        from a store failure until a request is stored again: a full disk or a lost database shows here."""
         store = redact_text(self.manager.store.url)
-        failing = {"status": "store_failing", "store_error": self.store_error} if self.store_error else {}
-        return JSONResponse({"status": "ok", **failing, "store": store, "upstream": self.upstream.shown,
+        problem = await self.probe.problem()
+        state = {"status": "store_failing", "store_error": self.store_error} if self.store_error else {}
+        if problem:
+            state = {"status": state.get("status", "degraded"), **state, "upstream_error": problem}
+        return JSONResponse({"status": "ok", **state, "store": store, "upstream": self.upstream.shown,
                              "loops_stopped": self.loops.stopped, "budget_refused": self.refused,
                              "in_flight": self.in_flight.summary()},
                             status_code=503 if self.store_error else 200)  # fmt: skip

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve.cache_ledger import Simulated, Simulation, full_messages
+from contextweaver.serve.cache_ledger import Simulated, Simulation, full_messages, opening
 from contextweaver.serve.conversation import Conversation
 from contextweaver.serve.histories import Delta, Histories, StaleHistory
 from contextweaver.serve.routing import SessionManager, Woven
@@ -75,7 +75,8 @@ def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Wov
     while len(_simulators) > SIMULATED_SESSIONS:
         _simulators.popitem(last=False)
     sent = [*woven.context.messages, *conversation.pending]
-    use = simulation.request(sent, full_messages(conversation), conversation.reserved)
+    seen = opening(woven.created, session_id is not None, sent, len(conversation.root))
+    use = simulation.request(sent, full_messages(conversation), conversation.reserved, seen)
     messages = [] if woven.unchanged else woven.context.messages
     decisions = woven.context.decisions if woven.context.compacted else []
     woven.context = replace(woven.context, messages=messages, decisions=decisions)
