@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from pathlib import Path
 
 import httpx
 import openai
+import pytest
 
 from contextweaver.config import WeaverConfig
+from contextweaver.serve import wire
 from contextweaver.serve.cache_ledger import CacheLedger
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import running_proxy, task, tool_call_reply
+from tests.serve.processes import serve_process, upstream_process
 from tests.serve.test_proxy_openai import agent_loop
 
 
@@ -55,3 +60,46 @@ def test_the_proxy_reports_the_cached_share_per_session(tmp_path: Path) -> None:
     assert record["provider_cached_tokens"] == 6 * 1536
     assert 0.5 < record["cached_prefix_share"] <= 1.0
     assert 0.5 < float(raw.headers["x-contextweaver-cached-prefix"]) <= 1.0
+
+
+def shares(url: str, messages: list, turns: int, tools: list | None = None) -> list[str | None]:
+    """The cached-prefix header of each request of an agent loop with no session header."""
+    found = []
+    for _ in range(turns):
+        body = {"model": "m", "messages": messages, **({"tools": tools} if tools else {})}
+        answer = httpx.post(f"{url}/chat/completions", json=body, timeout=60)
+        assert answer.status_code == 200, answer.text
+        found.append(answer.headers.get("x-contextweaver-cached-prefix"))
+        reply = answer.json()["choices"][0]["message"]
+        call = reply["tool_calls"][0]
+        messages += [reply, {"role": "tool", "tool_call_id": call["id"], "content": f"{call['id']} output"}]
+    return found
+
+
+def test_an_unnamed_sessions_second_request_counts_the_root_its_first_call_sent(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first call (the root alone) has no session yet; the provider still cached that root."""
+    caplog.set_level(logging.INFO, logger="contextweaver")
+    messages = task("second")
+    messages[0]["content"] += " Keep going." * 600
+    tools = [{"type": "function", "function": {"name": "bash", "description": "run a command " * 40,
+                                               "parameters": {"type": "object"}}}]  # fmt: skip
+    with FakeLLMServer(tool_call_reply) as upstream, running_proxy(SQLiteStore(tmp_path / "s.db"), upstream.base_url, WeaverConfig()) as (url, _):  # fmt: skip
+        found = shares(url, messages, 3, tools)
+    assert found[0] is None  # no session yet: nothing stored, nothing recorded
+    assert float(found[1]) > 0.9 and float(found[2]) > 0.9, found
+    tool_tokens = next(int(m.group(1)) for r in caplog.records
+                       if (m := re.search(r"tokens, (\d+) of them tool definitions", r.getMessage())))  # fmt: skip
+    assert tool_tokens == wire.tool_tokens({"tools": tools}) > 0
+
+
+def test_the_same_holds_with_weaving_processes(tmp_path: Path) -> None:
+    messages = task("second-process")
+    messages[0]["content"] += " Keep going." * 600
+    with (
+        upstream_process(tmp_path) as (port, _),
+        serve_process(tmp_path, f"http://127.0.0.1:{port}/v1") as proxy,
+    ):
+        found = shares(proxy.url + "/v1", messages, 3)
+    assert found[0] is None and float(found[1]) > 0.9 and float(found[2]) > 0.9, found
