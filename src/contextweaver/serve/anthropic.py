@@ -163,10 +163,11 @@ def _checked(message: Any, position: int) -> dict[str, Any]:
                               f"{where}.role")  # fmt: skip
     content = message.get("content")
     if not isinstance(content, (str, list)) or (
-        isinstance(content, list) and not all(isinstance(b, dict) and "type" in b for b in content)
+        isinstance(content, list)
+        and not all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in content)
     ):
-        raise BadConversation(f"{where}.content must be a string or a list of content blocks with 'type'",
-                              f"{where}.content")  # fmt: skip
+        raise BadConversation(f"{where}.content must be a string or a list of content blocks with 'type' "
+                              "(a string)", f"{where}.content")  # fmt: skip
     return message
 
 

@@ -11,8 +11,9 @@ goes upstream as sent (unless `input` was a bare string).
 sight, and `input` holds only the new items. Weaving those alone would store a fragment and change
 nothing the model sees, so such a request is forwarded unchanged (nothing is woven or stored) and
 marked `x-contextweaver-passthrough: previous_response_id`. A request holding a provider's own
-compaction item (encrypted: what it stands for is the provider's) goes the same way, marked `compaction`:
-it reaches the upstream byte for byte and nothing in it is re-woven. Clients that send their whole history
+compaction item (encrypted: what it stands for is the provider's), or Codex's `compaction_trigger` (the
+request asking the upstream to compact), goes the same way, marked `compaction`: it reaches the upstream
+byte for byte, nothing in it is re-woven, so a compacted conversation is never cut below its compaction. Clients that send their whole history
 (Codex CLI does, with `store: false`) are woven like any chat.
 """
 
@@ -79,17 +80,25 @@ def write(payload: Payload, messages: list[Message], state: bool) -> None:
     payload["input"] = responses.from_chat(messages)
 
 
-COMPACTION = frozenset({"compaction", "compaction_summary"})
-"""Item types of a provider's own compaction (encrypted): the history before one is the provider's."""
+COMPACTION = frozenset({"compaction", "compaction_summary", "compaction_trigger", "context_compaction"})
+"""Item types of a provider's own compaction: Codex's `compaction_trigger` (it asks the upstream to compact
+on the ordinary stream and expects exactly one `compaction` item back) and the encrypted items that stand
+for the history before them, which is the provider's."""
 
 
 def passthrough(payload: Payload) -> str | None:
     if payload.get("previous_response_id"):
         return "previous_response_id"
     items = payload.get("input")
-    if isinstance(items, list) and any(isinstance(i, dict) and i.get("type") in COMPACTION for i in items):
+    if isinstance(items, list) and any(isinstance(i, dict) and _kind(i) in COMPACTION for i in items):
         return "compaction"
     return None
+
+
+def _kind(item: dict[str, Any]) -> str | None:
+    """An item's type when it is a string (any other type is the 400 `read` gives, never a crash here)."""
+    kind = item.get("type")
+    return kind if isinstance(kind, str) else None
 
 
 RESPONSES = Wire("responses", "/responses", "input", read, write, passthrough=passthrough, as_sent=bool)
