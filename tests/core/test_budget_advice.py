@@ -85,3 +85,23 @@ def test_a_refusal_crosses_a_process_boundary_with_its_numbers() -> None:
     back = pickle.loads(pickle.dumps(refused))
     assert str(back) == str(refused) and back.need == refused.need
     assert "tool definitions (300 tokens)" in str(back.restated(Budget(1_000, tools=300)))
+
+
+def test_room_ahead_is_asked_for_but_not_required_to_hold() -> None:
+    from contextweaver.weaving.budget import TYPICAL_STEP, ahead_of
+
+    need = ahead_of(Need(root=3_000))
+    budget = Budget(3_000, tools=500)
+    assert not budget.holds(need) and Budget(3_500, tools=500).holds(need)  # the step is not sent yet
+    assert budget.least(need) == 3_000 + 500 + TYPICAL_STEP
+    assert "with room for a typical next step (900 tokens)" in budget.refusal(need)
+    bigger = ahead_of(Need(root=3_000, newest=1_500, newest_full=4_000))
+    assert budget.least(bigger) == 5_000  # a newest step larger than a typical one is asked in full
+
+
+def test_a_retry_with_more_tools_leads_with_the_first_attempts_value() -> None:
+    need = Need(root=3_000, ahead=900)
+    message = Budget(1_000, tools=9_000).retried(need, 2_000)
+    least, _ = asked(message)
+    assert least == Budget(1_000, tools=2_000).least(need) == 5_900
+    assert "this retry sends 7,000 more" in message and "needs at least 12900" in message

@@ -20,6 +20,7 @@ processes appended since.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -33,8 +34,9 @@ from contextweaver.serve.conversation import Conversation
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
 from contextweaver.tokens import count_message
-from contextweaver.weaving.budget import Budget, BudgetError, Need
+from contextweaver.weaving.budget import ROOM_STEPS, Budget, BudgetError, Need, ahead_of
 
+log = logging.getLogger("contextweaver.serve")
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 DERIVED_PREFIX = "auto-"
 ATTEMPTS = 5
@@ -43,6 +45,8 @@ ATTEMPTS = 5
 
 SETTING = "contextweaver serve --budget"
 """Where an operator sets the proxy's budget, named in every refusal."""
+ATTEMPTS_KEPT = 256
+"""Conversations whose first refused attempt is remembered (for the refusal of a retry with more tools)."""
 
 
 class BadSessionId(ContextWeaverError, ValueError):
@@ -108,6 +112,13 @@ def check_session_id(value: str) -> str:
     if value.startswith(DERIVED_PREFIX):
         raise BadSessionId(f"session ids starting with {DERIVED_PREFIX!r} are reserved for derived sessions")
     return value
+
+
+def attempt_key(conversation: Conversation, owner: str | None) -> str:
+    """A conversation across a client's retries, which may change its system prompt and tools (Claude Code
+    does): the credential and the task, the root's first user message."""
+    task = next((m for m in conversation.root if m.get("role") == "user"), conversation.root[-1:])
+    return digest([{"owner": owner, "task": task}])
 
 
 def lock_key(conversation: Conversation, session_id: str | None, owner: str | None = None) -> str:
@@ -197,6 +208,8 @@ class SessionManager:
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._sizes: dict[str, int] = {}
         self._cache_lock = threading.Lock()
+        self._first_tools: OrderedDict[str, int] = OrderedDict()
+        """Per refused conversation (credential and task): the tool tokens its first refused attempt sent."""
 
     def weave(self, conversation: Conversation, session_id: str | None, owner: str | None = None) -> Woven:
         """Store the request's new steps in its session and weave the context for the next call."""
@@ -250,7 +263,7 @@ class SessionManager:
     def _derived(self, conversation: Conversation, owner: str | None) -> Woven:
         key = derived_key(conversation, owner)
         if key is None:  # no step yet: nothing to store, the root goes out verbatim if it fits
-            self._check_root(conversation)
+            self._check_root(conversation, owner)
             return Woven(None, None)
         mine = [info for info in self.store.sessions(key) if info.owner == owner]
         candidates = sorted(mine, key=lambda info: -info.steps)
@@ -285,8 +298,10 @@ class SessionManager:
         self._grow(session.id, sum(step_bytes(step) for step in new))
         try:
             context = session.context(self._budget_for(conversation))
-        except BudgetError as exc:
-            raise BudgetTooSmall(str(exc.restated(self._budget(conversation))), session.id) from exc
+        except BudgetError as exc:  # restated with the request's tools, and room for the next step
+            budget = self._budget(conversation)
+            advice = str(exc) if exc.need is None else budget.refusal(ahead_of(exc.need))
+            raise BudgetTooSmall(advice, session.id) from exc
         newest = digest([{"action": new[-1].action, "observation": new[-1].observation}]) if new else None
         return Woven(session.id, context, len(new), created, tuple(session.notes), newest=newest,
                      steps=session.step_count)  # fmt: skip
@@ -304,20 +319,28 @@ class SessionManager:
         budget = self._budget(conversation)
         return max(1, int(budget.tokens - budget.in_model_tokens(budget.tools)))
 
-    def _check_root(self, conversation: Conversation) -> None:
-        """A root above the budget is refused at the first request, before the agent makes a call."""
+    def _check_root(self, conversation: Conversation, owner: str | None) -> None:
+        """A root above the budget is refused at the first request, before the agent makes a call, with a
+        value that holds the next request too; a retry that sends more tools is told the first attempt's."""
         if self.budget is None:
             return
         need = Need(sum(count_message(m) for m in conversation.root))
-        try:
-            self._budget(conversation).check(need)
-        except BudgetError as exc:
-            raise BudgetTooSmall(str(exc), "") from exc
+        budget = self._budget(conversation)
+        if budget.holds(need):
+            return
+        key = attempt_key(conversation, owner)
+        first = self._first_tools.setdefault(key, budget.tools)
+        self._first_tools.move_to_end(key)
+        while len(self._first_tools) > ATTEMPTS_KEPT:
+            self._first_tools.popitem(last=False)
+        ahead = ahead_of(need)
+        advice = budget.retried(ahead, first) if first < budget.tools else budget.refusal(ahead)
+        raise BudgetTooSmall(advice, "")
 
     def _create(
         self, session_id: str, conversation: Conversation, key: str | None, owner: str | None
     ) -> Session:
-        self._check_root(conversation)
+        self._check_root(conversation, owner)
         session = Session.create(
             self.store,
             session_id,
@@ -329,7 +352,18 @@ class SessionManager:
             owner=owner,
         )
         self._remember(session)
+        log.info("session %s: %s", session_id, self._advice(conversation))
         return session
+
+    def _advice(self, conversation: Conversation) -> str:
+        """The root's size with its tools and the budgets that hold it: one line at a session's first request."""
+        budget = Budget(self.budget or 0, self.config.token_safety_factor, conversation.reserved, SETTING)
+        need = ahead_of(Need(sum(count_message(m) for m in conversation.root)))
+        where = f"--budget {self.budget}" if self.budget else "no --budget: nothing is cut"
+        return (
+            f"root {need.root + budget.tools:,} tokens, {budget.tools:,} of them tool definitions ({where}; "
+            f"least {budget.least(need)}, suggested {budget.suggested(need)} for about {ROOM_STEPS} steps between cuts)"
+        )
 
     def _current(self, info: SessionInfo) -> Session:
         """The loaded session brought up to `info` (reading only the steps appended since), or opened."""

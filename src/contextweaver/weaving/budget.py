@@ -33,6 +33,15 @@ class Need:
     newest: int = 0
     """The least form of the newest step (its call with a trimmed output); 0 when not asked."""
     newest_full: int = 0
+    ahead: int = 0
+    """Room asked for a step not sent yet, beside the newest step's least form: the proxy asks for a typical
+    step's (`ahead_of`) so the value a refusal names holds the requests after this one too."""
+
+
+def ahead_of(need: Need) -> Need:
+    """`need` with room for the next step: a refusal's least value then works on the next run, not only for
+    the request refused (at a first request the root alone fits a budget the second request overruns)."""
+    return replace(need, ahead=TYPICAL_STEP)
 
 
 @dataclass(frozen=True)
@@ -63,8 +72,9 @@ class Budget:
         return need.root + need.newest <= self.messages
 
     def least(self, need: Need) -> int:
-        """The smallest budget, in hundreds, that holds the root, the tools and the newest step's least form."""
-        return _hundreds(self.in_model_tokens(need.root + need.newest + self.tools))
+        """The smallest budget, in hundreds, that holds the root, the tools and the newest step's least form
+        (or the room asked ahead, when larger)."""
+        return _hundreds(self.in_model_tokens(need.root + max(need.newest, need.ahead) + self.tools))
 
     def suggested(self, need: Need) -> int:
         """A budget that holds the request with room for ROOM_STEPS typical steps above the root:
@@ -81,10 +91,26 @@ class Budget:
             parts.append(f"the newest step (at least {need.newest:,} of its {need.newest_full:,} tokens)")
         held = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
         where = f" ({self.setting})" if self.setting else ""
+        ahead = (
+            f", with room for a typical next step ({need.ahead:,} tokens),"
+            if need.ahead > need.newest
+            else ""
+        )
         return (
             f"a budget of {int(self.tokens):,} tokens cannot hold {held}, which are always sent: raise the "
-            f"budget{where} to at least {self.least(need)} tokens (suggested: {self.suggested(need)}, room for "
-            f"about {ROOM_STEPS} typical steps, so that cuts stay rare)"
+            f"budget{where} to at least {self.least(need)} tokens{ahead} (suggested: {self.suggested(need)}, "
+            f"room for about {ROOM_STEPS} typical steps, so that cuts stay rare)"
+        )
+
+    def retried(self, need: Need, first_tools: int) -> str:
+        """The refusal of a retry that sends more tool definitions than the conversation's first attempt did
+        (Claude Code answers refusals by sending its deferred tools inline): the value that holds the first
+        attempt comes first, since with it the retry never happens; then the one that holds this request."""
+        first = self.with_tools(first_tools)
+        return (
+            f"{first.refusal(need)}; that holds this conversation's first attempt, which sent {first_tools:,} "
+            f"tokens of tool definitions: this retry sends {self.tools - first_tools:,} more (the agent added "
+            f"them after a refusal) and needs at least {self.least(need)} (suggested: {self.suggested(need)})"
         )
 
     def check(self, need: Need) -> None:
