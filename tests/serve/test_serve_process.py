@@ -56,3 +56,11 @@ def test_cli_proxy_between_two_processes(processes: tuple[Proxy, Path]) -> None:
     assert session.step_count == 9 and session.notes == []
     detail = httpx.get(proxy.url + "/contextweaver/sessions/" + listed[0]["id"], headers=mine).json()
     assert detail["prompt_cache"]["requests"] >= 8, "weaving processes report the prompt-cache use back"
+
+
+def test_the_banner_names_both_base_urls_and_the_health_path(processes: tuple[Proxy, Path]) -> None:
+    proxy, _ = processes
+    banner = proxy.log()
+    assert f"ANTHROPIC_BASE_URL={proxy.url} (no /v1)" in banner and f"base_url = {proxy.url}/v1" in banner
+    assert f"health: {proxy.url}/contextweaver/health (or /health" in banner
+    assert httpx.get(f"{proxy.url}/health", headers={"x-contextweaver-token": TOKEN}).json()["status"] == "ok"

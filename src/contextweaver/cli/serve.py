@@ -139,9 +139,10 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     click.echo(f"contextweaver proxy on http://{host}:{port}/v1 -> {redact_text(upstream)} "
                f"(store: {redact_text(manager.store.url)}; token {'required' if token else 'off'}; "
                f"budget {budget if budget else 'none: the history passes through whole'})\n"
-               f"  Claude Code, Anthropic SDKs: ANTHROPIC_BASE_URL=http://{host}:{port}\n"
-               f"  OpenAI SDKs, Codex CLI (wire_api = \"responses\"): base_url = http://{host}:{port}/v1",
-               err=True)  # fmt: skip
+               f"  Claude Code, Anthropic SDKs: ANTHROPIC_BASE_URL=http://{host}:{port} (no /v1)\n"
+               f"  OpenAI SDKs, Codex CLI (wire_api = \"responses\"): base_url = http://{host}:{port}/v1\n"
+               f"  health: http://{host}:{port}/contextweaver/health (or /health; \"degraded\" while the upstream "
+               "cannot be reached)", err=True)  # fmt: skip
     workers = None
     if weaving_processes:
         from contextweaver.serve.workers import WeavingProcesses
