@@ -66,17 +66,26 @@ def run_claude(base_url: str, repo: Path, home: Path, timeout: float = 240) -> R
     return _run(command, repo, env, home, timeout)
 
 
-def run_codex(base_url: str, repo: Path, home: Path, timeout: float = 240) -> Run:
-    """`codex exec TASK` with its default model, configured as the README says (a Responses provider)."""
+REMOTE_COMPACTION = '[model_providers.contextweaver.capabilities]\nremote_compaction = "v2"\n'
+"""The provider capability with which Codex compacts on the upstream (a `compaction_trigger` input item on the
+ordinary /responses stream) instead of by a summarizing turn of its own."""
+
+
+def run_codex(
+    base_url: str, repo: Path, home: Path, timeout: float = 240, config: str = "", tables: str = ""
+) -> Run:
+    """`codex exec TASK` with its default model, configured as the README says (a Responses provider);
+    `config`: top-level lines added to its config.toml, `tables`: tables added at its end."""
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
-        'model_provider = "contextweaver"\n'
+        config + 'model_provider = "contextweaver"\n'
         "check_for_update_on_startup = false\n"
         "[analytics]\nenabled = false\n"
         '[otel]\nexporter = "none"\n'
         "[model_providers.contextweaver]\n"
         f'name = "ContextWeaver"\nbase_url = "{base_url}"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
+        + tables
     )
     env = {**_base_env(home), "CODEX_HOME": str(codex_home), "OPENAI_API_KEY": "sk-test"}
     command = [str(BIN / "codex"), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",

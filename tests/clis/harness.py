@@ -102,18 +102,23 @@ def _records(path: Path) -> list[Record]:
     return [Record(r["path"], base64.b64decode(r["raw"]), r.get("status")) for r in rows]
 
 
-def run_session(cli: str, tmp: Path, *serve_args: str) -> Session:
-    """The scripted session of `cli` ("claude" or "codex") through a proxy started with `serve_args`."""
+def run_session(cli: str, tmp: Path, *serve_args: str, input_tokens: int = 10, codex_config: str = "",
+                codex_tables: str = "") -> Session:  # fmt: skip
+    """The scripted session of `cli` ("claude" or "codex") through a proxy started with `serve_args`
+    (`input_tokens`: the prompt size the upstream reports first; `codex_*`: lines and tables added to
+    Codex's config.toml)."""
     upstream_log, relay_log = tmp / "upstream.jsonl", tmp / "relay.jsonl"
     repo = make_repo(tmp / "repo")
     with (
-        _process(str(HERE / "scripted.py"), str(upstream_log)) as upstream_port,
+        _process(str(HERE / "scripted.py"), str(upstream_log), str(input_tokens)) as upstream_port,
         serve_process(tmp, f"http://127.0.0.1:{upstream_port}/v1", *serve_args) as proxy,
         _process(str(HERE / "relay.py"), proxy.url, str(relay_log)) as relay_port,
     ):
         base = f"http://127.0.0.1:{relay_port}"
-        runner = clis.run_claude if cli == "claude" else clis.run_codex
-        run = runner(base if cli == "claude" else base + "/v1", repo, tmp / "home")
+        if cli == "claude":
+            run = clis.run_claude(base, repo, tmp / "home")
+        else:
+            run = clis.run_codex(base + "/v1", repo, tmp / "home", config=codex_config, tables=codex_tables)
         health = httpx.get(proxy.url + "/contextweaver/health", headers=proxy.auth).json()
         log = proxy.log()
         store = proxy.store

@@ -5,7 +5,10 @@ The session fixes tests/integrations/toyrepo.py's repository: list files, read c
 call the request holds (its id names its turn), so the script needs nothing of the history the proxy
 may have cut: only the newest step, which the proxy must always keep.
 
-python scripted.py LOG.jsonl    # prints the port, then serves until killed; logs every body received
+python scripted.py LOG.jsonl [INPUT_TOKENS]   # prints the port, then serves until killed; logs every body
+
+INPUT_TOKENS: the prompt size the first Responses answer reports (a large one makes Codex compact); a request
+holding Codex's `compaction_trigger` gets exactly one `compaction` item back.
 """
 
 from __future__ import annotations
@@ -67,10 +70,24 @@ def cwd_of(request: Request) -> str:
     return match.group(1) if match else "."
 
 
-def scripted_reply(request: Request) -> Reply:
+REPORTED: list[int] = []
+"""The prompt sizes reported so far (only the first is INPUT_TOKENS)."""
+COMPACTION = {"type": "compaction", "encrypted_content": "gAAAA-scripted-compaction-of-the-history=="}
+
+
+def compacting(request: Request) -> bool:
+    items = request.body.get("input")
+    return isinstance(items, list) and any(
+        isinstance(i, dict) and i.get("type") == "compaction_trigger" for i in items
+    )
+
+
+def scripted_reply(request: Request, input_tokens: int = 10) -> Reply:
     """The next turn of the session on the request's wire (text answers for side requests)."""
     model = request.body.get("model", "scripted")
     wire = fake_wire.wire_of(request.path)
+    if wire == "responses" and compacting(request):
+        return Reply(body=fake_wire.responses_object(model, [COMPACTION], input_tokens=100))
     turn = newest_turn(request) + 1
     if wire == "messages":
         block = {"type": "text", "text": ANSWER} if turn > 6 else claude_call(turn, cwd_of(request))
@@ -85,12 +102,17 @@ def scripted_reply(request: Request) -> Reply:
             if turn > 6
             else codex_call(turn)
         )
-        return Reply(body=fake_wire.responses_object(model, [item]))
+        reported = (
+            input_tokens if not REPORTED else 10
+        )  # a large prompt once: one compaction, not one per turn
+        REPORTED.append(reported)
+        return Reply(body=fake_wire.responses_object(model, [item], input_tokens=reported))
     return Reply(text=ANSWER)
 
 
 def main() -> None:
     lock = threading.Lock()
+    input_tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     with Path(sys.argv[1]).open("a", encoding="utf-8") as log:
 
         def reply(request: Request) -> Reply:
@@ -98,7 +120,7 @@ def main() -> None:
                 raw = base64.b64encode(request.raw).decode()
                 log.write(json.dumps({"path": request.path, "body": request.body, "raw": raw}) + "\n")
                 log.flush()
-            return scripted_reply(request)
+            return scripted_reply(request, input_tokens)
 
         server = FakeLLMServer(reply)
         print(server.port, flush=True)

@@ -3,8 +3,10 @@
 Each CLI runs the scripted seven-call session (tests/clis/scripted.py) non-interactively, with its
 default model and the README's configuration, isolated (clis.py): with no budget (the upstream must
 get the client's bytes), with a budget that forces cuts (the newest step always kept, fields kept,
-the prefix frozen between cuts), and with a budget below the root (a clear error, no loop). The
-stored session, and the transcript or rollout the CLI wrote, are then read back.
+the prefix frozen between cuts), with a budget below the root (a clear error, no loop, and a number
+that works when set), at the budget the proxy suggests (the prefix stays cached between cuts), and, for
+Codex, compacting on the upstream (its `compaction_trigger`, byte for byte). The stored session, and the
+transcript or rollout the CLI wrote, are then read back.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from contextweaver.records import ValidationStatus
 from contextweaver.store import Session
 from tests.clis import clis
 from tests.clis.harness import (
+    Record,
     calls_and_results,
     closing_store,
     prefix_share,
@@ -121,9 +124,7 @@ def test_a_budget_below_the_root_is_an_error_the_cli_shows(
     run = run_session(cli, tmp_path, "--budget", str(root // 2))
     assert run.run.returncode != 0
     shown = run.run.stdout + run.run.stderr
-    assert re.search(r"raise the budget( \(contextweaver serve --budget\))? to at least \d+", shown), shown[
-        -2000:
-    ]
+    assert "raise the budget (contextweaver serve --budget) to at least" in shown, shown[-2000:]
     assert not run.received  # nothing went upstream
     assert len(run.sent) <= 8, len(run.sent)  # the CLI's own retries at most: no request loop
     assert all(r.status == 400 for r in run.sent)
@@ -145,3 +146,78 @@ def test_replay_and_graph_read_what_the_cli_wrote(cli: str, tmp_path: Path, unbu
                            capture_output=True, text=True)  # fmt: skip
     assert graph.returncode == 0, graph.stderr
     assert list((tmp_path / "graph").glob("*.html"))
+
+
+def refusals(log: str) -> list[int]:
+    """The budget each refusal in the proxy's log asks for first (the value that holds the request)."""
+    return [
+        int(n)
+        for n in re.findall(r"raise the budget \(contextweaver serve --budget\) to at least (\d+)", log)
+    ]
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_every_refusals_number_works_on_the_next_run(
+    cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
+) -> None:
+    """Claude Code answers a refusal by retrying, then by sending its deferred tools inline: the refusal of
+    that retry still leads with the value that holds the first attempt, with which no retry happens."""
+    root, _ = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).sizes()
+    refused = run_session(cli, tmp_path_factory.mktemp(f"{cli}-refused"), "--budget", str(root // 2))
+    asked = refusals(refused.log)
+    assert asked and refused.run.returncode != 0, refused.log[-2000:]
+    assert len(set(asked)) == 1, asked  # every refusal of the run, the retries with more tools included
+    run = run_session(cli, tmp_path, "--budget", str(asked[0]))
+    assert run.run.returncode == 0, run.run.stderr[-2000:] + run.log[-2000:]
+    assert "+    return a + b" in run.diff()
+    assert run.sent and all(r.status == 200 for r in run.sent), [(r.path, r.status) for r in run.sent]
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_at_the_suggested_budget_the_prefix_stays_cached_between_cuts(
+    cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
+) -> None:
+    first = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted)
+    advice = re.findall(r"session \S+: root ([\d,]+) tokens, .* suggested (\d+) for about", first.log)
+    assert len(advice) == 1, first.log[-2000:]  # one line, at the session's first request
+    suggested = int(advice[0][1])
+    run = run_session(cli, tmp_path, "--budget", str(suggested))
+    assert run.run.returncode == 0 and "+    return a + b" in run.diff(), run.log[-2000:]
+    with closing_store(run.store) as store:
+        (info,) = store.sessions()
+        cut = store.cut(info.id)
+    cuts = cut[1]["crossings"] if cut is not None else 0
+    # the second request goes upstream as the client sent it: Claude Code rewrites its own environment
+    # message there (content blocks, then a string), so the shares are measured from the third on
+    assert run.received[1].sha in {r.sha for r in run.sent}
+    shares = prefix_share([r.body for r in run.received[1:]])
+    between = sorted(shares)[cuts:]  # a cut rewrites what follows the root: every other request appends
+    assert between and min(between) >= 0.9, (cuts, shares)
+
+
+def compaction_items(record: Record) -> list[dict]:
+    return [
+        i for i in record.body.get("input") or [] if i.get("type") in ("compaction_trigger", "compaction")
+    ]
+
+
+@pytest.mark.skipif(not clis.installed("codex"), reason=clis.install_hint())
+def test_codex_compacting_on_the_upstream_passes_byte_for_byte(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
+) -> None:
+    """With the provider capability `remote_compaction = "v2"` and a first answer reporting a prompt past
+    `model_auto_compact_token_limit`, Codex sends a `compaction_trigger` item on the ordinary stream and
+    continues from the one `compaction` item it gets back: under a budget that cuts, each of those requests
+    reaches the upstream as the client sent it."""
+    root, full = plain("codex", tmp_path_factory.mktemp("codex-plain"), unbudgeted).sizes()
+    run = run_session("codex", tmp_path, "--budget", str(root + (full - root) // 2), input_tokens=500_000,
+                      codex_config="model_auto_compact_token_limit = 2000\n", codex_tables=clis.REMOTE_COMPACTION)  # fmt: skip
+    assert run.run.returncode == 0, run.run.stderr[-2000:] + run.log[-2000:]
+    assert "+    return a + b" in run.diff()
+    compacting = [r for r in run.sent if compaction_items(r)]
+    assert [i["type"] for i in compaction_items(compacting[0])] == ["compaction_trigger"]
+    assert len(compacting) >= 2 and all(r.status == 200 for r in compacting)
+    received = {r.sha for r in run.received}
+    assert all(r.sha in received for r in compacting)  # byte for byte, the trigger and every later request
+    (item,) = compaction_items(compacting[1])
+    assert item["encrypted_content"] == "gAAAA-scripted-compaction-of-the-history=="  # the answer, unchanged

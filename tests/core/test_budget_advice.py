@@ -100,8 +100,8 @@ def test_room_ahead_is_asked_for_but_not_required_to_hold() -> None:
 
 
 def test_a_retry_with_more_tools_leads_with_the_first_attempts_value() -> None:
-    need = Need(root=3_000, ahead=900)
-    message = Budget(1_000, tools=9_000).retried(need, 2_000)
+    first, retry = Need(root=3_000, ahead=900), Need(root=3_050, ahead=900)
+    message = Budget(1_000, tools=9_000).retried(retry, first, 2_000)
     least, _ = asked(message)
-    assert least == Budget(1_000, tools=2_000).least(need) == 5_900
-    assert "this retry sends 7,000 more" in message and "needs at least 12900" in message
+    assert least == Budget(1_000, tools=2_000).least(first) == 5_900
+    assert "this retry sends 7,050 more tokens" in message and "needs at least 13000" in message

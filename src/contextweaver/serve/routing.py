@@ -208,8 +208,8 @@ class SessionManager:
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._sizes: dict[str, int] = {}
         self._cache_lock = threading.Lock()
-        self._first_tools: OrderedDict[str, int] = OrderedDict()
-        """Per refused conversation (credential and task): the tool tokens its first refused attempt sent."""
+        self._first_attempts: OrderedDict[str, tuple[Need, int]] = OrderedDict()
+        """Per refused conversation (credential and task): its first refused attempt's root and tool tokens."""
 
     def weave(self, conversation: Conversation, session_id: str | None, owner: str | None = None) -> Woven:
         """Store the request's new steps in its session and weave the context for the next call."""
@@ -329,13 +329,13 @@ class SessionManager:
         if budget.holds(need):
             return
         key = attempt_key(conversation, owner)
-        first = self._first_tools.setdefault(key, budget.tools)
-        self._first_tools.move_to_end(key)
-        while len(self._first_tools) > ATTEMPTS_KEPT:
-            self._first_tools.popitem(last=False)
-        ahead = ahead_of(need)
-        advice = budget.retried(ahead, first) if first < budget.tools else budget.refusal(ahead)
-        raise BudgetTooSmall(advice, "")
+        first, tools = self._first_attempts.setdefault(key, (need, budget.tools))
+        self._first_attempts.move_to_end(key)
+        while len(self._first_attempts) > ATTEMPTS_KEPT:
+            self._first_attempts.popitem(last=False)
+        if tools < budget.tools:
+            raise BudgetTooSmall(budget.retried(ahead_of(need), ahead_of(first), tools), "")
+        raise BudgetTooSmall(budget.refusal(ahead_of(need)), "")
 
     def _create(
         self, session_id: str, conversation: Conversation, key: str | None, owner: str | None

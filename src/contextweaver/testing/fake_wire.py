@@ -71,7 +71,7 @@ def responses_object(model: str, output: list[dict[str, Any]], input_tokens: int
 
 
 def _with_id(item: dict[str, Any], n: int) -> dict[str, Any]:
-    prefix = {"message": "msg", "custom_tool_call": "ctc"}.get(item.get("type", ""), "fc")
+    prefix = {"message": "msg", "custom_tool_call": "ctc", "compaction": "cmp"}.get(item.get("type", ""), "fc")
     return {"id": f"{prefix}_fake{n}", "status": "completed", **item}
 
 
@@ -111,11 +111,13 @@ def responses_events(response: dict[str, Any]) -> Iterator[Event]:
             yield event("response.output_item.added", output_index=index, item={**item, "input": ""})
             yield event("response.custom_tool_call_input.delta", **at, delta=item["input"])
             yield event("response.custom_tool_call_input.done", **at, input=item["input"])
-        else:
+        elif item["type"] == "function_call":
             yield event("response.output_item.added", output_index=index, item={**item, "arguments": "",
                                                                                "status": "in_progress"})  # fmt: skip
             yield event("response.function_call_arguments.delta", **at, delta=item["arguments"])
             yield event("response.function_call_arguments.done", **at, arguments=item["arguments"])
+        else:  # an item streamed whole (a provider's `compaction`)
+            yield event("response.output_item.added", output_index=index, item=item)
         yield event("response.output_item.done", output_index=index, item=item)
     yield event("response.completed", response=response)
 

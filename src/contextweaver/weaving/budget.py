@@ -102,15 +102,16 @@ class Budget:
             f"room for about {ROOM_STEPS} typical steps, so that cuts stay rare)"
         )
 
-    def retried(self, need: Need, first_tools: int) -> str:
-        """The refusal of a retry that sends more tool definitions than the conversation's first attempt did
-        (Claude Code answers refusals by sending its deferred tools inline): the value that holds the first
-        attempt comes first, since with it the retry never happens; then the one that holds this request."""
-        first = self.with_tools(first_tools)
+    def retried(self, need: Need, first: Need, first_tools: int) -> str:
+        """The refusal of a retry that sends more than the conversation's first attempt did (Claude Code
+        answers refusals by sending its deferred tools inline, its system prompt changed to match): the
+        value that holds the first attempt comes first, since with it the retry never happens; then the one
+        that holds this request."""
+        more = need.root + self.tools - first.root - first_tools
         return (
-            f"{first.refusal(need)}; that holds this conversation's first attempt, which sent {first_tools:,} "
-            f"tokens of tool definitions: this retry sends {self.tools - first_tools:,} more (the agent added "
-            f"them after a refusal) and needs at least {self.least(need)} (suggested: {self.suggested(need)})"
+            f"{self.with_tools(first_tools).refusal(first)}; that holds this conversation's first attempt: this "
+            f"retry sends {more:,} more tokens (the agent added tool definitions after a refusal) and needs at "
+            f"least {self.least(need)} (suggested: {self.suggested(need)})"
         )
 
     def check(self, need: Need) -> None:
