@@ -94,7 +94,7 @@ def test_room_ahead_is_asked_for_but_not_required_to_hold() -> None:
     budget = Budget(3_000, tools=500)
     assert not budget.holds(need) and Budget(3_500, tools=500).holds(need)  # the step is not sent yet
     assert budget.least(need) == 3_000 + 500 + TYPICAL_STEP
-    assert "with room for a typical next step (900 tokens)" in budget.refusal(need)
+    assert "(with room for a typical next step of 900 tokens; suggested: " in budget.refusal(need)
     bigger = ahead_of(Need(root=3_000, newest=1_500, newest_full=4_000))
     assert budget.least(bigger) == 5_000  # a newest step larger than a typical one is asked in full
 

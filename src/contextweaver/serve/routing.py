@@ -329,10 +329,11 @@ class SessionManager:
         if budget.holds(need):
             return
         key = attempt_key(conversation, owner)
-        first, tools = self._first_attempts.setdefault(key, (need, budget.tools))
-        self._first_attempts.move_to_end(key)
-        while len(self._first_attempts) > ATTEMPTS_KEPT:
-            self._first_attempts.popitem(last=False)
+        with self._cache_lock:
+            first, tools = self._first_attempts.setdefault(key, (need, budget.tools))
+            self._first_attempts.move_to_end(key)
+            while len(self._first_attempts) > ATTEMPTS_KEPT:
+                self._first_attempts.popitem(last=False)
         if tools < budget.tools:
             raise BudgetTooSmall(budget.retried(ahead_of(need), ahead_of(first), tools), "")
         raise BudgetTooSmall(budget.refusal(ahead_of(need)), "")

@@ -92,13 +92,13 @@ class Budget:
         held = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
         where = f" ({self.setting})" if self.setting else ""
         ahead = (
-            f", with room for a typical next step ({need.ahead:,} tokens),"
+            f"with room for a typical next step of {need.ahead:,} tokens; "
             if need.ahead > need.newest
             else ""
         )
         return (
             f"a budget of {int(self.tokens):,} tokens cannot hold {held}, which are always sent: raise the "
-            f"budget{where} to at least {self.least(need)} tokens{ahead} (suggested: {self.suggested(need)}, "
+            f"budget{where} to at least {self.least(need)} tokens ({ahead}suggested: {self.suggested(need)}, "
             f"room for about {ROOM_STEPS} typical steps, so that cuts stay rare)"
         )
 
