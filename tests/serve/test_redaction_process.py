@@ -24,6 +24,8 @@ def test_urls_are_redacted() -> None:
     assert redact_url("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
     text = f'HTTP Request: POST http://u:{PASSWORD}@h/v1/chat/completions?key={QUERY_KEY} "HTTP/1.1 200 OK"'
     assert PASSWORD not in redact_text(text) and QUERY_KEY not in redact_text(text)
+    # an upstream's error echoing the path it was asked for, now logged with the reason
+    assert redact_text("no route /v1/models?key=caller-key-2f&x=1") == "no route /v1/models?key=***&x=***"
 
 
 @pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed")

@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]+")
+_QUERY_VALUE = re.compile(r"([?&][^\s=&?\"'<>]+=)[^\s&\"'<>]+")
+"""A query value in a path without scheme and host (an upstream's 404 echoing `/v1/models?key=...`)."""
 
 
 def redact_url(url: str) -> str:
@@ -33,8 +35,9 @@ def redact_url(url: str) -> str:
 
 
 def redact_text(text: str) -> str:
-    """Every URL inside a free text redacted (an exception's message, a log line)."""
-    return _URL.sub(lambda match: redact_url(match.group(0)), text)
+    """Every URL inside a free text redacted (an exception's message, a log line, an upstream's error),
+    and every query value of a bare path."""
+    return _QUERY_VALUE.sub(rf"\g<1>{MASK}", _URL.sub(lambda match: redact_url(match.group(0)), text))
 
 
 class RedactingFilter(logging.Filter):
