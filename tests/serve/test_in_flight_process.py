@@ -94,6 +94,8 @@ def test_each_wire_refuses_in_its_own_shape_and_a_small_request_still_passes(pro
     )
     assert alone.status_code == 200, alone.text  # nothing else in flight: a body under --max-body-mb passes
     assert in_flight(proxy)["requests"] == 0 and in_flight(proxy)["bytes"] == 0
+    log = proxy.log()  # each refusal is one line an operator can act on
+    assert "POST /v1/messages: 503 for session -: proxy over_capacity: the proxy is at its limit" in log
 
 
 def test_a_chunked_body_counts_as_it_arrives(proxy: Proxy) -> None:
