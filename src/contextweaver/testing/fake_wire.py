@@ -71,7 +71,9 @@ def responses_object(model: str, output: list[dict[str, Any]], input_tokens: int
 
 
 def _with_id(item: dict[str, Any], n: int) -> dict[str, Any]:
-    prefix = {"message": "msg", "custom_tool_call": "ctc", "compaction": "cmp"}.get(item.get("type", ""), "fc")
+    prefix = {"message": "msg", "custom_tool_call": "ctc", "compaction": "cmp"}.get(
+        item.get("type", ""), "fc"
+    )
     return {"id": f"{prefix}_fake{n}", "status": "completed", **item}
 
 
