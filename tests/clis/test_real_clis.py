@@ -141,7 +141,9 @@ def test_replay_and_graph_read_what_the_cli_wrote(cli: str, tmp_path: Path, unbu
     assert replay.returncode == 0, replay.stderr
     assert re.search(r": 7 steps", replay.stdout), replay.stdout[:400]
     marks = [line.split()[1] for line in replay.stdout.splitlines() if re.match(r"\s+\d+  \S  ", line)]
-    assert "↷" in marks and "✓" in marks and marks.index("↷") < marks.index("✓"), marks  # failed, then fixed
+    assert "✗" in marks and "✓" in marks and marks.index("✗") < marks.index("✓"), marks  # failed, then fixed
+    superseded = re.search(r"↷ superseded later by a run of the same tests: steps (\S+)", replay.stdout)
+    assert superseded is not None and str(marks.index("✗") + 1) in superseded.group(1), replay.stdout[-600:]
     graph = subprocess.run([str(CONTEXTWEAVER), "graph", str(written), "--out", str(tmp_path / "graph")],
                            capture_output=True, text=True)  # fmt: skip
     assert graph.returncode == 0, graph.stderr
