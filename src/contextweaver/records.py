@@ -12,6 +12,11 @@ Message = dict[str, Any]
 """One OpenAI-style chat message: role, content, optional tool_calls / tool_call_id."""
 
 PLACEHOLDER = "Old environment output: ({lines} lines omitted)"
+"""SWE-agent's placeholder."""
+HANDLED_PLACEHOLDER = "Old environment output: ({lines} lines omitted{handle})"
+"""The placeholder with recall on: `handle` is the node's `HANDLE`."""
+HANDLE = ", step {step}"
+"""What a placeholder, a trim or an excerpt marker adds with recall on: the step to read again in full."""
 IMAGES_SUFFIX = " ({images} images omitted)"
 
 
@@ -70,7 +75,6 @@ class Step:
             return ({"role": "user", "content": self.observation},)
         assistant = "\n\n".join(part for part in (self.thought, self.action) if part)
         return ({"role": "assistant", "content": assistant}, {"role": "user", "content": self.observation})
-
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,13 @@ class Node:
     """The step's messages with observations replaced by the placeholder (built once, then reused)."""
     call_form: tuple[tuple[Message, ...], int] | None = field(default=None, repr=False, compare=False)
     """The call without its reasoning and its tokens, built at the first lazy cut that needs it."""
+    recall: bool = field(default=False, repr=False, compare=False)
+    """Its compressed forms name its step (`HANDLE`), so the agent can read it again (`nodes/recall.py`)."""
+
+    @property
+    def handle(self) -> str:
+        """What its markers add: the step number with recall on, else nothing."""
+        return HANDLE.format(step=self.index) if self.recall else ""
 
     @property
     def id(self) -> str:

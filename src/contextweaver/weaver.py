@@ -18,6 +18,7 @@ from contextweaver.errors import CallOrder
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph, LabelRecord
 from contextweaver.nodes.open_file import OpenFile
+from contextweaver.nodes.recall import Recalled, page_chars, recall_steps
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.selectors import build_selector
@@ -85,7 +86,7 @@ class ContextWeaver:
         if not len(self.graph):
             raise CallOrder("call begin(messages) with the system prompt and task before add_step()")
         k = len(self.graph)
-        node = make_node(k, step)  # 1. node extraction: facts and token counts, once
+        node = make_node(k, step, recall=self.config.recall)  # 1. node extraction: facts and tokens, once
         self.open_file.follow(node)  # an editor's edit of the open file names it
 
         verdict = boundary.verdict(self.tracker, k, step.action, step.observation)  # 2. validation
@@ -115,6 +116,7 @@ class ContextWeaver:
         self.tracker.record(node.index, node.test_results, node.inferred_passes, node.runner)
         parents, node.parents = node.parents, ()
         self.open_file.follow(node)
+        node.recall = self.config.recall
         self.graph.add(node)
         self.written.record(node)
         self.graph.set_parents(node.index, list(parents))
@@ -168,10 +170,20 @@ class ContextWeaver:
 
     def _state(self, note_last: bool) -> WorkingState | None:
         return (
-            WorkingState(self.graph.nodes, self.tracker, note_last, self.written)
+            WorkingState(self.graph.nodes, self.tracker, note_last, self.written, self._recall_hint)
             if self.config.working_state
             else None
         )
+
+    @property
+    def _recall_hint(self) -> str:
+        return self.config.recall_hint if self.config.recall else ""
+
+    def recall(self, handle: str | int | Sequence[int], page: int = 1, more: str = "") -> Recalled:
+        """The steps `handle` names ("12", "3-5,9", or numbers) as the agent saw them, byte for byte, each
+        under a line saying what it was; paged (`page`, from 1) to about a quarter of the budget. `more`
+        is how the agent asks for the next page ("{handle}" and "{page}" filled in)."""
+        return recall_steps(self.graph.nodes, handle, page, page_chars(self.config.budget), more)
 
     @property
     def nodes(self) -> list[Node]:

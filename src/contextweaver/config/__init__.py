@@ -164,6 +164,16 @@ class WeaverConfig(BaseModel):
         True,
         description="a cut writes what it left out, the files changed and the failing tests after the root",
     )
+    recall: bool = Field(
+        True,
+        description="each placeholder, trim and excerpt marker names its step, and the note says how the "
+        "agent reads a step again in full (docs/recall.md); false: SWE-agent's placeholders, no recall line",
+    )
+    recall_hint: str = Field(
+        "`contextweaver recall <step>`",
+        description="how the agent reads a step again, as the note gives it: each integration and the "
+        "proxy set their own (a command the shell agent types, a tool, the proxy's URL)",
+    )
     token_safety_factor: float = Field(
         1.0, ge=1.0, description="scale counts for models whose tokenizer differs"
     )

@@ -87,17 +87,25 @@ def _extract(step: Step) -> Extraction:
     return Extraction(facts, full_tokens, compressed_tokens, compressed, content_tokens, elapsed)
 
 
-def make_node(index: int, step: Step) -> Node:
-    """A node with its facts and both token counts; nothing here is recomputed later, nor per strategy."""
+def make_node(index: int, step: Step, *, recall: bool = False) -> Node:
+    """A node with its facts and both token counts; nothing here is recomputed later, nor per strategy.
+    With `recall` its placeholders name the step (`HANDLE`): only they are counted again, not the step."""
     found = extraction_of(step)
-    return Node(
+    node = Node(
         index=index,
         step=step,
         facts=found.facts,
         full_tokens=found.full_tokens,
         compressed_tokens=found.compressed_tokens,
         compressed=found.compressed,
+        recall=recall,
     )
+    if recall and step.kind == "agent":
+        handled = placeholder_messages(step, node.handle)
+        extra = sum(count_message(new) - count_message(old)
+                    for old, new in zip(found.compressed, handled, strict=True) if old is not new)  # fmt: skip
+        node.compressed, node.compressed_tokens = handled, found.compressed_tokens + extra
+    return node
 
 
 def root_node(messages: Sequence[Message]) -> Node:

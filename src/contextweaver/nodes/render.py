@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public, missing from the stubs
 
-from contextweaver.records import IMAGES_SUFFIX, PLACEHOLDER, Message, Node, Step, content_text
+from contextweaver.records import (
+    HANDLED_PLACEHOLDER,
+    IMAGES_SUFFIX,
+    PLACEHOLDER,
+    Message,
+    Node,
+    Step,
+    content_text,
+)
 from contextweaver.tokens import (
     MESSAGE_OVERHEAD,
     count_images,
@@ -19,7 +27,8 @@ from contextweaver.tokens import (
     get_encoding,
 )
 
-TRIM_MARKER = "\n... [{omitted} tokens of this output omitted] ...\n"
+TRIM_MARKER = "\n... [{omitted} tokens of this output omitted{handle}] ...\n"
+"""`handle`: "" or, with recall on, the node's `HANDLE` (the step to read again in full)."""
 
 
 def is_observation(step: Step, message: Message) -> bool:
@@ -107,10 +116,13 @@ def _scan_object(text: str) -> JsonOutput | None:
     return JsonOutput((*frame, text[cut:]), tuple(values))
 
 
-def placeholder(content: object) -> str:
+def placeholder(content: object, handle: str = "") -> str:
     """SWE-agent's placeholder for an elided observation, with the image count when there were any; a
-    JSON-wrapped output's lines are its own, not the wrapper's."""
-    text = PLACEHOLDER.format(lines=_line_count(content_text(content)))
+    JSON-wrapped output's lines are its own, not the wrapper's. `handle` names the step (recall on)."""
+    lines = _line_count(content_text(content))
+    text = (
+        HANDLED_PLACEHOLDER.format(lines=lines, handle=handle) if handle else PLACEHOLDER.format(lines=lines)
+    )
     images = count_images(content)
     return text + (IMAGES_SUFFIX.format(images=images) if images else "")
 
@@ -154,10 +166,10 @@ def call_messages(node: Node) -> tuple[list[Message], int]:
     return [dict(m) for m in messages], tokens
 
 
-def placeholder_messages(step: Step) -> tuple[Message, ...]:
+def placeholder_messages(step: Step, handle: str = "") -> tuple[Message, ...]:
     """The step's messages with each observation replaced by its placeholder (what extraction keeps)."""
     return tuple(
-        {**m, "content": placeholder(m.get("content"))} if is_observation(step, m) else m
+        {**m, "content": placeholder(m.get("content"), handle)} if is_observation(step, m) else m
         for m in step.chat_messages()
     )
 
@@ -197,7 +209,8 @@ def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
     for message, size in zip(messages, sizes, strict=True):
         limit = (max_tokens * size // total - MESSAGE_OVERHEAD - 4) if trim_all else share
         if trim_all or is_observation(step, message):
-            message = {**message, "content": trim_output(content_text(message.get("content")), max(0, limit))}
+            text = content_text(message.get("content"))
+            message = {**message, "content": trim_output(text, max(0, limit), node.handle)}
         out.append(dict(message))
     return out, sum(count_message(m) for m in out)
 
@@ -208,13 +221,14 @@ def _token_ids(text: str) -> tuple[int, ...]:
     return tuple(encode(text))
 
 
-def trim_text(text: str, max_tokens: int) -> str:
-    """Keep the head and the tail of `text` within `max_tokens`, saying how much was cut."""
+def trim_text(text: str, max_tokens: int, handle: str = "") -> str:
+    """Keep the head and the tail of `text` within `max_tokens`, saying how much was cut (and, with
+    `handle`, which step to read again for the rest)."""
     ids = _token_ids(text)
     if len(ids) <= max_tokens:
         return text
     decode = get_encoding().decode
-    room = max_tokens - count_text(TRIM_MARKER.format(omitted=len(ids))) - 2
+    room = max_tokens - count_text(TRIM_MARKER.format(omitted=len(ids), handle=handle)) - 2
     if room < 0:
         return ""
     head_len, tail_len = room - room // 3, room // 3
@@ -222,7 +236,7 @@ def trim_text(text: str, max_tokens: int) -> str:
         tail = ids[len(ids) - tail_len :] if tail_len else ()
         out = (
             decode(list(ids[:head_len]))
-            + TRIM_MARKER.format(omitted=len(ids) - head_len - tail_len)
+            + TRIM_MARKER.format(omitted=len(ids) - head_len - tail_len, handle=handle)
             + decode(list(tail))
         )
         if count_text(out) <= max_tokens:
@@ -236,12 +250,12 @@ MIN_SHARE = 24
 """Tokens under which a trimmed string is little more than its marker."""
 
 
-def trim_output(text: str, max_tokens: int) -> str:
+def trim_output(text: str, max_tokens: int, handle: str = "") -> str:
     """`trim_text`, except that a JSON-wrapped output is cut inside its strings (each its share of
     the room left by the wrapper), so the trimmed output is still the JSON object it was."""
     wrapped = json_output(text)
     if wrapped is None:
-        return trim_text(text, max_tokens)
+        return trim_text(text, max_tokens, handle)
     if len(_token_ids(text)) <= max_tokens:
         return text
     sizes = [len(_token_ids(value)) for value in wrapped.values]
@@ -250,7 +264,9 @@ def trim_output(text: str, max_tokens: int) -> str:
         shares = [room * size // max(1, sum(sizes)) for size in sizes]
         if min(shares) < MIN_SHARE:  # too little for each string's marker: the last (a run's summary) gets it
             shares = [0] * (len(sizes) - 1) + [room]
-        out = wrapped.rebuild([trim_text(v, share) for v, share in zip(wrapped.values, shares, strict=True)])
+        out = wrapped.rebuild(
+            [trim_text(v, share, handle) for v, share in zip(wrapped.values, shares, strict=True)]
+        )
         if count_text(out) <= max_tokens:
             return out
         room = room * 9 // 10

@@ -23,7 +23,7 @@ from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, 
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 """Identifier-like words of 4+ characters: what recent steps mention and old outputs are searched for."""
-MARKER = "[lines {start}-{end} cut]"
+MARKER = "[lines {start}-{end} cut{handle}]"
 """Short on purpose: it says which lines were cut (the agent can print them again); why is in the decision.
 In a numbered view (`nl -ba`, `cat -n`, `grep -n`) the numbers are the ones its lines carry: those are
 the lines the agent would print again (`sed -n '115,120p' a.py`), not the output's own rows."""
@@ -51,6 +51,8 @@ class OutputLines:
     parts: dict[int, tuple[int, ...]] = field(default_factory=dict)
     """Message position of a JSON-wrapped output -> where each of its strings' lines end (its lines are
     the strings' own, not the wrapper's)."""
+    handle: str = ""
+    """The node's `HANDLE` with recall on: each marker names the step to read again in full."""
 
     @classmethod
     def of(cls, node: Node) -> OutputLines:
@@ -62,7 +64,9 @@ class OutputLines:
         call_tokens = node.compressed_tokens
         for position, message in enumerate(node.step.chat_messages()):
             if is_observation(node.step, message):
-                call_tokens -= count_message({**message, "content": placeholder(message.get("content"))})
+                call_tokens -= count_message(
+                    {**message, "content": placeholder(message.get("content"), node.handle)}
+                )
                 text = content_text(message.get("content"))
                 pieces = output_lines(text)
                 if json_output(text) is not None:
@@ -76,7 +80,7 @@ class OutputLines:
         index = {word: tuple(numbers) for word, numbers in words.items()}
         per_char = max(0, node.full_tokens - call_tokens) / max(1, sum(len(line) + 1 for line in lines))
         tokens = tuple(int((len(line) + 1) * per_char) + 1 for line in lines)
-        return cls(tuple(lines), tokens, index, call_tokens, spans, parts)
+        return cls(tuple(lines), tokens, index, call_tokens, spans, parts, node.handle)
 
     def keys(self) -> tuple[str | None, ...]:
         """Each line as a repeat-detection key, or None when it is too short to count (computed once
@@ -144,7 +148,7 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
         if text is not None and not cut and extraction is not None:  # the output's own text, counted once
             tokens += MESSAGE_OVERHEAD + extraction.content_tokens[position]
         else:
-            text = placeholder(message.get("content")) if text is None else text
+            text = placeholder(message.get("content"), node.handle) if text is None else text
             tokens += MESSAGE_OVERHEAD + _count(text)
         messages.append({**message, "content": text})
     return Excerpt(messages, tokens, len(keep), total, why)
@@ -159,7 +163,7 @@ def _kept_lines(lines: OutputLines, kept: list[int], first: int, end: int) -> tu
             if sum(lines.tokens[cursor:n]) <= MARKER_TOKENS:  # a gap cheaper than its marker stays
                 parts += lines.lines[cursor:n]
             else:
-                parts.append(marker(lines.lines, cursor, n - 1))
+                parts.append(marker(lines.lines, cursor, n - 1, lines.handle))
                 cut = True
         if n < end:
             parts.append(lines.lines[n])
@@ -180,7 +184,7 @@ def _wrapped_excerpt(
         parts, cut_here = _kept_lines(lines, kept, first, end)
         kept_any = kept_any or bool(parts)
         if not parts and end > first:
-            parts, cut_here = [marker(lines.lines, first, end - 1)], True
+            parts, cut_here = [marker(lines.lines, first, end - 1, lines.handle)], True
         values.append("\n".join(parts))
         cut, first = cut or cut_here, end
     wrapped = json_output(text)
@@ -189,13 +193,13 @@ def _wrapped_excerpt(
     return (wrapped.rebuild(values), True) if cut else (text, False)
 
 
-def marker(lines: tuple[str, ...], first: int, last: int) -> str:
+def marker(lines: tuple[str, ...], first: int, last: int, handle: str = "") -> str:
     """The marker for cut lines `first`..`last` (0-based): their own numbers in a numbered view,
-    else their 1-based rows in the output."""
+    else their 1-based rows in the output; `handle` names the step (recall on)."""
     start, end = NUMBERED.match(lines[first]), NUMBERED.match(lines[last])
     if start and end and int(start.group(1)) <= int(end.group(1)):
-        return MARKER.format(start=start.group(1), end=end.group(1))
-    return MARKER.format(start=first + 1, end=last + 1)
+        return MARKER.format(start=start.group(1), end=end.group(1), handle=handle)
+    return MARKER.format(start=first + 1, end=last + 1, handle=handle)
 
 
 @lru_cache(maxsize=512)

@@ -35,6 +35,8 @@ OMITTED_LINE = 30
 HEAD = "[ContextWeaver working state at step {step}: older steps were cut from this context]"
 SHORT_HEAD = "[ContextWeaver working state at step {step}: steps omitted: {omitted}]"
 LEAST_HEAD = "[ContextWeaver: steps omitted: {omitted}]"
+RECALL = "- to read a step again in full (omitted, or marked `step N`): {hint}"
+"""Given once, in every form of the marker: placeholders and trims then carry only the step number."""
 FILES = 15
 """Files the full form gives with the step of their last change (the short form names every file)."""
 TESTS = 10
@@ -54,6 +56,12 @@ class WorkingState:
     """Where the note goes: right after the root (frozen with a lazy cut), or last (rewritten each step)."""
     written: WrittenFiles = field(default_factory=WrittenFiles)
     """The texts the agent wrote, as they now stand: the note gives those of the files in use."""
+    recall: str = ""
+    """How the agent reads a step again (`WeaverConfig.recall_hint`), "" with recall off."""
+
+    @cached_property
+    def recall_line(self) -> list[str]:
+        return [RECALL.format(hint=self.recall)] if self.recall else []
 
     @cached_property
     def state_forms(self) -> list[list[Lines]]:
@@ -97,11 +105,12 @@ class WorkingState:
         full = (
             MESSAGE_OVERHEAD
             + OMITTED_LINE
-            + _tokens(HEAD, *self.fixed_line)
+            + _tokens(HEAD, *self.fixed_line, *self.recall_line)
             + sum(_tokens(*f[0]) for f in forms)
         )
         every = [f[min(1, len(f) - 1)] for f in forms]  # every file and test named, without their steps
-        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD) + sum(_tokens(*f) for f in every)
+        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD, *self.recall_line)
+        short += sum(_tokens(*f) for f in every)
         held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
@@ -123,6 +132,7 @@ class WorkingState:
                       [LEAST_HEAD.format(omitted=f"{len(left_out)} of {step}")]]  # fmt: skip
         else:
             marker = [[HEAD.format(step=step)]]
+        marker = [form + self.recall_line for form in marker]
         newest = [self.nodes[i] for i in sorted(left_out, reverse=True)]
         trace = [_trace(n) for n in newest if _changes(n)] + [_trace(n) for n in newest if not _changes(n)]
         room = tokens
