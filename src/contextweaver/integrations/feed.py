@@ -17,6 +17,7 @@ from typing import Any
 
 from contextweaver.formats.minisweagent import clean, text_step
 from contextweaver.integrations.contexts import Source
+from contextweaver.integrations.recall import answered_turn
 from contextweaver.integrations.settings import WeavingSettings, build_strategy
 from contextweaver.protocols import Model, Strategy
 from contextweaver.records import Message, Node, Step, WovenContext
@@ -171,11 +172,17 @@ class ChatFeed:
             while end < len(messages) and not starts(messages[end]):
                 end += 1
             turn = messages[position:end]
-            added.append(self._add(self.shape.turn_step(turn, position), turn, position))
+            added.append(self._add(self._step(turn, position), turn, position))
             position = end
         self.consumed = len(messages)
         self._seen.extend(messages[len(self._seen) :])
         return added
+
+    def _step(self, turn: Sequence[Message], position: int) -> Step:
+        """The turn as a step; a recall command's output is the recall answer (`integrations/recall.py`)."""
+        step = self.shape.turn_step(turn, position)
+        answered = answered_turn(self.strategy, step, turn)
+        return step if answered is None else self.shape.turn_step(answered, position)
 
     def context(self) -> WovenContext:
         if self.strategy is None:

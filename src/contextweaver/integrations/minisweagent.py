@@ -41,6 +41,7 @@ except ImportError as exc:
 
 from contextweaver.formats.minisweagent import RESPONSES_API, responses_api_item
 from contextweaver.integrations.feed import ChatFeed, tool_tokens
+from contextweaver.integrations.recall import RecallShell
 from contextweaver.integrations.record import ContextLog, graph_document, sidecar_paths
 from contextweaver.integrations.settings import (
     WeavingSettings,
@@ -275,6 +276,8 @@ class ContextWeaverAgent(DefaultAgent):
             self.config.contextweaver = model.settings  # the saved config shows the budget taken, if any
         model.keep_records = True
         self.model: WeavingModel = model
+        self.env = RecallShell(self.env, lambda: self.model.feed.strategy)
+        """`contextweaver recall <step>` is answered from memory, never sent to the environment."""
 
     def run(self, task: str = "", **kwargs: Any) -> dict[str, Any]:
         self.model.reset()

@@ -1,0 +1,54 @@
+"""Recall through the shell, with the real mini-swe-agent: after a cut the model types the note's
+`contextweaver recall <step>` and its next context holds the step's output byte for byte."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integrations.test_minisweagent_e2e import AGENT, RecordingModel
+from tests.integrations.toyrepo import FIX_TURNS, TASK, make_repo, text_output
+
+pytest.importorskip("minisweagent")
+
+from minisweagent.agents.default import DefaultAgent  # noqa: E402
+from minisweagent.environments.local import LocalEnvironment  # noqa: E402
+
+from contextweaver.integrations.minisweagent import ContextWeaverAgent, WeavingModel  # noqa: E402
+
+SETTINGS = {"strategy": "cw-ancestry", "window": 2, "weaver": {"max_parents": 2}}
+TURNS = [*FIX_TURNS[:6], ("Read the failing run again.", "contextweaver recall 2"), FIX_TURNS[6]]
+
+
+def failing_run(agent_messages: list[dict]) -> str:
+    return next(m["content"] for m in agent_messages if "1 failed" in str(m.get("content")))
+
+
+def test_the_agent_class_answers_the_recall_command_from_memory(tmp_path) -> None:
+    model = RecordingModel(outputs=[text_output(t, c) for t, c in TURNS])
+    agent = ContextWeaverAgent(
+        model, LocalEnvironment(cwd=str(make_repo(tmp_path / "repo"))), contextweaver=SETTINGS, **AGENT
+    )
+    info = agent.run(TASK)
+    assert info["exit_status"] == "Submitted"
+    before = model.sent[-2]  # the context the model read when it asked for step 2
+    assert not any("1 failed" in str(m.get("content")) for m in before)
+    assert any("lines omitted, step 2)" in str(m.get("content")) for m in before)
+    step2 = agent.model.feed.strategy.graph.node(2).step
+    answer = model.sent[-1][-1]["content"]  # the recall's output, in the next context
+    assert answer.startswith("[step 2: `") and step2.observation in answer
+    assert "command not found" not in str(agent.messages[-2]["content"])  # never reached the shell
+
+
+def test_a_fixed_agent_class_gets_the_answer_in_place_of_the_shells_reply(tmp_path) -> None:
+    """`model_class: WeavingModel` (mini-extra swebench, SWE-agent alike): the shell runs the command
+    and knows nothing of it; the woven context carries the answer instead."""
+    inner = RecordingModel(outputs=[text_output(t, c) for t, c in TURNS])
+    model = WeavingModel(model=inner, contextweaver=SETTINGS)
+    env = LocalEnvironment(cwd=str(make_repo(tmp_path / "repo")), env={"PATH": "/usr/bin:/bin"})
+    agent = DefaultAgent(model, env, **AGENT)
+    agent.run(TASK)
+    shell_said = str(agent.messages[-3]["content"])
+    assert "not found" in shell_said  # the local shell has no contextweaver
+    step2 = model.feed.strategy.graph.node(2).step
+    answer = inner.sent[-1][-1]["content"]
+    assert answer.startswith("[step 2: `") and step2.observation in answer
