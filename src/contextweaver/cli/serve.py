@@ -117,6 +117,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     from contextweaver.serve.app import ProxySettings, create_app
     from contextweaver.serve.build import build_manager
     from contextweaver.serve.limits import InFlightLimits
+    from contextweaver.serve.recall import with_proxy_hint
     from contextweaver.serve.redact import RedactingFilter, install_log_redaction, redact_text
     from contextweaver.serve.server import ServerLimits, install_repeat_limit, run
 
@@ -130,6 +131,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
         handler.addFilter(RedactingFilter())
     install_log_redaction()
     install_repeat_limit()
+    config = with_proxy_hint(config, host, port)  # the note's recall hint: this proxy's address
     manager = build_manager(store_location, config, budget=budget)
     settings = ProxySettings(
         upstream=upstream, max_body_bytes=int(max_body_mb * 1024 * 1024), timeout=timeout, format=fmt,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from contextweaver.errors import ContextWeaverError
@@ -82,6 +82,13 @@ def recall_steps(
 ) -> Recalled:
     """Page `page` of the steps `handle` names; `more` ("... {handle} ... {page}") asks for the next."""
     steps = parse_handle(handle, len(nodes) - 1)
+    return recall_of({i: nodes[i] for i in steps}, steps, page, chars, more)
+
+
+def recall_of(
+    nodes: Mapping[int, Node], steps: Sequence[int], page: int, chars: int, more: str = ""
+) -> Recalled:
+    """Page `page` of `steps` (parsed, each in `nodes`): their texts, with a line saying which page."""
     body = "".join(step_text(nodes[i]) for i in steps)
     pages = _pages(body, chars)
     if not 1 <= page <= len(pages):
@@ -90,7 +97,7 @@ def recall_steps(
     if len(pages) > 1:
         ask = more.format(handle=_named(steps), page=page + 1) if more and page < len(pages) else ""
         text = f"[page {page} of {len(pages)}{'; next: ' + ask if ask else ''}]\n{text}"
-    return Recalled(text, steps, page, len(pages))
+    return Recalled(text, tuple(steps), page, len(pages))
 
 
 def step_text(node: Node) -> str:

@@ -40,6 +40,8 @@ from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.http import HEALTH, not_found_hint
 from contextweaver.serve.limits import InFlight, InFlightGate, InFlightLimits
+from contextweaver.serve.recall import PATH as RECALL_PATH
+from contextweaver.serve.recall import RecallRoute
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.serve.routes import Routes, is_store_failure, store_unavailable
 from contextweaver.serve.routing import SessionManager
@@ -84,6 +86,7 @@ def routes_of(handlers: Routes) -> list[Route]:
         Route(HEALTH, handlers.health, methods=["GET"]),
         Route("/health", handlers.health, methods=["GET"]),
         Route("/metrics", handlers.metrics.endpoint, methods=["GET"]),
+        Route(RECALL_PATH + "{cap}/{handle}", RecallRoute(handlers.manager.store).endpoint, methods=["GET"]),
     ]
 
 

@@ -23,6 +23,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from contextweaver.serve.http import error
 
 TOKEN_HEADER = "x-contextweaver-token"
+RECALL = "/contextweaver/recall/"
+"""Recall needs no token: its capability names one session (the agent's shell holds no token)."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key")
 WRITES = frozenset({"POST", "PUT", "PATCH"})
@@ -98,7 +100,7 @@ class Guard:
             if origin and host_name(origin) not in self.allowed_hosts:
                 return error(403, "cross-origin requests are refused", kind="permission_error",
                              code="origin_not_allowed")  # fmt: skip
-        if self.token is not None and not self._has_token(headers):
+        if self.token is not None and not self._has_token(headers) and not scope["path"].startswith(RECALL):
             return error(401, "missing or wrong proxy token: send 'Authorization: Bearer TOKEN' or "
                          f"'{TOKEN_HEADER}: TOKEN'", kind="authentication_error", code="invalid_token",
                          headers={"www-authenticate": "Bearer"})  # fmt: skip

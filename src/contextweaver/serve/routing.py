@@ -31,6 +31,7 @@ from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.records import Step, WovenContext
 from contextweaver.serve.conversation import Conversation
+from contextweaver.serve.recall import for_session
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
 from contextweaver.tokens import count_message
@@ -346,7 +347,7 @@ class SessionManager:
             self.store,
             session_id,
             conversation.root,
-            self.config,
+            for_session(self.config, self.store, session_id),
             model=self.model,
             conversation_key=key,
             meta={"format": conversation.format, "budget": self.budget},

@@ -1,0 +1,107 @@
+"""Recall through the proxy: the agent's own shell reads an omitted step back with one `curl`.
+
+Each session's note carries `curl -s http://HOST:PORT/contextweaver/recall/CAP/<step>`, where CAP is
+an HMAC of the session id under a secret kept in the store: it names one session and reveals nothing
+of the others, needs no token (the agent's shell has none), and still answers after a restart, since
+the secret, the session's steps and the note (frozen with the cut, its hint stored with the session's
+settings) all live in the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import threading
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+from contextweaver.config import WeaverConfig
+from contextweaver.nodes.recall import BadHandle, page_chars, parse_handle, recall_of
+from contextweaver.records import Node, ValidationStatus
+from contextweaver.store.base import Store, StoredStep
+
+SECRET = "recall-key"
+PATH = "/contextweaver/recall/"
+CAP = "{cap}"
+"""Where the proxy's hint takes a session's capability (filled when the session is created)."""
+CAP_CHARS = 24
+"""96 bits of the HMAC: not guessable, short in the note."""
+
+
+def proxy_hint(host: str, port: int) -> str:
+    """The hint a proxy on `host:port` gives (a wildcard bind is reached on loopback)."""
+    reach = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    reach = f"[{reach}]" if ":" in reach else reach
+    return f"`curl -s http://{reach}:{port}{PATH}{CAP}/<step>`"
+
+
+def with_proxy_hint(config: WeaverConfig, host: str, port: int) -> WeaverConfig:
+    """The proxy's settings: its hint unless the settings chose one."""
+    if "recall_hint" in config.model_fields_set:
+        return config
+    return config.model_copy(update={"recall_hint": proxy_hint(host, port)})
+
+
+def capability(key: bytes, session_id: str) -> str:
+    """The session's capability under the store's recall key (`Store.secret(SECRET)`)."""
+    return hmac.new(key, session_id.encode(), hashlib.sha256).hexdigest()[:CAP_CHARS]
+
+
+def for_session(config: WeaverConfig, store: Store, session_id: str) -> WeaverConfig:
+    """The settings a new session is stored with: the hint carrying its capability."""
+    if not config.recall or CAP not in config.recall_hint:
+        return config
+    hint = config.recall_hint.replace(CAP, capability(store.secret(SECRET).encode(), session_id))
+    return config.model_copy(update={"recall_hint": hint})
+
+
+class RecallRoute:
+    """GET /contextweaver/recall/{cap}/{handle}?page=N: the steps as the agent saw them, as text."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._key = store.secret(SECRET).encode()
+        self._sessions: dict[str, str] = {}
+        """Capability -> session id, filled from the store on a miss (a restart starts empty)."""
+        self._lock = threading.Lock()
+
+    async def endpoint(self, request: Request) -> Response:
+        cap, handle = request.path_params["cap"], request.path_params["handle"]
+        page = request.query_params.get("page", "1")
+        more = f"`curl -s {str(request.base_url).rstrip('/')}{PATH}{cap}/{{handle}}?page={{page}}`"
+        status, text = await anyio.to_thread.run_sync(self.answer, cap, handle, page, more)
+        return PlainTextResponse(text + ("" if text.endswith("\n") else "\n"), status_code=status)
+
+    def answer(self, cap: str, handle: str, page: str, more: str) -> tuple[int, str]:
+        session_id = self._session(cap)
+        info = self.store.session(session_id) if session_id else None
+        if info is None or not info.config.get("recall", True):
+            return 404, "contextweaver recall: no such handle (it names no session of this proxy)"
+        try:
+            steps = parse_handle(handle, info.steps)
+            if not page.isdigit():
+                raise BadHandle(f"page must be a number, not {page!r}")
+            stored = self.store.steps(info.id, min(steps), max(steps) - min(steps) + 1)
+            nodes = {item.index: _node(item) for item in stored}
+            chars = page_chars(info.meta.get("budget") or info.config.get("budget"))
+            return 200, recall_of(nodes, steps, int(page), chars, more).text
+        except BadHandle as exc:
+            return 400, f"contextweaver recall: {exc}"
+
+    def _session(self, cap: str) -> str | None:
+        with self._lock:
+            found = self._sessions.get(cap)
+        if found is not None or len(cap) != CAP_CHARS:
+            return found
+        known = {capability(self._key, info.id): info.id for info in self.store.sessions()}
+        with self._lock:
+            self._sessions = known
+        return known.get(cap)
+
+
+def _node(item: StoredStep) -> Node:
+    """What a recall says of a stored step: its raw messages and the status the memory gave it."""
+    status = item.annotation.validation_status if item.annotation is not None else "unknown"
+    return Node(index=item.index, step=item.step, validation_status=ValidationStatus(status))

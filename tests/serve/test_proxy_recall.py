@@ -1,0 +1,80 @@
+"""Recall through the proxy: the note's `curl` returns an omitted step byte for byte, after a restart too,
+and one session's handle reads nothing of another."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import count
+from pathlib import Path
+
+import httpx
+import openai
+
+from contextweaver.serve.recall import proxy_hint
+from contextweaver.store.sqlite import SQLiteStore
+from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
+from tests.serve.harness import PER_STEP, running_proxy, task, tool_call_reply
+from tests.serve.test_proxy_openai import agent_loop
+
+HINT = re.compile(r"curl -s http://127\.0\.0\.1:\d+(/contextweaver/recall/[0-9a-f]{24}/)<step>")
+CONFIG = PER_STEP.model_copy(update={"recall_hint": proxy_hint("127.0.0.1", 9)})
+"""The proxy's hint (port 9 stands in for the one the test server gets: the path is what is read)."""
+
+
+def numbered_reply() -> Callable[[Request], Reply]:
+    """`tool_call_reply`, each call naming a new file (under a budget the woven history stops growing)."""
+    calls = count(1)
+
+    def reply(request: Request) -> Reply:
+        answer = tool_call_reply(request)
+        n = next(calls)
+        call = answer.body["choices"][0]["message"]["tool_calls"][0]["function"]
+        call["arguments"] = re.sub(r"file_\d+", f"file_{n}", call["arguments"])
+        return answer
+
+    return reply
+
+
+def client(url: str, session: str) -> openai.OpenAI:
+    return openai.OpenAI(
+        base_url=url, api_key="k", max_retries=0, default_headers={"x-contextweaver-session": session}
+    )
+
+
+def recall_path(body: dict) -> str:
+    """The recall path the note of the context the upstream received gives."""
+    text = "\n".join(str(m.get("content")) for m in body["messages"])
+    match = HINT.search(text)
+    assert match, "the note gives the proxy's recall command"
+    return match.group(1)
+
+
+def test_the_notes_curl_returns_the_step_after_a_restart_and_only_its_own_session(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    mine, other = task("run-A"), task("run-B")
+    with FakeLLMServer(numbered_reply()) as upstream:
+        with running_proxy(SQLiteStore(path), upstream.base_url, CONFIG, budget=2500) as (url, _):
+            agent_loop(client(url, "run-A"), mine, "run-A", 12)
+            path_a = recall_path(upstream.requests[-1].body)
+            agent_loop(client(url, "run-B"), other, "run-B", 12)
+            path_b = recall_path(upstream.requests[-1].body)
+            base = url.removesuffix("/v1")
+            before = httpx.get(base + path_a + "2")
+            last = upstream.requests[-1].body["messages"]
+            assert any(re.search(r"lines omitted, step \d+\)", str(m.get("content"))) for m in last)
+        with running_proxy(SQLiteStore(path), upstream.base_url, CONFIG, budget=2500) as (url, _):
+            base = url.removesuffix("/v1")
+            after = httpx.get(base + path_a + "2")
+            other_answer = httpx.get(base + path_b + "2")
+            wrong = httpx.get(base + path_a[:-25] + "0" * 24 + "/2")
+            several = httpx.get(base + path_a + "2-3")
+    assert path_a != path_b
+    step2 = mine[4]  # the root's two messages, the first step's call and output, then step 2's call
+    output2 = mine[5]["content"]
+    assert before.status_code == 200 and before.text == after.text  # the same bytes after a restart
+    assert before.text.startswith("[step 2: ") and output2 in before.text and "run-A" in output2
+    assert step2["tool_calls"][0]["function"]["arguments"] in before.text
+    assert "run-A" not in other_answer.text and "run-B" in other_answer.text  # each handle its own session
+    assert wrong.status_code == 404 and "run-" not in wrong.text
+    assert several.status_code == 200 and "[step 3: " in several.text
