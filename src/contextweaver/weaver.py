@@ -18,7 +18,7 @@ from contextweaver.errors import CallOrder
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph, LabelRecord
 from contextweaver.nodes.open_file import OpenFile
-from contextweaver.nodes.recall import Recalled, page_chars, recall_steps
+from contextweaver.nodes.recall import Recalled, is_answer, page_chars, recall_steps
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.selectors import build_selector
@@ -89,7 +89,8 @@ class ContextWeaver:
         node = make_node(k, step, recall=self.config.recall)  # 1. node extraction: facts and tokens, once
         self.open_file.follow(node)  # an editor's edit of the open file names it
 
-        verdict = boundary.verdict(self.tracker, k, step.action, step.observation)  # 2. validation
+        observed = "" if is_answer(step.observation) else step.observation  # a recall repeats old runs
+        verdict = boundary.verdict(self.tracker, k, step.action, observed)  # 2. validation
         node.test_results = dict(verdict.results)
         node.inferred_passes = verdict.inferred
         node.runner = verdict.report.runner if verdict.report is not None else ""

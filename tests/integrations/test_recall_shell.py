@@ -52,3 +52,52 @@ def test_a_fixed_agent_class_gets_the_answer_in_place_of_the_shells_reply(tmp_pa
     step2 = model.feed.strategy.graph.node(2).step
     answer = inner.sent[-1][-1]["content"]
     assert answer.startswith("[step 2: `") and step2.observation in answer
+
+
+def test_langchain_middleware_offers_the_recall_tool_and_the_model_reads_the_step_back(tmp_path) -> None:
+    pytest.importorskip("langchain.agents")
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage
+
+    from contextweaver.integrations.langgraph import ContextWeaverMiddleware
+    from tests.integrations.test_langgraph import ScriptedModel, shell_tool
+
+    turns = [*FIX_TURNS[:6]]
+    replies = [
+        AIMessage(
+            content=t,
+            tool_calls=[{"name": "shell", "args": {"command": c}, "id": f"call_{n}", "type": "tool_call"}],
+        )
+        for n, (t, c) in enumerate(turns, start=1)
+    ]
+    recall = {
+        "name": "contextweaver_recall",
+        "args": {"steps": "2"},
+        "id": "call_recall",
+        "type": "tool_call",
+    }
+    replies += [
+        AIMessage(content="Read the failing run again.", tool_calls=[recall]),
+        AIMessage(content="Done."),
+    ]
+    model = ScriptedModel(messages=iter(replies), sent=[])
+    middleware = ContextWeaverMiddleware(strategy="cw-ancestry", window=2, budget=1200)
+    agent = create_agent(
+        model,
+        [shell_tool(make_repo(tmp_path / "repo"))],
+        system_prompt="You fix bugs.",
+        middleware=[middleware],
+    )
+    result = agent.invoke({"messages": [{"role": "user", "content": TASK}]})
+    assert "contextweaver_recall" in [getattr(t, "name", None) for t in model.bound]
+    before = model.sent[-2]  # what the model read when it called the tool
+    note = next(str(m.content) for m in before if "ContextWeaver working state" in str(m.content))
+    assert "`contextweaver_recall` tool" in note
+    assert any("lines omitted, step 2)" in str(m.content) for m in before if m.type == "tool")
+    step2 = next(m for m in result["messages"] if m.type == "tool" and m.tool_call_id == "call_2")
+    answer = next(
+        str(m.content) for m in model.sent[-1] if m.type == "tool" and m.tool_call_id == "call_recall"
+    )
+    assert answer.startswith("[step 2: `") and str(step2.content) in answer
+    graph = middleware.weaver.conversation(result["messages"]).feed.strategy.graph
+    assert not graph.node(7).test_results  # the old run it repeats is not a new one

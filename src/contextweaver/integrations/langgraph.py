@@ -11,6 +11,10 @@ The tool definitions sent with every call count against the budget: the middlewa
 model request; the hook sees only the state, so give it the agent's tools, `ContextWeaverHook(tools=tools)`
 (without them it says at construction that they are not counted).
 
+Recall: placeholders and trims name their step, and the note points at the `contextweaver_recall`
+tool, which returns a step as the model first saw it. The middleware registers the tool itself; with the
+hook, add `hook.recall_tool` to the agent's tools. `recall: false` (under `weaver:`) turns both off.
+
 The middleware rewrites only the model request (`wrap_model_call`), the hook returns
 `llm_input_messages`: the graph's `messages` state stays the full, unwoven history. Messages of the
 history are turned into steps once (an AI message and its tool results form one step, so a call
@@ -27,7 +31,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, PrivateAttr, field_validator
 
@@ -36,6 +40,8 @@ from contextweaver.integrations import missing_framework
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest
     from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, convert_to_openai_messages
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import InjectedState
 except ImportError as exc:
     raise missing_framework(
         __name__,
@@ -47,6 +53,7 @@ except ImportError as exc:
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align
 from contextweaver.integrations.feed import ChatFeed, ChatShape, tool_tokens
+from contextweaver.integrations.recall import answer, recalls
 from contextweaver.integrations.settings import WeavingSettings, announce, announce_uncounted_tools
 from contextweaver.records import Message, Step, WovenContext
 
@@ -123,6 +130,28 @@ class MessageWeaver(WeavingSettings):
     _last: WovenContext | None = PrivateAttr(default=None)
     _tools_key: tuple[int, ...] = PrivateAttr(default=())
     _tools_tokens: int = PrivateAttr(default=0)
+    _current: _Conversation | None = PrivateAttr(default=None)
+    """The conversation woven last: a recall without the agent's state reads this one."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        """With recall on, the note points at the recall tool (unless the settings name another way)."""
+        super().model_post_init(context)
+        if self.weaver.recall and "recall_hint" not in self.weaver.model_fields_set:
+            self.weaver = self.weaver.model_copy(update={"recall_hint": TOOL_HINT})
+
+    @property
+    def recall_tool(self) -> Any:
+        """The `contextweaver_recall` tool for these conversations (add it to the agent's tools)."""
+        return _recall_tool(self)
+
+    def recall(self, steps: str, page: int = 1, messages: Sequence[BaseMessage] | None = None) -> str:
+        """The steps as the model first saw them, from the conversation of `messages` (else the last)."""
+        conversation = self.conversation(messages) if messages else None
+        conversation = conversation or self._current
+        strategy = conversation.feed.strategy if conversation is not None else None
+        if not recalls(strategy):
+            return "contextweaver recall: nothing to recall here (no step was woven, or recall is off)"
+        return answer(strategy, steps, page, TOOL_MORE)
 
     @property
     def last_context(self) -> WovenContext | None:
@@ -144,6 +173,7 @@ class MessageWeaver(WeavingSettings):
             while len(self._conversations) > self.max_conversations:
                 self._conversations.popitem(last=False)
             woven, self._last = conversation.weave(messages)
+            self._current = conversation
         return woven
 
     def _tool_tokens(self, tools: Sequence[Any]) -> int:
@@ -165,6 +195,21 @@ def _key(messages: Sequence[BaseMessage]) -> str:
             break
         root.append([message.type, message.content])
     return hashlib.sha256(json.dumps(root, sort_keys=True, default=str).encode()).hexdigest()
+
+
+TOOL = "contextweaver_recall"
+TOOL_HINT = f'the `{TOOL}` tool (steps="12", or "3-5")'
+TOOL_MORE = f'`{TOOL}` with steps="{{handle}}", page={{page}}'
+
+
+def _recall_tool(weaver: MessageWeaver) -> Any:
+    def contextweaver_recall(steps: str, page: int = 1, state: Annotated[Any, InjectedState] = None) -> str:
+        """Read again, as you first saw them, steps the context left out or shortened (the context names
+        them `step N`). steps: "12", "3-5" or "3-5,9"; page: the next page of a long answer."""
+        messages = state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
+        return weaver.recall(steps, page, messages)
+
+    return tool(TOOL)(contextweaver_recall)
 
 
 class ContextWeaverHook(MessageWeaver):
@@ -198,6 +243,8 @@ class ContextWeaverMiddleware(AgentMiddleware):
     def __init__(self, **settings: Any) -> None:
         super().__init__()
         self.weaver = MessageWeaver.model_validate(settings)
+        self.tools = [self.weaver.recall_tool] if self.weaver.weaver.recall else []
+        """The recall tool, registered with the agent by `create_agent`."""
         self.budget_from: str | None = None
         """Where the budget came from when none was given (the chat model's profile), else None."""
         self._window_looked_up = self.weaver.budget is not None

@@ -25,11 +25,21 @@ MORE = "`contextweaver recall {handle} --page {page}`"
 def shell_answer(strategy: Any, command: str) -> str | None:
     """The answer to a `contextweaver recall ...` command, None for any other command (or recall off)."""
     match = COMMAND.fullmatch(command or "")
-    recall = getattr(strategy, "recall", None)
-    if match is None or recall is None or not strategy.config.recall:
+    if match is None or not recalls(strategy):
         return None
+    return answer(strategy, match["handle"].strip(), int(match["page"] or 1), MORE)
+
+
+def recalls(strategy: Any) -> bool:
+    """The strategy keeps the steps and names them in its cuts (ContextWeaver with recall on)."""
+    config = getattr(strategy, "config", None)
+    return callable(getattr(strategy, "recall", None)) and bool(getattr(config, "recall", False))
+
+
+def answer(strategy: Any, handle: str, page: int, more: str) -> str:
+    """The recall's text, or what was wrong with the handle (the agent reads either)."""
     try:
-        return str(recall(match["handle"].strip(), int(match["page"] or 1), MORE).text)
+        return str(strategy.recall(handle, page, more).text)
     except BadHandle as exc:
         return f"contextweaver recall: {exc}"
 

@@ -24,6 +24,8 @@ PAGE_SHARE = 1.0
 """Characters per budget token a page holds: about a quarter of the budget in tokens (~4 chars each)."""
 MIN_PAGE, NO_BUDGET_PAGE = 2000, 32000
 COMMAND_CHARS = 90
+ANSWER = re.compile(r"\s*(?:\[page \d+ of \d+[^\]\n]*\]\n)?\[step \d+: [^\n]*\]\n--- ")
+"""How a recall answer starts: its outputs are old ones, never a new test run or a new fact."""
 
 
 class BadHandle(ContextWeaverError, ValueError):
@@ -98,6 +100,11 @@ def recall_of(
         ask = more.format(handle=_named(steps), page=page + 1) if more and page < len(pages) else ""
         text = f"[page {page} of {len(pages)}{'; next: ' + ask if ask else ''}]\n{text}"
     return Recalled(text, tuple(steps), page, len(pages))
+
+
+def is_answer(observation: str) -> bool:
+    """The observation is a recall's answer (the old outputs it repeats say nothing of the present)."""
+    return bool(ANSWER.match(observation[:400]))
 
 
 def step_text(node: Node) -> str:
