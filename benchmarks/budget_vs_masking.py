@@ -9,6 +9,10 @@ few steps, so cuts come often).
 
     python benchmarks/budget_vs_masking.py                        # validation splits and dev, 8k and 16k
     python benchmarks/budget_vs_masking.py --data lm32b -s cw,cw-select,masking --limit 10
+    python benchmarks/budget_vs_masking.py -o recall=false    # ContextWeaver's settings changed (here: no handles)
+
+`reach` is next-step evidence in the context or one recall away (a step the context names, with the way
+to recall it); `marks` the tokens the recall marks take per context that cut.
 
 Datasets and splits are those of `benchmarks/frontier.py`.
 """
@@ -31,16 +35,16 @@ from contextweaver.weaving.budget import BudgetError
 METRICS = ("recall", "history")
 
 
-def _one(job: tuple[Any, str, list[Any]]) -> dict[str, Any]:
+def _one(job: tuple[Any, str, list[Any], list[str]]) -> dict[str, Any]:
     """One replay for all budgets; when a budget cannot hold the root, each budget alone (that one left out)."""
-    trajectory, strategy, budgets = job
+    trajectory, strategy, budgets, overrides = job
     try:
-        return evaluate(trajectory, strategy, budgets)
+        return evaluate(trajectory, strategy, budgets, overrides=overrides)
     except BudgetError:
         result: dict[str, Any] = {"budgets": {}}
         for budget in budgets:
             try:
-                one = evaluate(trajectory, strategy, [budget])
+                one = evaluate(trajectory, strategy, [budget], overrides=overrides)
             except BudgetError:
                 continue
             result = {**one, "budgets": {**result["budgets"], **one["budgets"]}}
@@ -57,6 +61,10 @@ def pooled(steps: list[dict[str, Any]]) -> dict[str, float]:
     return {
         "recall": sum(s["covered"] for s in steps) / max(1, sum(s["items"] for s in steps)),
         "history": sum(s["history_covered"] for s in steps) / max(1, sum(s["history_items"] for s in steps)),
+        "reach": sum(s.get("reach_covered", s["covered"]) for s in steps)
+        / max(1, sum(s["items"] for s in steps)),
+        "marks": sum(s.get("marker_tokens", 0) for s in steps)
+        / max(1, sum("marker_tokens" in s for s in steps)),
         "billed": sum(s["billed_anthropic"] for s in steps) / full,
         "cuts": sum(bool(s.get("compacted")) for s in steps) / max(1, len(steps)),
     }
@@ -84,7 +92,7 @@ def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budget
         held = {r["trajectory"] for r in results if budget in r["budgets"]}
         held -= {r["trajectory"] for r in results if budget not in r["budgets"]}  # every strategy or none
         if not held:
-            out.append(f"| {name} | {budget} (no run's root fits) | - | - | - | - | - | - | - | - |")
+            out.append(f"| {name} | {budget} (no run's root fits) | - | - | - | - | - | - | - | - | - | - |")
             continue
         runs = {
             s: [
@@ -102,7 +110,8 @@ def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budget
             deltas = [against_masking(runs[strategy], runs["masking"], m) if paired else "-" for m in METRICS]
             out.append(
                 f"| {name} | {budget} ({len(held)} runs) | {strategy} | {f['recall']:.3f} | {f['history']:.3f} | "
-                f"{' | '.join(deltas)} | {f['billed']:.3f} | {ratio} | {f['cuts']:.2f} |"
+                f"{' | '.join(deltas)} | {f['billed']:.3f} | {ratio} | {f['cuts']:.2f} | {f['reach']:.3f} | "
+                f"{f['marks']:.0f} |"
             )
     return out
 
@@ -118,15 +127,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big", type=float, default=1000.0, help="mean step (tokens) of a big-step run")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument(
+        "-o", "--override", action="append", default=[], help="a ContextWeaver setting, key=value"
+    )
     args = parser.parse_args(argv)
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     budgets = parse_budgets(args.budgets)
     keys = ["none" if b is None else str(b) for b in budgets]
     print(
         "| set | budget | strategy | recall | history | recall - masking [95%] | history - masking [95%] "
-        "| billed | vs masking | cuts/step |"
+        "| billed | vs masking | cuts/step | reach | marks |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     big: list[dict[str, Any]] = []
     absent = []
     for name in [d.strip() for d in args.data.split(",")]:
@@ -137,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         if not runs:
             continue
         large = {trajectory_id(r) for r in runs if mean_step(r) >= args.big}
-        jobs = [(run, strategy, budgets) for run in runs for strategy in strategies]
+        jobs = [(run, strategy, budgets, args.override) for run in runs for strategy in strategies]
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(_one, jobs, chunksize=2))
         print("\n".join(rows(f"{name} ({len(runs)})", results, strategies, keys)), flush=True)

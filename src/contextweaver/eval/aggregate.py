@@ -57,6 +57,12 @@ class Row:
     """Edit freshness: of the texts the next edit replaces, the share a context that cut something holds."""
     cuts_marked: float = math.nan
     """Of the contexts that dropped steps whole, the share that says so."""
+    reach_pooled: float = math.nan
+    """Next-step evidence in the context or one recall away (a step the context names, `eval/recall_reach.py`)."""
+    marker_tokens: float = math.nan
+    """Mean tokens per context that cut, taken by the recall marks (handles and the note's recall line)."""
+    recall_tokens: float = math.nan
+    """Mean tokens of a step a recall would read (for evidence the context lacks)."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -172,6 +178,9 @@ def rows(results: Sequence[Result]) -> list[Row]:
                     failing_pooled=_pooled(per_traj, "failing"),
                     fresh_pooled=_pooled(per_traj, "fresh"),
                     cuts_marked=_marked(all_steps),
+                    reach_pooled=_pooled(per_traj, "reach"),
+                    marker_tokens=_per(all_steps, "marker_tokens"),
+                    recall_tokens=_per(all_steps, "recall_tokens", "recalls"),
                 )
             )
             vars(out[-1]).update(cache_columns(all_steps))
@@ -181,6 +190,13 @@ def rows(results: Sequence[Result]) -> list[Row]:
 def _pooled(per_traj: Sequence[list[dict[str, Any]]], name: str) -> float:
     """Pooled recall of the `NAME_covered` / `NAME_items` fields of every step."""
     return recall(_trajectory_recall(s, f"{name}_covered", f"{name}_items") for s in per_traj)[0]
+
+
+def _per(steps: Sequence[dict[str, Any]], name: str, count: str = "") -> float:
+    """Mean of a step field over the steps that have it (per unit of `count` when given)."""
+    having = [s for s in steps if name in s]
+    units = sum(s[count] for s in having) if count else len(having)
+    return sum(s[name] for s in having) / units if units else math.nan
 
 
 def _marked(steps: Sequence[dict[str, Any]]) -> float:

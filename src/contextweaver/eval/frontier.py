@@ -29,9 +29,13 @@ def bucket(distance: int) -> str:
 
 def latest_sources(trajectory: Trajectory, evidence: Sequence[StepEvidence]) -> dict[int, dict[str, int]]:
     """Next step index -> item -> the latest earlier step (1-based) whose output holds the item."""
+    return latest_of(all_sources(trajectory, evidence))
+
+
+def latest_of(every: dict[int, dict[str, list[int]]]) -> dict[int, dict[str, int]]:
+    """`all_sources` cut to the latest source of each item."""
     return {
-        index: {item: found[-1] for item, found in items.items() if found}
-        for index, items in all_sources(trajectory, evidence).items()
+        index: {item: found[-1] for item, found in items.items() if found} for index, items in every.items()
     }
 
 

@@ -16,8 +16,9 @@ from contextweaver.config import ModelConfig
 from contextweaver.eval.context_track import ContextTrack
 from contextweaver.eval.edits import edit_evidence
 from contextweaver.eval.evidence import history_evidence, next_step_evidence
-from contextweaver.eval.frontier import bucket, latest_sources, window_record
+from contextweaver.eval.frontier import all_sources, bucket, latest_of, window_record
 from contextweaver.eval.metrics import index_runs
+from contextweaver.eval.recall_reach import reach_record
 from contextweaver.eval.replay import Limit, replay_steps
 from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, unmarked_drop
 from contextweaver.formats.base import Trajectory
@@ -100,7 +101,8 @@ def evaluate(
     evidence = next_step_evidence(trajectory)
     items = {e.index: e.items for e in evidence}
     edits = {e.index: e.items for e in edit_evidence(trajectory, evidence)}
-    sources = latest_sources(trajectory, evidence)
+    every_source = all_sources(trajectory, evidence)
+    sources = latest_of(every_source)
     history = history_evidence(trajectory)
     truth = state_truth(trajectory)
     replaced = edit_old_texts(trajectory)
@@ -125,12 +127,13 @@ def evaluate(
             context = replayed.contexts[tokens]
             track = tracks[budget]
             track.update(context.messages)
+            held = track.found(needed)
             record: dict[str, Any] = {
                 "step": replayed.index,
                 "tokens": context.tokens,
                 "full_tokens": context.full_history_tokens,
                 "items": len(needed),
-                "covered": track.covered(needed),
+                "covered": len(held),
                 "kept": index_runs(context.kept),
                 "seconds": replayed.add_seconds + replayed.weave_seconds[tokens],
             }
@@ -142,6 +145,9 @@ def evaluate(
                 counts[0] += item in present
                 counts[1] += 1
             record["by_distance"] = distance
+            record.update(
+                reach_record(context, needed, held, every_source.get(replayed.index + 1, {}), trajectory)
+            )
             history_needed = history.get(replayed.index + 1, frozenset())
             record["history_items"] = len(history_needed)
             record["history_covered"] = track.covered(history_needed)
