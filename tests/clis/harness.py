@@ -103,14 +103,21 @@ def _records(path: Path) -> list[Record]:
 
 
 def run_session(cli: str, tmp: Path, *serve_args: str, input_tokens: int = 10, codex_config: str = "",
-                codex_tables: str = "") -> Session:  # fmt: skip
+                codex_tables: str = "", recall: bool = False) -> Session:  # fmt: skip
     """The scripted session of `cli` ("claude" or "codex") through a proxy started with `serve_args`
     (`input_tokens`: the prompt size the upstream reports first; `codex_*`: lines and tables added to
-    Codex's config.toml)."""
+    Codex's config.toml; `recall`: the model reads an omitted step back with the note's command once a
+    cut happened)."""
     upstream_log, relay_log = tmp / "upstream.jsonl", tmp / "relay.jsonl"
     repo = make_repo(tmp / "repo")
+    script = (
+        str(HERE / "scripted.py"),
+        str(upstream_log),
+        str(input_tokens),
+        *(("--recall",) if recall else ()),
+    )
     with (
-        _process(str(HERE / "scripted.py"), str(upstream_log), str(input_tokens)) as upstream_port,
+        _process(*script) as upstream_port,
         serve_process(tmp, f"http://127.0.0.1:{upstream_port}/v1", *serve_args) as proxy,
         _process(str(HERE / "relay.py"), proxy.url, str(relay_log)) as relay_port,
     ):

@@ -5,10 +5,13 @@ The session fixes tests/integrations/toyrepo.py's repository: list files, read c
 call the request holds (its id names its turn), so the script needs nothing of the history the proxy
 may have cut: only the newest step, which the proxy must always keep.
 
-python scripted.py LOG.jsonl [INPUT_TOKENS]   # prints the port, then serves until killed; logs every body
+python scripted.py LOG.jsonl [INPUT_TOKENS] [--recall]   # prints the port, serves until killed, logs bodies
 
 INPUT_TOKENS: the prompt size the first Responses answer reports (a large one makes Codex compact); a request
 holding Codex's `compaction_trigger` gets exactly one `compaction` item back.
+
+With `--recall`, once a request's context carries the proxy's recall command (a cut happened), the
+seventh call runs it through the CLI's own shell for the first step the context names, before the answer.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from tests.integrations.toyrepo import PYTHON  # noqa: E402
 PYTEST = f"{PYTHON} -m pytest -v -p no:cacheprovider test_calc.py"
 ANSWER = "Fixed: add in calc.py subtracted; it now adds and both tests pass."
 TURN_ID = re.compile(r"step(\d+)")
+RECALL = re.compile(r"curl -s (http://[^\s`]+/contextweaver/recall/[0-9a-f]{24}/)<step>")
+NAMED = re.compile(r"lines omitted, step (\d+)\)|steps omitted: (\d+)")
+RECALLING = "--recall" in sys.argv
 PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n"
 
 
@@ -57,6 +63,22 @@ def codex_call(turn: int) -> dict[str, Any]:
         else f"const r = await tools.exec_command({{cmd: {json.dumps(command)}}});\ntext(r.output);"
     )
     return {"type": "custom_tool_call", "call_id": f"call_step{turn}", "name": "exec", "input": source}
+
+
+def recall_command(request: Request) -> str | None:
+    """`curl -s URL/<first step named>` when the request's note gives the recall command, else None."""
+    text = json.dumps(request.body, ensure_ascii=False)
+    hint, named = RECALL.search(text), NAMED.search(text)
+    return f"curl -s {hint.group(1)}{named.group(1) or named.group(2)}" if hint and named else None
+
+
+def recall_call(wire: str, command: str) -> dict[str, Any]:
+    """The seventh call: the recall command through the CLI's shell tool."""
+    if wire == "messages":
+        return {"type": "tool_use", "id": "toolu_step7", "name": "Bash",
+                "input": {"command": command, "description": "Read an omitted step again"}}  # fmt: skip
+    source = f"const r = await tools.exec_command({{cmd: {json.dumps(command)}}});\ntext(r.output);"
+    return {"type": "custom_tool_call", "call_id": "call_step7", "name": "exec", "input": source}
 
 
 def newest_turn(request: Request) -> int:
@@ -89,6 +111,12 @@ def scripted_reply(request: Request, input_tokens: int = 10) -> Reply:
     if wire == "responses" and compacting(request):
         return Reply(body=fake_wire.responses_object(model, [COMPACTION], input_tokens=100))
     turn = newest_turn(request) + 1
+    command = recall_command(request) if RECALLING and turn == 7 and wire is not None else None
+    if command is not None:
+        call = recall_call(wire, command)
+        if wire == "messages":
+            return Reply(body=fake_wire.anthropic_message(model, [call]))
+        return Reply(body=fake_wire.responses_object(model, [call]))
     if wire == "messages":
         block = {"type": "text", "text": ANSWER} if turn > 6 else claude_call(turn, cwd_of(request))
         return Reply(body=fake_wire.anthropic_message(model, [block]))

@@ -11,6 +11,7 @@ transcript or rollout the CLI wrote, are then read back.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -223,3 +224,31 @@ def test_codex_compacting_on_the_upstream_passes_byte_for_byte(
     assert all(r.sha in received for r in compacting)  # byte for byte, the trigger and every later request
     (item,) = compaction_items(compacting[1])
     assert item["encrypted_content"] == "gAAAA-scripted-compaction-of-the-history=="  # the answer, unchanged
+
+
+def result_text(block: dict) -> str:
+    """A tool result's text: Anthropic's content (a string or text blocks), or a Responses output."""
+    content = block.get("content", block.get("output", ""))
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content)
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_after_a_cut_the_cli_reads_an_omitted_step_back_through_its_shell(
+    cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
+) -> None:
+    """The note's `curl` run by the CLI's own shell tool returns the step as the CLI first sent it."""
+    root, full = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).sizes()
+    run = run_session(cli, tmp_path, "--budget", str(root + (full - root) // 2), recall=True)
+    assert run.run.returncode == 0, run.run.stderr[-2000:] + run.log[-2000:]
+    call_id = "toolu_step7" if cli == "claude" else "call_step7"
+    answered = [r.body for r in run.sent if call_id in tool_results(r.body)]
+    assert answered, "the CLI ran the recall command and sent its result"
+    asked = re.search(r"/contextweaver/recall/[0-9a-f]{24}/(\d+)", json.dumps(answered[0]))
+    assert asked, "the call is the note's command"
+    result = result_text(tool_results(answered[0])[call_id])
+    step = stored(run.store).graph.nodes[int(asked.group(1))].step
+    assert f"[step {asked.group(1)}: " in result and step.observation in result, result[:600]
+    forwarded = [r.body for r in run.received if call_id in tool_results(r.body)]
+    assert forwarded and step.observation in result_text(tool_results(forwarded[0])[call_id])

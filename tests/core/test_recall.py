@@ -82,3 +82,15 @@ def test_a_trimmed_output_names_its_step() -> None:
     context = weaver.context()
     assert context.decisions[-1].mode == "trimmed"
     assert re.search(r"tokens of this output omitted, step 1\]", context.text())
+
+
+def test_a_recall_answer_is_never_read_as_a_new_test_run() -> None:
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(ROOT)
+    run = "FAILED tests/test_a.py::test_one - assert 1 == 2\n=== 1 failed in 0.1s ==="
+    weaver.add_step(Step(action="python -m pytest tests/test_a.py", observation=run))
+    assert weaver.tracker.failing()
+    weaver.add_step(Step(action="python -m pytest tests/test_a.py", observation="=== 1 passed in 0.1s ==="))
+    answer = "Script completed\nOutput:\n" + weaver.recall(1).text  # a shell tool's own lines first
+    weaver.add_step(Step(action="contextweaver recall 1", observation=answer))
+    assert not weaver.nodes[3].test_results and not weaver.tracker.failing()

@@ -24,8 +24,9 @@ PAGE_SHARE = 1.0
 """Characters per budget token a page holds: about a quarter of the budget in tokens (~4 chars each)."""
 MIN_PAGE, NO_BUDGET_PAGE = 2000, 32000
 COMMAND_CHARS = 90
-ANSWER = re.compile(r"\s*(?:\[page \d+ of \d+[^\]\n]*\]\n)?\[step \d+: [^\n]*\]\n--- ")
-"""How a recall answer starts: its outputs are old ones, never a new test run or a new fact."""
+ANSWER = re.compile(r"(?m)^(?:\[page \d+ of \d+[^\]\n]*\]\n)?\[step \d+: [^\n]*\]\n--- ")
+"""How a recall answer starts (a shell tool may put a line or two of its own first): its outputs are old
+ones, never a new test run."""
 
 
 class BadHandle(ContextWeaverError, ValueError):
@@ -104,7 +105,7 @@ def recall_of(
 
 def is_answer(observation: str) -> bool:
     """The observation is a recall's answer (the old outputs it repeats say nothing of the present)."""
-    return bool(ANSWER.match(observation[:400]))
+    return bool(ANSWER.search(observation[:400]))
 
 
 def step_text(node: Node) -> str:
