@@ -101,3 +101,24 @@ def test_langchain_middleware_offers_the_recall_tool_and_the_model_reads_the_ste
     assert answer.startswith("[step 2: `") and str(step2.content) in answer
     graph = middleware.weaver.conversation(result["messages"]).feed.strategy.graph
     assert not graph.node(7).test_results  # the old run it repeats is not a new one
+
+
+@pytest.mark.parametrize("tool_calls", [False, True])
+def test_swe_agents_processor_puts_the_answer_where_the_container_said_command_not_found(
+    tmp_path, tool_calls
+) -> None:
+    """SWE-agent runs the command in its container, which knows nothing of it; the woven history carries
+    the answer in place of the container's reply (the trajectory keeps what the container said)."""
+    from contextweaver.integrations.sweagent import ContextWeaverHistoryProcessor
+    from tests.integrations.test_sweagent_processor import action_item, observation_item, run_with
+
+    processor = ContextWeaverHistoryProcessor(strategy="cw-ancestry", window=2, weaver={"max_parents": 2})
+    history, _, _ = run_with(processor, make_repo(tmp_path / "repo"), tool_calls=tool_calls)
+    call_id = "call_recall" if tool_calls else None
+    history.append(action_item("Read the failing run again.", "contextweaver recall 2", tool_call_id=call_id))
+    history.append(observation_item("bash: contextweaver: command not found", tool_call_id=call_id))
+    woven = processor(list(history))
+    step2 = processor.feed_for(history).strategy.graph.node(2).step
+    assert woven[-1]["content"].startswith("[step 2: `") and step2.observation in woven[-1]["content"]
+    assert set(history[-1]) <= set(woven[-1])  # the item keeps its fields
+    assert history[-1]["content"] == "bash: contextweaver: command not found"
