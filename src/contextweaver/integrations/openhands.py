@@ -112,6 +112,11 @@ class ContextWeaverCondenser(CondenserBase):
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
+        weaver = self.contextweaver.weaver
+        if "recall" not in weaver.model_fields_set:  # no recall tool here yet: no handle to point at it
+            self.contextweaver = self.contextweaver.model_copy(
+                update={"weaver": weaver.model_copy(update={"recall": False})}
+            )
         later = " unless the agent's LLM config gives max_input_tokens, read at the first step"
         announce("ContextWeaver (OpenHands condenser)", self.contextweaver, then=later)
 
