@@ -13,8 +13,6 @@ Message = dict[str, Any]
 
 PLACEHOLDER = "Old environment output: ({lines} lines omitted)"
 """SWE-agent's placeholder."""
-HANDLED_PLACEHOLDER = "Old environment output: ({lines} lines omitted{handle})"
-"""The placeholder with recall on: `handle` is the node's `HANDLE`."""
 HANDLE = ", step {step}"
 """What a placeholder, a trim or an excerpt marker adds with recall on: the step to read again in full."""
 IMAGES_SUFFIX = " ({images} images omitted)"

@@ -53,7 +53,7 @@ def test_older_output_kept_as_an_excerpt_around_what_recent_steps_mention() -> N
     assert " 150\tdef compute_total_price(order):" in text
     assert " 148\tline 148 of the module" in text  # the lines around the hit, whole
     assert " 20\tline 20 of the module" not in text
-    markers = re.findall(r"\[lines (\d+)-(\d+) cut\]", text)
+    markers = re.findall(r"\[lines (\d+)-(\d+) cut, step 1\]", text)
     assert ("1", "147") in markers and ("153", "200") in markers
     assert decision.tokens < weaver_with(steps).graph.node(1).full_tokens / 5
 
@@ -159,10 +159,10 @@ def test_excerpt_keeps_whole_lines_and_says_what_was_cut() -> None:
     excerpt = build_excerpt(node, lines, {1, 2}, "not needed")
     observation = excerpt.messages[-1]["content"]
     assert observation.splitlines() == [
-        MARKER.format(start=1, end=1),
+        MARKER.format(start=1, end=1, handle=""),
         lines.lines[1],
         lines.lines[2],
-        MARKER.format(start=4, end=5),
+        MARKER.format(start=4, end=5, handle=""),
     ]
     assert excerpt.messages[0] == node.step.chat_messages()[0]
     assert excerpt.tokens == sum(count_message(m) for m in excerpt.messages)
@@ -177,7 +177,7 @@ def test_a_numbered_view_names_its_cut_lines_by_their_own_numbers() -> None:
     assert observation.splitlines() == [
         lines.lines[0],
         lines.lines[1],
-        MARKER.format(start=202, end=208),
+        MARKER.format(start=202, end=208, handle=""),
         lines.lines[9],
     ]
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from contextweaver.nodes.facts import extract_facts
-from contextweaver.nodes.render import is_observation, placeholder_messages
+from contextweaver.nodes.render import is_observation, placeholder_messages, with_handle
 from contextweaver.records import PLACEHOLDER, Facts, Message, Node, Step
 from contextweaver.tokens import MESSAGE_OVERHEAD, content_text, count_message, count_text
 
@@ -101,7 +101,12 @@ def make_node(index: int, step: Step, *, recall: bool = False) -> Node:
         recall=recall,
     )
     if recall and step.kind == "agent":
-        handled = placeholder_messages(step, node.handle)
+        handled = tuple(
+            {**m, "content": with_handle(str(m.get("content")), node.handle)}
+            if is_observation(step, raw)
+            else m
+            for raw, m in zip(step.chat_messages(), found.compressed, strict=True)
+        )
         extra = sum(count_message(new) - count_message(old)
                     for old, new in zip(found.compressed, handled, strict=True) if old is not new)  # fmt: skip
         node.compressed, node.compressed_tokens = handled, found.compressed_tokens + extra

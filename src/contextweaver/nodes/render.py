@@ -10,7 +10,6 @@ from functools import lru_cache
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public, missing from the stubs
 
 from contextweaver.records import (
-    HANDLED_PLACEHOLDER,
     IMAGES_SUFFIX,
     PLACEHOLDER,
     Message,
@@ -119,12 +118,15 @@ def _scan_object(text: str) -> JsonOutput | None:
 def placeholder(content: object, handle: str = "") -> str:
     """SWE-agent's placeholder for an elided observation, with the image count when there were any; a
     JSON-wrapped output's lines are its own, not the wrapper's. `handle` names the step (recall on)."""
-    lines = _line_count(content_text(content))
-    text = (
-        HANDLED_PLACEHOLDER.format(lines=lines, handle=handle) if handle else PLACEHOLDER.format(lines=lines)
-    )
+    text = with_handle(PLACEHOLDER.format(lines=_line_count(content_text(content))), handle)
     images = count_images(content)
     return text + (IMAGES_SUFFIX.format(images=images) if images else "")
+
+
+def with_handle(placeholder_text: str, handle: str) -> str:
+    """A placeholder naming its step: `handle` inserted where its line count closes (an extraction that
+    failed keeps its `?`; nothing is counted again)."""
+    return placeholder_text.replace(" lines omitted)", f" lines omitted{handle})", 1)
 
 
 def _line_count(text: str) -> int:
