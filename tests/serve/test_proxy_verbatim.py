@@ -94,12 +94,17 @@ def reference(steps: int, budget: int | None) -> list[bytes]:
     return out
 
 
+SAME_HINT = 'recall_hint="`contextweaver recall <step>`"'
+"""The proxy's recall hint set to the library's default, which the reference weaves with (the proxy's own
+names its port and the session's capability: tests/serve/test_proxy_recall.py)."""
+
+
 def run(tmp: Path, steps: int, *args: str, restart_at: int | None = None) -> tuple[list[bytes], list[bytes]]:
     """The requests sent and the bodies the upstream got; `restart_at`: a new proxy on the same store
     from that request on."""
     sent = list(bodies(steps))
     parts = [sent] if restart_at is None else [sent[:restart_at], sent[restart_at:]]
-    store = ("--store", str(tmp / "sessions.db"))
+    store = ("--store", str(tmp / "sessions.db"), "-c", SAME_HINT)
     with recording_upstream() as (upstream, received):
         for part in parts:
             with serve_process(tmp, upstream, *args, *store) as proxy:
