@@ -3,6 +3,7 @@ and one session's handle reads nothing of another."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from itertools import count
@@ -78,3 +79,23 @@ def test_the_notes_curl_returns_the_step_after_a_restart_and_only_its_own_sessio
     assert "run-A" not in other_answer.text and "run-B" in other_answer.text  # each handle its own session
     assert wrong.status_code == 404 and "run-" not in wrong.text
     assert several.status_code == 200 and "[step 3: " in several.text
+
+
+def test_a_session_stored_before_recall_goes_on_without_it(tmp_path: Path) -> None:
+    """Its settings name no recall: reopened, it weaves as it did (no handle, the same prefix)."""
+    from contextweaver.config import WeaverConfig
+    from contextweaver.records import Step
+    from contextweaver.store import Session
+
+    store = SQLiteStore(tmp_path / "s.db")
+    session = Session.create(store, "old", task("old"), WeaverConfig(mode="per_step", recall=False))
+    info = store.session("old")
+    assert info is not None
+    with store._write() as tx:  # the settings as a release before recall stored them
+        old = {k: v for k, v in info.config.items() if k not in ("recall", "recall_hint")}
+        tx.execute("UPDATE cw_sessions SET config = ? WHERE id = ?", (json.dumps(old), "old"))
+    for i in range(8):
+        session.add_step(Step(action=f"cat f{i}.py", observation="\n".join(f"line {j}" for j in range(30))))
+    reopened = Session.open(store, "old")
+    assert not reopened.weaver.config.recall
+    assert "step 1)" not in reopened.context().text() and "lines omitted)" in reopened.context().text()

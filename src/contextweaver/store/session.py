@@ -101,7 +101,8 @@ class Session:
         info = store.session(session_id)
         if info is None:
             raise SessionNotFound(f"no session {session_id!r} in {store.url}")
-        weaver = ContextWeaver(config or WeaverConfig.model_validate(info.config), model=model)
+        stored = {"recall": False, **info.config}  # a session stored before recall goes on as it was woven
+        weaver = ContextWeaver(config or WeaverConfig.model_validate(stored), model=model)
         weaver.begin(info.root)
         session = cls(store, info, weaver)
         session._apply(store.steps(session_id, 1, upto), write=upto is None)
