@@ -13,7 +13,7 @@ Message = dict[str, Any]
 
 PLACEHOLDER = "Old environment output: ({lines} lines omitted)"
 """SWE-agent's placeholder."""
-HANDLE = ", step {step}"
+HANDLE = ", #{step}"
 """What a placeholder, a trim or an excerpt marker adds with recall on: the step to read again in full."""
 IMAGES_SUFFIX = " ({images} images omitted)"
 

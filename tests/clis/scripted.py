@@ -33,8 +33,8 @@ from tests.integrations.toyrepo import PYTHON  # noqa: E402
 PYTEST = f"{PYTHON} -m pytest -v -p no:cacheprovider test_calc.py"
 ANSWER = "Fixed: add in calc.py subtracted; it now adds and both tests pass."
 TURN_ID = re.compile(r"step(\d+)")
-RECALL = re.compile(r"curl -s (http://[^\s`]+/contextweaver/recall/[0-9a-f]{24}/)<step>")
-NAMED = re.compile(r"lines omitted, step (\d+)\)|steps omitted: (\d+)")
+RECALL = re.compile(r"curl -s (http://[^\s`]+/contextweaver/recall/[0-9a-f]{24}/)N")
+NAMED = re.compile(r"lines omitted, #(\d+)\)|steps omitted: (\d+)")
 RECALLING = "--recall" in sys.argv
 PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n"
 

@@ -60,7 +60,7 @@ def test_a_step_whose_extraction_raises_keeps_a_plain_placeholder(monkeypatch: p
     assert odd.facts == extract.Facts()
     assert (
         odd.compressed is not None
-        and odd.compressed[-1]["content"] == "Old environment output: (? lines omitted, step 2)"
+        and odd.compressed[-1]["content"] == "Old environment output: (? lines omitted, #2)"
     )
     assert odd.full_tokens > odd.compressed_tokens > 0
     assert "step3_line0" in weaver.context(max_tokens=400).text()

@@ -22,7 +22,7 @@ def weave(steps: list[Step], budget: int | None = None):  # noqa: ANN201
 
 def test_empty_observation() -> None:
     _, context = weave([Step("Touch it.", "touch x.py", "")] + [step(i) for i in range(2, 9)])
-    assert "Old environment output: (0 lines omitted, step 1)" in context.text()
+    assert "Old environment output: (0 lines omitted, #1)" in context.text()
 
 
 def test_ten_megabyte_observation_is_counted_once_and_trimmed_under_a_budget() -> None:
@@ -57,7 +57,7 @@ def test_unknown_role_is_kept_with_its_step() -> None:
     _, context = weave([odd, *[step(i) for i in range(2, 9)]])
     roles = [m["role"] for m in context.messages]
     assert "critic" in roles
-    assert {"role": "critic", "content": "Old environment output: (1 lines omitted, step 1)"} in context.messages
+    assert {"role": "critic", "content": "Old environment output: (1 lines omitted, #1)"} in context.messages
 
 
 def test_observation_with_images_says_how_many_were_omitted() -> None:
@@ -78,5 +78,5 @@ def test_observation_with_images_says_how_many_were_omitted() -> None:
         ),
     )
     _, context = weave([screenshot, *[step(i) for i in range(2, 9)]])
-    assert "Old environment output: (2 lines omitted, step 1) (2 images omitted)" in context.text()
+    assert "Old environment output: (2 lines omitted, #1) (2 images omitted)" in context.text()
     assert "base64" not in str(context.messages[2:4])

@@ -25,12 +25,12 @@ def test_a_cut_names_every_step_it_shortens_and_the_note_says_how_to_read_it() -
     weaver = weaver_of(30, budget=3000, mode="per_step", selector="adaptive")
     context = weaver.context()
     text = context.text()
-    assert "lines omitted, step" in text
+    assert "lines omitted, #" in text
     note = next(m["content"] for m in context.messages if "ContextWeaver working state" in str(m["content"]))
-    assert "`contextweaver recall <step>`" in note
+    assert "`contextweaver recall N`" in note
     for decision in context.decisions:
         if decision.mode == "compressed":
-            assert f"lines omitted, step {decision.index})" in text
+            assert f"lines omitted, #{decision.index})" in text
     dropped = [d.index for d in context.decisions if d.mode == "dropped"]
     if dropped:
         assert "steps omitted:" in note
@@ -70,7 +70,7 @@ def test_recall_off_keeps_swe_agents_placeholders_and_no_recall_line() -> None:
     context = weaver_of(30, budget=3000, recall=False, mode="per_step", selector="adaptive").context()
     text = context.text()
     assert "contextweaver recall" not in text and PLACEHOLDER.format(lines=40) in text
-    assert not re.search(r"omitted, step \d+", text)
+    assert not re.search(r"omitted, #\d+", text)
 
 
 def test_a_trimmed_output_names_its_step() -> None:
@@ -81,7 +81,7 @@ def test_a_trimmed_output_names_its_step() -> None:
     )
     context = weaver.context()
     assert context.decisions[-1].mode == "trimmed"
-    assert re.search(r"tokens of this output omitted, step 1\]", context.text())
+    assert re.search(r"tokens of this output omitted, #1\]", context.text())
 
 
 def test_a_recall_answer_is_never_read_as_a_new_test_run() -> None:

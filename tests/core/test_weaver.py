@@ -27,9 +27,7 @@ def test_worked_example_step_18() -> None:
     text = context.text()
     for i in range(1, 19):
         assert (f"step{i}_line0" in text) == (i in (6, 8, 12, 14, 16, 18))
-    assert (
-        sum(text.count(PLACEHOLDER.format(lines=3).replace(")", f", step {i})")) for i in range(1, 18)) == 12
-    )
+    assert sum(text.count(PLACEHOLDER.format(lines=3).replace(")", f", #{i})")) for i in range(1, 18)) == 12
     assert context.messages[:2] == ROOT
     reasons = {d.index: d.reason for d in context.decisions}
     assert reasons[18] == "current step"

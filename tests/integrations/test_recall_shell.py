@@ -1,5 +1,5 @@
 """Recall through the shell, with the real mini-swe-agent: after a cut the model types the note's
-`contextweaver recall <step>` and its next context holds the step's output byte for byte."""
+`contextweaver recall N` and its next context holds the step's output byte for byte."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_the_agent_class_answers_the_recall_command_from_memory(tmp_path) -> Non
     assert info["exit_status"] == "Submitted"
     before = model.sent[-2]  # the context the model read when it asked for step 2
     assert not any("1 failed" in str(m.get("content")) for m in before)
-    assert any("lines omitted, step 2)" in str(m.get("content")) for m in before)
+    assert any("lines omitted, #2)" in str(m.get("content")) for m in before)
     step2 = agent.model.feed.strategy.graph.node(2).step
     answer = model.sent[-1][-1]["content"]  # the recall's output, in the next context
     assert answer.startswith("[step 2: `") and step2.observation in answer
@@ -93,7 +93,7 @@ def test_langchain_middleware_offers_the_recall_tool_and_the_model_reads_the_ste
     before = model.sent[-2]  # what the model read when it called the tool
     note = next(str(m.content) for m in before if "ContextWeaver working state" in str(m.content))
     assert "`contextweaver_recall` tool" in note
-    assert any("lines omitted, step 2)" in str(m.content) for m in before if m.type == "tool")
+    assert any("lines omitted, #2)" in str(m.content) for m in before if m.type == "tool")
     step2 = next(m for m in result["messages"] if m.type == "tool" and m.tool_call_id == "call_2")
     answer = next(
         str(m.content) for m in model.sent[-1] if m.type == "tool" and m.tool_call_id == "call_recall"

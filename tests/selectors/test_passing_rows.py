@@ -107,7 +107,7 @@ def test_a_recent_test_run_drops_passing_rows_but_the_current_one_stays_whole() 
     assert decision.tokens < weaver.graph.node(7).full_tokens / 2
     text = context.text()
     assert "test_price_case_5 PASSED" not in text
-    assert "[lines 4-43 cut, step 7]" in text  # which lines, so the agent can print them again
+    assert "[lines 4-43 cut, #7]" in text  # which lines, so the agent can print them again
     for line in ("E       AssertionError: assert 10.0 == 10.01", "1 failed, 40 passed, 1 skipped in 0.52s"):
         assert line in text
 

@@ -18,7 +18,7 @@ from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import PER_STEP, running_proxy, task, tool_call_reply
 from tests.serve.test_proxy_openai import agent_loop
 
-HINT = re.compile(r"curl -s http://127\.0\.0\.1:\d+(/contextweaver/recall/[0-9a-f]{24}/)<step>")
+HINT = re.compile(r"curl -s http://127\.0\.0\.1:\d+(/contextweaver/recall/[0-9a-f]{24}/)N")
 CONFIG = PER_STEP.model_copy(update={"recall_hint": proxy_hint("127.0.0.1", 9)})
 """The proxy's hint (port 9 stands in for the one the test server gets: the path is what is read)."""
 
@@ -63,7 +63,9 @@ def test_the_notes_curl_returns_the_step_after_a_restart_and_only_its_own_sessio
             base = url.removesuffix("/v1")
             before = httpx.get(base + path_a + "2")
             last = upstream.requests[-1].body["messages"]
-            assert any(re.search(r"lines omitted, step \d+\)", str(m.get("content"))) for m in last)
+            assert any(
+                re.search(r"omitted, #\d+[)\]]", str(m.get("content"))) for m in last
+            )  # a mark in place
         with running_proxy(SQLiteStore(path), upstream.base_url, CONFIG, budget=2500) as (url, _):
             base = url.removesuffix("/v1")
             after = httpx.get(base + path_a + "2")

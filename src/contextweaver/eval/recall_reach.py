@@ -1,6 +1,6 @@
 """One recall away: which steps a context names so that the agent can read them again in full.
 
-A context with recall on names each step it shortened where it stands (`, step N` in a placeholder, a
+A context with recall on names each step it shortened where it stands (`, #N` in a placeholder, a
 trim or an excerpt marker) and the steps it dropped in the note's omitted line, with the way back given
 once (the note's recall line). Read from the context's text, as the agent reads it: a step counts only
 when the context both names it and says how to recall it.
@@ -18,7 +18,7 @@ from contextweaver.records import Message, WovenContext, messages_to_text
 from contextweaver.tokens import count_text
 from contextweaver.weaving.working_state import RECALL
 
-IN_PLACE = re.compile(r"(?:lines omitted|output omitted|cut), step (\d+)[)\]]")
+IN_PLACE = re.compile(r"(?:lines omitted|output omitted|cut), #(\d+)[)\]]")
 """A placeholder's, a trim's or an excerpt marker's handle."""
 OMITTED = re.compile(r"steps omitted: ((?:\d+(?:-\d+)?)(?:, \d+(?:-\d+)?)*) \(\d+ of \d+\)")
 BETWEEN = re.compile(r"steps omitted: \d+ of \d+, between (\d+) and (\d+)")
@@ -47,7 +47,7 @@ def named_steps(messages: Sequence[Message]) -> tuple[frozenset[int], int]:
 
 @lru_cache(maxsize=4096)
 def _handle_tokens(step: str) -> int:
-    return count_text(f", step {step}")
+    return count_text(f", #{step}")
 
 
 def reach_record(

@@ -198,14 +198,14 @@ def _key(messages: Sequence[BaseMessage]) -> str:
 
 
 TOOL = "contextweaver_recall"
-TOOL_HINT = f'the `{TOOL}` tool (steps="12", or "3-5")'
+TOOL_HINT = f'the `{TOOL}` tool (steps="N")'
 TOOL_MORE = f'`{TOOL}` with steps="{{handle}}", page={{page}}'
 
 
 def _recall_tool(weaver: MessageWeaver) -> Any:
     def contextweaver_recall(steps: str, page: int = 1, state: Annotated[Any, InjectedState] = None) -> str:
         """Read again, as you first saw them, steps the context left out or shortened (the context names
-        them `step N`). steps: "12", "3-5" or "3-5,9"; page: the next page of a long answer."""
+        them `#N`). steps: "12", "3-5" or "3-5,9"; page: the next page of a long answer."""
         messages = state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
         return weaver.recall(steps, page, messages)
 

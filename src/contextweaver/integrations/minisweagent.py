@@ -277,7 +277,7 @@ class ContextWeaverAgent(DefaultAgent):
         model.keep_records = True
         self.model: WeavingModel = model
         self.env = RecallShell(self.env, lambda: self.model.feed.strategy)
-        """`contextweaver recall <step>` is answered from memory, never sent to the environment."""
+        """`contextweaver recall N` is answered from memory, never sent to the environment."""
 
     def run(self, task: str = "", **kwargs: Any) -> dict[str, Any]:
         self.model.reset()

@@ -1,6 +1,6 @@
 """Recall for agents whose only tool is a shell: `contextweaver recall 12` answered from memory.
 
-The note of a cut tells the agent to type `contextweaver recall <step>`. Nothing needs to be installed
+The note of a cut tells the agent to type `contextweaver recall N`. Nothing needs to be installed
 where the command runs: mini-swe-agent's ContextWeaverAgent answers it before it reaches the
 environment (`RecallShell`), and wherever the command did run (SWE-agent's container, a runner
 whose agent class is fixed) the feed puts the answer in place of whatever the shell said

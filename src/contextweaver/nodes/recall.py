@@ -1,7 +1,7 @@
 """Reversible cuts: the steps a cut left out or shortened, read back as the agent saw them.
 
 A cut names each step it leaves out (the working-state note) or shortens (placeholders, trims and
-excerpt markers carry `step N`); `recall_steps` answers a handle ("12", "3-5,9") with those steps'
+excerpt markers carry `#N`); `recall_steps` answers a handle ("12", "3-5,9") with those steps'
 messages byte for byte, each under one line saying what the step was, paged so that one answer
 never takes more than about a quarter of the budget it comes back into.
 """

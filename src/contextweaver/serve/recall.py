@@ -1,6 +1,6 @@
 """Recall through the proxy: the agent's own shell reads an omitted step back with one `curl`.
 
-Each session's note carries `curl -s http://HOST:PORT/contextweaver/recall/CAP/<step>`, where CAP is
+Each session's note carries `curl -s http://HOST:PORT/contextweaver/recall/CAP/N`, where CAP is
 an HMAC of the session id under a secret kept in the store: it names one session and reveals nothing
 of the others, needs no token (the agent's shell has none), and still answers after a restart, since
 the secret, the session's steps and the note (frozen with the cut, its hint stored with the session's
@@ -34,7 +34,7 @@ def proxy_hint(host: str, port: int) -> str:
     """The hint a proxy on `host:port` gives (a wildcard bind is reached on loopback)."""
     reach = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     reach = f"[{reach}]" if ":" in reach else reach
-    return f"`curl -s http://{reach}:{port}{PATH}{CAP}/<step>`"
+    return f"`curl -s http://{reach}:{port}{PATH}{CAP}/N`"
 
 
 def with_proxy_hint(config: WeaverConfig, host: str, port: int) -> WeaverConfig:

@@ -35,8 +35,9 @@ OMITTED_LINE = 30
 HEAD = "[ContextWeaver working state at step {step}: older steps were cut from this context]"
 SHORT_HEAD = "[ContextWeaver working state at step {step}: steps omitted: {omitted}]"
 LEAST_HEAD = "[ContextWeaver: steps omitted: {omitted}]"
-RECALL = "- to read a step again in full (omitted, or marked `step N`): {hint}"
-"""Given once, in every form of the marker: placeholders and trims then carry only the step number."""
+RECALL = "- reread step #N: {hint}"
+"""Given once, in every form of the marker (N: a step the note omits, or a placeholder, trim or excerpt
+marks `#N`): the marks then carry only the step number."""
 FILES = 15
 """Files the full form gives with the step of their last change (the short form names every file)."""
 TESTS = 10
