@@ -34,7 +34,9 @@ PYTEST = f"{PYTHON} -m pytest -v -p no:cacheprovider test_calc.py"
 ANSWER = "Fixed: add in calc.py subtracted; it now adds and both tests pass."
 TURN_ID = re.compile(r"step(\d+)")
 RECALL = re.compile(r"curl -s (http://[^\s`]+/contextweaver/recall/[0-9a-f]{24}/)N")
-NAMED = re.compile(r"lines omitted, #(\d+)\)|steps omitted: (\d+)")
+NAMED = re.compile(r"omitted, #(\d+)[)\]]|steps omitted: ([\d, -]+) \(")
+FAILING_RUN = 3
+"""The step that ran the failing tests (a shell output on both CLIs): recalled when the context names it."""
 RECALLING = "--recall" in sys.argv
 PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n"
 
@@ -66,10 +68,18 @@ def codex_call(turn: int) -> dict[str, Any]:
 
 
 def recall_command(request: Request) -> str | None:
-    """`curl -s URL/<first step named>` when the request's note gives the recall command, else None."""
+    """`curl -s URL/N` when the request's note gives the recall command: N the failing test run when the
+    context names it (a placeholder's `#N` or the note's omitted steps), else the first step it names."""
     text = json.dumps(request.body, ensure_ascii=False)
-    hint, named = RECALL.search(text), NAMED.search(text)
-    return f"curl -s {hint.group(1)}{named.group(1) or named.group(2)}" if hint and named else None
+    hint = RECALL.search(text)
+    named: list[int] = []
+    for mark, ranges in NAMED.findall(text):
+        for part in (mark or ranges).split(", "):
+            first, _, last = part.partition("-")
+            named += range(int(first), int(last or first) + 1)
+    if hint is None or not named:
+        return None
+    return f"curl -s {hint.group(1)}{FAILING_RUN if FAILING_RUN in named else named[0]}"
 
 
 def recall_call(wire: str, command: str) -> dict[str, Any]:

@@ -240,7 +240,9 @@ def test_after_a_cut_the_cli_reads_an_omitted_step_back_through_its_shell(
 ) -> None:
     """The note's `curl` run by the CLI's own shell tool returns the step as the CLI first sent it."""
     root, full = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).sizes()
-    run = run_session(cli, tmp_path, "--budget", str(root + (full - root) // 2), recall=True)
+    # room for the answer (the failing test run) after the cut: at half the history the next weave trims it
+    # (by a few dozen tokens, the trim marked `#7`): Claude Code's tools take most of the budget
+    run = run_session(cli, tmp_path, "--budget", str(root + (full - root) * 3 // 4), recall=True)
     assert run.run.returncode == 0, run.run.stderr[-2000:] + run.log[-2000:]
     call_id = "toolu_step7" if cli == "claude" else "call_step7"
     answered = [r.body for r in run.sent if call_id in tool_results(r.body)]
@@ -251,4 +253,5 @@ def test_after_a_cut_the_cli_reads_an_omitted_step_back_through_its_shell(
     step = stored(run.store).graph.nodes[int(asked.group(1))].step
     assert f"[step {asked.group(1)}: " in result and step.observation in result, result[:600]
     forwarded = [r.body for r in run.received if call_id in tool_results(r.body)]
-    assert forwarded and step.observation in result_text(tool_results(forwarded[0])[call_id])
+    got = result_text(tool_results(forwarded[0])[call_id]) if forwarded else ""
+    assert step.observation in got, got[:3000]  # the model got it whole: the next weave did not trim it
