@@ -73,10 +73,12 @@ def test_sigkill_mid_write_loses_no_acknowledged_step(store_location: str) -> No
             break
         writer.send_signal(signal.SIGKILL)  # while it is adding the next step
         writer.wait(30)
-        assert writer.returncode == -signal.SIGKILL
         for line in writer.stdout.read().splitlines():  # acknowledged before the kill, read only now
             ack = json.loads(line)
             acked[ack["ack"]] = ack["node"]
+        if writer.returncode == 0 and max(acked) >= TOTAL:  # it wrote the last step before the signal came
+            break
+        assert writer.returncode == -signal.SIGKILL
         kills += 1
     assert kills >= 4
     store = open_store(store_location)

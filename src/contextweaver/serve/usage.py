@@ -22,6 +22,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
+from contextweaver.errors import ContextWeaverError
+
 HEAD_BYTES = 8192
 """A stream's opening bytes kept: Anthropic's `message_start` (no content yet) fits."""
 TAIL_BYTES = 16384
@@ -35,7 +37,7 @@ MAX_DECODED = 8 * 1024 * 1024
 """Most bytes a compressed answer is inflated to, only to read its usage (a bomb stops here)."""
 
 
-class BadUsage(ValueError):
+class BadUsage(ContextWeaverError, ValueError):
     """A usage object that is there but not readable (wrong types, negative or inconsistent counts)."""
 
 
