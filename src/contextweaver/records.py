@@ -72,7 +72,6 @@ class Step:
         return ({"role": "assistant", "content": assistant}, {"role": "user", "content": self.observation})
 
 
-
 @dataclass(frozen=True)
 class Parent:
     """A parent edge N_i -> N_k with the analyzer's confidence and reason."""

@@ -107,9 +107,23 @@ def test_runs_whose_roots_exceed_a_budget_are_named_and_the_rest_measured(tmp_pa
     folder.mkdir()
     steps = bugfix_steps()
     write_jsonl(folder / "shop__shop-1.jsonl", steps)
-    write_jsonl(folder / "shop__shop-2.jsonl", steps, task="Fix it. " + "Background: the shop's history. " * 400)
+    write_jsonl(
+        folder / "shop__shop-2.jsonl", steps, task="Fix it. " + "Background: the shop's history. " * 400
+    )
     out = tmp_path / "report"
-    args = ["eval", str(folder), "-s", "cw,masking", "-b", "1500,none", "-o", str(out), "-j", "1", "--no-progress"]
+    args = [
+        "eval",
+        str(folder),
+        "-s",
+        "cw,masking",
+        "-b",
+        "1500,none",
+        "-o",
+        str(out),
+        "-j",
+        "1",
+        "--no-progress",
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "at 1500: 1 of 2 runs refused (" in result.output

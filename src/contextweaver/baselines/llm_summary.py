@@ -126,7 +126,9 @@ class LLMSummary(HistoryStrategy):
         )
 
     def _weaving(self) -> Weaving:
-        return Weaving(self.name, WeaveSettings(), self.planned, lambda: self.nodes, woven=self.summarized_context)
+        return Weaving(
+            self.name, WeaveSettings(), self.planned, lambda: self.nodes, woven=self.summarized_context
+        )
 
     def summarized_context(self, max_tokens: int | None) -> WovenContext:
         """The summary after the root, then the steps it does not cover, woven under `max_tokens`."""
