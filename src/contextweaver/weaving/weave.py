@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from contextweaver.config import WeaverConfig
 from contextweaver.nodes.render import call_messages, compressed_messages, full_messages, trimmed_messages
 from contextweaver.nodes.views import file_key
 from contextweaver.records import Decision, Message, Node, WovenContext
@@ -49,7 +50,7 @@ def weave(
     strategy: str,
     budget: float | None = None,
     status_line: str | None = None,
-    min_trim_tokens: int = 128,
+    min_trim_tokens: int = WeaverConfig.model_fields["min_trim_tokens"].default,
     safety_factor: float = 1.0,
     state: WorkingState | None = None,
 ) -> WovenContext:
