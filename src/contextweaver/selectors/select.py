@@ -90,7 +90,7 @@ class SelectSelector:
     trim_passing: bool
     extra_tokens: int
     excerpt_tokens: int
-    """The fitted settings (`select_settings.SelectSettings`, where each says why), one attribute each."""
+    """The fitted settings (`config/select_weights.py::SelectSettings`, where each says why), one attribute each."""
     postings = 64
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
     excerpt_cache = 1024
@@ -213,9 +213,7 @@ class SelectSelector:
         """Older views of the files recent steps name and of the files beside them, in the same folder
         (the newest `postings` per file name and per folder name): a new script or an edit uses names
         from the module's neighbours (10+ misses of SWE-agent-LM-32B train runs: most at a `create` step, in
-        views the selection left out). Chosen on the train splits (`--split train -s sliding_window,cw-select
-        --budgets none`): margin SWE-agent-LM-32B +0.072 -> +0.077 (10+ 0.496 -> 0.536), Llama 10+ 0.821 ->
-        0.857, gemini 10+ 0.651 -> 0.663 (5-9 0.904 -> 0.898), margins of the other sets unchanged."""
+        views the selection left out). Chosen on the train splits (docs/TUNING.md)."""
         newest = self.postings
         same = {index for path in files for index in self.index.views_of(path, floor_start, newest)}
         folders = {folder for folder in map(folder_of, files) if folder is not None}
