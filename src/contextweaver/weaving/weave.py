@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
@@ -183,13 +183,14 @@ def _budgeted(
     )
     _take_persons(room, steps)
     status = room.fit_status(status)
+    kept = int(room.limit - room.left) - root.full_tokens
     held = _Held(note=_reserve_note(room, state, newest, min_trim))
     _take_plan(room, held, steps, plan, min_trim, state)
     room.left += held.calls
     if plan.short_calls:
         _take_calls(room, steps, plan)
     if newest is not None:
-        _check_newest(room, root, newest, min_trim)
+        _check_newest(room, root, newest, min_trim, kept)
     _take_placeholders(room, steps, plan)
     note = _note(state, steps, room, held.note, held.texts)
     return _assemble(root, steps, plan, strategy, status, room, note, state is not None and state.last)
@@ -257,11 +258,12 @@ def _floor_marks(plan: Plan, current: int | None) -> tuple[int | None, int | Non
     return after_current, next((p for p, index in enumerate(order) if index not in floor), None)
 
 
-def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int) -> None:
-    """Refuse a budget that left the newest step out or as its placeholder (`starved`)."""
+def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int, kept: int) -> None:
+    """Refuse a budget that left the newest step out or as its placeholder (`starved`), naming what was
+    `kept` before it (a person's messages, the TEST STATUS line), so the value asked for holds them all."""
     chosen = room.chosen.get(newest.index)
     if chosen is None or chosen[1].mode == "compressed":
-        raise BudgetError.of(room.budget, starved(root, newest, min_trim))
+        raise BudgetError.of(room.budget, replace(starved(root, newest, min_trim), kept=kept))
 
 
 def _take_placeholders(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
