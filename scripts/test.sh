@@ -3,7 +3,7 @@
 # one (otherwise those tests skip); tests needing ../shared/data, Chromium or the local model skip
 # cleanly when those are absent. Extra arguments go to pytest.
 #   --lint   ruff check, ruff format --check and mypy, then stop (CI runs it before the tests)
-#   --fast   the fast lane: no test marked slow, a few examples per property test (under two minutes)
+#   --fast   the fast lane: no test marked slow or needing the local model, a few examples per property test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -18,7 +18,7 @@ fi
 if [ "${1:-}" = "--fast" ]; then
     shift
     export HYPOTHESIS_PROFILE=fast
-    exec "$PY" -m pytest -q -m "not slow" "$@"
+    exec "$PY" -m pytest -q -m "not slow and not model" "$@"
 fi
 stop_postgres() {
     local ctl

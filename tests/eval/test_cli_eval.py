@@ -7,12 +7,14 @@ import json
 import tarfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from contextweaver.cli import main
 from contextweaver.eval.splits import split_of
 
 
+@pytest.mark.slow
 def test_eval_writes_the_report_and_a_rerun_reuses_results(trajectory_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     args = [

@@ -151,6 +151,7 @@ def test_tool_call_items_stay_paired_with_their_results(tmp_path: Path):
     assert graph.node(2).superseded_by == 5
 
 
+@pytest.mark.slow
 def test_selected_by_type_like_swe_agents_own_processors(tmp_path: Path):
     processors = history_processors([{"type": "contextweaver", "strategy": "sliding_window", "window": 2}])
     history, _, _ = run_with(processors[0], make_repo(tmp_path / "repo"))

@@ -108,6 +108,7 @@ def viewer_tool():
     )
 
 
+@pytest.mark.slow
 def test_langgraph_hook_counts_the_tools_it_is_given(tmp_path: Path):
     pytest.importorskip("langgraph.prebuilt")
     from langchain_core.messages import convert_to_openai_messages

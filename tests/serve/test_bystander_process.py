@@ -75,6 +75,7 @@ def post(proxy: Proxy, messages: list[dict[str, Any]], session: str) -> httpx.Re
     return httpx.post(f"{proxy.url}/v1/chat/completions", content=body, headers=headers(session), timeout=120)
 
 
+@pytest.mark.slow
 def test_a_bystander_step_is_answered_while_another_session_weaves_a_huge_output(tmp_path: Path) -> None:
     with (
         upstream_process(tmp_path) as (port, _),

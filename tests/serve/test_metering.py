@@ -11,6 +11,7 @@ from typing import Any
 import anthropic
 import httpx
 import openai
+import pytest
 from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -227,6 +228,7 @@ def test_a_malformed_usage_passes_unchanged_and_is_counted(tmp_path: Path) -> No
     )
 
 
+@pytest.mark.slow
 def test_with_weaving_processes_the_http_process_meters_every_answer(tmp_path: Path) -> None:
     from tests.serve.processes import serve_process, upstream_process
 
