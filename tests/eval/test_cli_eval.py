@@ -64,6 +64,7 @@ def _nebius_run(instance: str) -> dict[str, object]:
     }
 
 
+@pytest.mark.slow
 def test_eval_reads_an_archive_of_runs_and_keeps_one_split(tmp_path: Path) -> None:
     """The training archives are evaluated in place, and `--split` reports the held-out runs alone."""
     ids = [f"octo__widgets-{n}" for n in range(40)]

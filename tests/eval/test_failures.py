@@ -26,6 +26,7 @@ def add_broken_file(folder: Path) -> Path:
     return broken
 
 
+@pytest.mark.slow
 def test_a_broken_file_fails_its_runs_and_the_others_finish(trajectory_dir: Path, tmp_path: Path) -> None:
     broken = add_broken_file(trajectory_dir)
     out = tmp_path / "report"

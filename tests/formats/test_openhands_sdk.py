@@ -145,6 +145,7 @@ def test_a_broken_event_file_names_itself(tmp_path):
 @pytest.mark.parametrize(
     "command", [["replay"], ["graph", "--out", "{out}"], ["eval", "-b", "none", "-o", "{out}"]]
 )
+@pytest.mark.slow
 def test_the_commands_read_a_saved_conversation_folder(tmp_path, command):
     from click.testing import CliRunner
 

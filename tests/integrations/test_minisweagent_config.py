@@ -47,6 +47,7 @@ def test_agent_class_line_in_the_yaml_selects_the_weaving_agent(tmp_path: Path):
         get_agent(model, LocalEnvironment(), {**config, "contextweaver": {"strategy": "nope"}})
 
 
+@pytest.mark.slow
 def test_model_class_line_weaves_for_an_agent_it_does_not_know(tmp_path: Path):
     """For runners whose agent class is fixed (mini-extra swebench): wrap the model instead."""
     model = get_model(

@@ -45,6 +45,7 @@ def proxy(tmp_path: Path) -> Any:
         yield url, manager, upstream
 
 
+@pytest.mark.slow
 def test_each_bad_request_gets_a_clear_4xx(proxy: Any) -> None:
     url, manager, upstream = proxy
     good = task("good-1")

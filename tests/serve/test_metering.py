@@ -107,6 +107,7 @@ def metrics(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
             for family in text_string_to_metric_families(text) for s in family.samples}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_billed_tokens_match_the_upstreams_usage_on_every_wire_and_metrics_agree(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     script = Upstream()
