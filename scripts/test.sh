@@ -2,10 +2,24 @@
 # Run the test suite. Starts a throwaway PostgreSQL server for the store's tests when the machine has
 # one (otherwise those tests skip); tests needing ../shared/data, Chromium or the local model skip
 # cleanly when those are absent. Extra arguments go to pytest.
+#   --lint   ruff check, ruff format --check and mypy, then stop (CI runs it before the tests)
+#   --fast   the fast lane: no test marked slow or needing the local model, a few examples per property test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 [ -x "$PY" ] || PY=python3
+if [ "${1:-}" = "--lint" ]; then
+    LINTED=(src tests benchmarks scripts)
+    "$PY" -m ruff check "${LINTED[@]}"
+    "$PY" -m ruff format --check "${LINTED[@]}"
+    "$PY" -m mypy  # the packages and settings are pyproject's [tool.mypy]
+    exit 0
+fi
+if [ "${1:-}" = "--fast" ]; then
+    shift
+    export HYPOTHESIS_PROFILE=fast
+    exec "$PY" -m pytest -q -m "not slow and not model" "$@"
+fi
 stop_postgres() {
     local ctl
     ctl="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/pg_ctl"
@@ -27,5 +41,6 @@ fi
 "$PY" -m pytest -q "$@"
 # the OpenHands SDK needs Python 3.12+, so its tests run in their own venv (made by FULL=1 setup.sh)
 if [ "$#" -eq 0 ] && [ -x .venv-openhands/bin/python ]; then
-    .venv-openhands/bin/python -m pytest -q tests/integrations/test_openhands_condenser.py
+    .venv-openhands/bin/python -m pytest -q tests/integrations/test_openhands_condenser.py \
+        tests/integrations/test_truthful_start_frameworks.py::test_openhands_condenser_takes_the_llms_max_input_tokens
 fi

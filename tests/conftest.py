@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from contextweaver.prompt_cache import message_key
 from contextweaver.records import Message
 from contextweaver.tokens import count_message
 from tests.shared_data import absent
+
+settings.register_profile("fast", max_examples=10, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+if os.environ.get("HYPOTHESIS_PROFILE") in ("fast", "thorough"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])  # the fast lane runs a few examples per property
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MINI_SWE_AGENT = SHARED_DATA / "trajectories" / "mini-swe-agent"

@@ -25,7 +25,7 @@ from contextweaver.selectors import build_selector
 from contextweaver.selectors.repeats import drop_repeated_outputs
 from contextweaver.validation import TestTracker
 from contextweaver.weaving.lazy import LazyContext
-from contextweaver.weaving.modes import WeaveSettings, Weaving
+from contextweaver.weaving.modes import WeaveSettings, Weaving, cut_selector
 from contextweaver.weaving.plan import Plan, warmup_plan
 from contextweaver.weaving.reweave import detached
 from contextweaver.weaving.working_state import WorkingState
@@ -45,10 +45,10 @@ class ContextWeaver:
         self.written = WrittenFiles()
         self.open_file = OpenFile()
         self.selector = build_selector(self.config)
-        cut = self.config.lazy.selector
+        cut = cut_selector(self.config)
         self.cut_selector = (
             build_selector(self.config.model_copy(update={"selector": cut}))
-            if self.config.mode == "lazy" and cut is not None and cut != self.config.selector
+            if cut is not None
             else self.selector
         )
         """What a lazy cut plans with (`lazy.selector`)."""
@@ -56,15 +56,9 @@ class ContextWeaver:
         self.model = model if model is not None or not needs_model(self.config) else self._memory_model()
         self.annotator = build_annotator(self.config, self.model)
         self.task = ""
-        settings = WeaveSettings(
-            mode=self.config.mode,
-            high_water=self.config.lazy.high_water,
-            low_water=self.config.lazy.low_water,
-            safety_factor=self.config.token_safety_factor,
-            min_trim_tokens=self.config.min_trim_tokens,
-            cut_calls_share=self.config.lazy.calls_share,
+        self.weaving = Weaving(
+            self.name, WeaveSettings.of(self.config), self._plan, lambda: self.graph.nodes, state=self._state
         )
-        self.weaving = Weaving(self.name, settings, self._plan, lambda: self.graph.nodes, state=self._state)
 
     def _memory_model(self) -> Model:
         """One client for all memory work, so retries, the circuit breaker and usage are shared."""

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 from contextweaver import ContextWeaver, load_trajectory
 from contextweaver.examples import example_path
@@ -27,6 +29,7 @@ def graph_under_seed(seed: str) -> str:
     ).stdout
 
 
+@pytest.mark.slow
 def test_same_graph_under_different_hash_seeds() -> None:
     first = graph_under_seed("1")
     assert first.count("\n") >= 30

@@ -39,7 +39,9 @@ def test_positive_control_llm_and_heuristic_agree_on_the_planted_parent() -> Non
 def test_registered_and_built_from_config() -> None:
     config = WeaverConfig.model_validate({"analyzer": "llm", "memory_model": {"backend": "fake"}})
     analyzer = ContextWeaver(config).annotator.analyzer  # type: ignore[attr-defined]
-    assert isinstance(analyzer, LLMAnalyzer) and isinstance(analyzer.model.inner, FakeModel)  # timed, one client
+    assert isinstance(analyzer, LLMAnalyzer) and isinstance(
+        analyzer.model.inner, FakeModel
+    )  # timed, one client
     assert ANALYZERS.get("llm") is LLMAnalyzer
     assert needs_model(config) and not needs_model(WeaverConfig())
 

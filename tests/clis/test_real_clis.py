@@ -37,7 +37,10 @@ CLIS = [
     ),
     pytest.param("codex", marks=pytest.mark.skipif(not clis.installed("codex"), reason=clis.install_hint())),
 ]
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.slow,
+]  # slow: each test drives a real agent CLI (over 5 s)
 CONTEXTWEAVER = Path(sys.executable).with_name("contextweaver")
 SESSION_FILES = {"claude": "*.jsonl", "codex": "rollout-*.jsonl"}
 

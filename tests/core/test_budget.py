@@ -63,6 +63,7 @@ def test_budget_below_the_root_is_a_clear_error() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["lazy", "per_step"])
 @pytest.mark.parametrize("budget", [4000, 8000, 16000])
+@pytest.mark.slow
 def test_budget_never_exceeded_on_real_trajectories(mini_swe_agent_files, budget: int, mode: str) -> None:
     for path in mini_swe_agent_files:
         trajectory = load_trajectory(path)

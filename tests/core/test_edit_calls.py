@@ -13,14 +13,18 @@ EDIT = f"cat > src/basket.py <<'EOF'\ndef total(basket):\n    {WROTE}\n    retur
 
 def contexts(config: WeaverConfig, budget: int, steps: int = 30) -> list[WovenContext]:
     weaver = ContextWeaver(config)
-    weaver.begin([{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix basket.py."}])
+    weaver.begin(
+        [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix basket.py."}]
+    )
     out = []
     for n in range(1, steps + 1):
         if n == 4:
             step = Step(thought="rewrite the total", action=EDIT, observation="")
         else:
             thought = f"Step {n}: the module may hold the cause, so read it before changing anything. " * 6
-            action = f"cat src/mod_{n}.py && grep -rn 'value_{n}' " + " ".join(f"src/pkg_{k}/mod_{n}.py" for k in range(8))
+            action = f"cat src/mod_{n}.py && grep -rn 'value_{n}' " + " ".join(
+                f"src/pkg_{k}/mod_{n}.py" for k in range(8)
+            )
             step = Step(thought=thought, action=action, observation=f"value_{n} = {n}\n" * 25)
         weaver.add_step(step)
         out.append(weaver.context(budget))

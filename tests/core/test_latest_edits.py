@@ -11,7 +11,9 @@ from contextweaver.validation.tracker import TestTracker
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.weave import weave
 
-ROOT = root_node([{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix cart.py."}])
+ROOT = root_node(
+    [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix cart.py."}]
+)
 FIRST = "total = sum(item.price for item in cart)"
 WROTE = "total = sum(item.price * item.count for item in cart)"
 RUN = "FAILED tests/test_cart.py::test_total - AssertionError: 3 != 6\n" + "E   assert 3 == 6\n" * 30
@@ -22,7 +24,9 @@ def write(text: str) -> str:
 
 
 def read(n: int) -> Step:
-    return Step(thought=f"read part {n}", action=f"cat src/part_{n}.py", observation=f"value_{n} = {n}\n" * 40)
+    return Step(
+        thought=f"read part {n}", action=f"cat src/part_{n}.py", observation=f"value_{n} = {n}\n" * 40
+    )
 
 
 def steps(floor_edit: Step) -> list[Node]:

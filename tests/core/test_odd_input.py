@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from contextweaver.config import WeaverConfig
 from contextweaver.formats import load_trajectory
 from contextweaver.records import Step
@@ -25,6 +27,7 @@ def test_empty_observation() -> None:
     assert "Old environment output: (0 lines omitted, #1)" in context.text()
 
 
+@pytest.mark.slow
 def test_ten_megabyte_observation_is_counted_once_and_trimmed_under_a_budget() -> None:
     big = ("0123456789abcdef " * 64 + "\n") * 9_600  # ~10 MB
     weaver, context = weave([step(1), Step("Dump the log.", "cat huge.log", big)], budget=6000)

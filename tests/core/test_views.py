@@ -86,7 +86,9 @@ def test_appends_escaped_sed_scripts_and_deletions_are_changes() -> None:
     assert sed.edited_files == {"pkg/related.py"}
     gone = extract_facts(Step("clean", "rm -f reproduce.py debug.py 2>/dev/null && git rm -q src/old.py", ""))
     assert gone.deleted_files == {"reproduce.py", "debug.py", "src/old.py"}
-    body = extract_facts(Step("", "edit 3:4\n    def f(self) -> t.Optional:\n        rm = x\nend_of_edit", ""))
+    body = extract_facts(
+        Step("", "edit 3:4\n    def f(self) -> t.Optional:\n        rm = x\nend_of_edit", "")
+    )
     assert body.edited_files == frozenset() and body.deleted_files == frozenset()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from contextweaver import ContextWeaver, Step, WeaverConfig
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.records import WovenContext
@@ -81,6 +83,7 @@ def test_per_step_weaving_writes_it_last_where_rewriting_it_breaks_no_prefix() -
     assert contexts[-1].messages[-1]["content"] == note
 
 
+@pytest.mark.slow
 def test_the_note_is_the_same_under_any_hash_seed() -> None:
     """A restarted proxy must write the same bytes: nothing in the note may follow set order."""
     import os

@@ -7,12 +7,14 @@ import json
 import tarfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from contextweaver.cli import main
 from contextweaver.eval.splits import split_of
 
 
+@pytest.mark.slow
 def test_eval_writes_the_report_and_a_rerun_reuses_results(trajectory_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     args = [
@@ -62,6 +64,7 @@ def _nebius_run(instance: str) -> dict[str, object]:
     }
 
 
+@pytest.mark.slow
 def test_eval_reads_an_archive_of_runs_and_keeps_one_split(tmp_path: Path) -> None:
     """The training archives are evaluated in place, and `--split` reports the held-out runs alone."""
     ids = [f"octo__widgets-{n}" for n in range(40)]
@@ -107,9 +110,23 @@ def test_runs_whose_roots_exceed_a_budget_are_named_and_the_rest_measured(tmp_pa
     folder.mkdir()
     steps = bugfix_steps()
     write_jsonl(folder / "shop__shop-1.jsonl", steps)
-    write_jsonl(folder / "shop__shop-2.jsonl", steps, task="Fix it. " + "Background: the shop's history. " * 400)
+    write_jsonl(
+        folder / "shop__shop-2.jsonl", steps, task="Fix it. " + "Background: the shop's history. " * 400
+    )
     out = tmp_path / "report"
-    args = ["eval", str(folder), "-s", "cw,masking", "-b", "1500,none", "-o", str(out), "-j", "1", "--no-progress"]
+    args = [
+        "eval",
+        str(folder),
+        "-s",
+        "cw,masking",
+        "-b",
+        "1500,none",
+        "-o",
+        str(out),
+        "-j",
+        "1",
+        "--no-progress",
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "at 1500: 1 of 2 runs refused (" in result.output

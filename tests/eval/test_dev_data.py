@@ -28,6 +28,7 @@ def dev_results() -> list[dict]:
     return [evaluate(load_trajectory(f), name, [None]) for name in CALIBRATION for f in files]
 
 
+@pytest.mark.slow
 def test_calibration_reproduces(dev_results: list[dict]) -> None:
     rows = {r.strategy: r for r in aggregate.rows(dev_results)}
     for name, (pooled, per_trajectory, tokens) in CALIBRATION.items():

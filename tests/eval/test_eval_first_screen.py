@@ -38,6 +38,7 @@ def view(out: Path, columns: int, *extra: str) -> str:
 
 
 @pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.slow
 def test_the_tables_fit_the_terminal(out: Path, columns: int) -> None:
     text = view(out, columns)
     assert max(len(line) for line in text.splitlines()) <= columns
@@ -47,6 +48,7 @@ def test_the_tables_fit_the_terminal(out: Path, columns: int) -> None:
     assert "tokens: mean o200k tokens per context" in " ".join(text.split())  # the legend
 
 
+@pytest.mark.slow
 def test_a_wider_terminal_shows_more_columns_and_wide_shows_all(out: Path) -> None:
     narrow, wider, wide = view(out, 80), view(out, 120), view(out, 80, "--wide")
     assert "OpenAI" not in narrow.split("--wide")[0] and "OpenAI" in wider

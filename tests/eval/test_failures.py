@@ -7,6 +7,7 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from contextweaver.cli import main
@@ -25,6 +26,7 @@ def add_broken_file(folder: Path) -> Path:
     return broken
 
 
+@pytest.mark.slow
 def test_a_broken_file_fails_its_runs_and_the_others_finish(trajectory_dir: Path, tmp_path: Path) -> None:
     broken = add_broken_file(trajectory_dir)
     out = tmp_path / "report"
@@ -49,6 +51,7 @@ def test_a_broken_file_fails_its_runs_and_the_others_finish(trajectory_dir: Path
     assert again.exit_code == 1 and "0 run(s) computed, 9 reused, 3 failed" in again.output
 
 
+@pytest.mark.slow
 def test_a_strategy_that_raises_in_a_worker_fails_only_its_own_runs(
     trajectory_dir: Path, tmp_path: Path
 ) -> None:

@@ -42,6 +42,7 @@ def eval_command(folder: Path, out: Path) -> list[str]:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 @pytest.mark.parametrize("group", [True, False], ids=["terminal-ctrl-c", "kill-int-parent"])
+@pytest.mark.slow
 def test_ctrl_c_stops_within_seconds_keeps_finished_runs_and_a_rerun_resumes(
     tmp_path: Path, group: bool
 ) -> None:

@@ -67,6 +67,7 @@ def test_results_of_other_code_are_not_reused(monkeypatch: pytest.MonkeyPatch) -
     assert RunSettings([None]).fingerprint("cw") != before
 
 
+@pytest.mark.slow
 def test_report_files_are_complete_consistent_and_deterministic(trajectory_dir: Path, tmp_path: Path) -> None:
     results, _ = _run(trajectory_dir, tmp_path / "out")
     built = report.build(results, {"command": "contextweaver eval <runs> --note '<b>&'"})

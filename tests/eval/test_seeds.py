@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from contextweaver.config import ModelConfig
 from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats.base import Trajectory
 from contextweaver.testing.fake_server import FakeLLMServer
 
 
+@pytest.mark.slow
 def test_every_memory_request_of_a_replay_carries_its_seed(bugfix: Trajectory) -> None:
     with FakeLLMServer() as server:
         memory = ModelConfig(backend="openai", base_url=server.base_url)

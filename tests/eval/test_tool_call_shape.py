@@ -67,6 +67,7 @@ def test_a_tool_calling_run_reads_as_the_same_steps(both_shapes: list[tuple[Path
         )
 
 
+@pytest.mark.slow
 def test_the_selection_keeps_the_same_evidence_in_either_shape(both_shapes: list[tuple[Path, Path]]) -> None:
     covered, items = {}, 0
     for shape in (0, 1):

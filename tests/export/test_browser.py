@@ -37,6 +37,7 @@ def test_hostile_trace_does_not_execute_or_break_the_page(chromium, graph, conte
     )
 
 
+@pytest.mark.slow
 def test_fragment_selects_node_and_lists_parents_with_reasons(chromium, graph, context, tmp_path):
     page = tmp_path / "graph.html"
     page.write_text(to_html(graph, context), encoding="utf-8")
@@ -48,6 +49,7 @@ def test_fragment_selects_node_and_lists_parents_with_reasons(chromium, graph, c
     assert "N4 · step 4" in default  # no fragment: the current (last) step
 
 
+@pytest.mark.slow
 def test_screenshot_renders(chromium, tmp_path):
     from contextweaver.examples import example_path
     from contextweaver.formats import load_trajectory

@@ -95,7 +95,9 @@ def test_the_legend_gives_each_meaning_its_own_dot(tmp_path):
     from contextweaver.examples import __file__ as examples
 
     run = Path(examples).parent / "bugfix.jsonl"
-    result = CliRunner().invoke(main, ["graph", str(run), "--out", str(tmp_path), "--format", "html", "--budget", "3000"])
+    result = CliRunner().invoke(
+        main, ["graph", str(run), "--out", str(tmp_path), "--format", "html", "--budget", "3000"]
+    )
     assert result.exit_code == 0, result.output
     page = (tmp_path / "bugfix.html").read_text(encoding="utf-8")
     legend = page[page.index('<div class="legend">') :].split("</div>", 1)[0]

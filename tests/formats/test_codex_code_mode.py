@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from contextweaver.cli import main
@@ -161,6 +162,7 @@ def test_a_script_without_nested_calls_is_its_own_action() -> None:
     assert action_text("exec", '{"cmd": "ls"}') == "ls"  # a JSON-argument tool of the same name
 
 
+@pytest.mark.slow
 def test_the_scan_never_raises() -> None:
     """Its time on the same hostile inputs grows linearly: `benchmarks/hostile_steps.py --codex`."""
     rng = random.Random(22)

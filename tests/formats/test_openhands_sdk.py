@@ -127,7 +127,9 @@ def test_a_saved_conversation_folder_is_one_run(tmp_path):
 
 def test_a_saved_conversation_reads_in_index_order_not_name_order(tmp_path):
     folder = saved_conversation(tmp_path, EVENTS, start=100_000 - len(EVENTS) + 1)
-    assert sorted(p.name for p in (folder / "events").iterdir())[0].startswith("event-100000-")  # last, first as text
+    assert sorted(p.name for p in (folder / "events").iterdir())[0].startswith(
+        "event-100000-"
+    )  # last, first as text
     (tmp_path / "events.json").write_text(json.dumps(EVENTS))
     assert load_trajectory(folder).steps == load_trajectory(tmp_path / "events.json").steps
 
@@ -140,7 +142,10 @@ def test_a_broken_event_file_names_itself(tmp_path):
         load_trajectory(folder)
 
 
-@pytest.mark.parametrize("command", [["replay"], ["graph", "--out", "{out}"], ["eval", "-b", "none", "-o", "{out}"]])
+@pytest.mark.parametrize(
+    "command", [["replay"], ["graph", "--out", "{out}"], ["eval", "-b", "none", "-o", "{out}"]]
+)
+@pytest.mark.slow
 def test_the_commands_read_a_saved_conversation_folder(tmp_path, command):
     from click.testing import CliRunner
 

@@ -17,6 +17,7 @@ import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from contextweaver.eval.replay import replay_steps
 from contextweaver.formats import load_trajectory
@@ -79,15 +80,26 @@ def runs() -> Iterator[tuple[str, Trajectory]]:
             yield path.name, load_trajectory(path)
 
 
-def digest(name: str, trajectory: Trajectory, budget: int | None) -> str:
-    """One sha256 over every context of one replay (a fresh strategy per budget: the lazy state is per budget)."""
+def contexts(name: str, trajectory: Trajectory, budget: int | None) -> Iterator[dict[str, Any]]:
+    """Every context of one replay as the digest hashes it (a fresh strategy per budget: the lazy state is
+    per budget)."""
     built = build_strategy(name, seed=0)
-    hasher = hashlib.sha256()
     for replayed in replay_steps(trajectory, built.strategy, (budget,)):
-        context = replayed.context
-        hasher.update(json.dumps(context.messages, sort_keys=True, ensure_ascii=False).encode())
-        hasher.update(f"|{context.tokens}|".encode())
+        yield {"messages": replayed.context.messages, "tokens": replayed.context.tokens}
+
+
+def digest(name: str, trajectory: Trajectory, budget: int | None) -> str:
+    """One sha256 over every context of one replay."""
+    hasher = hashlib.sha256()
+    for context in contexts(name, trajectory, budget):
+        hasher.update(json.dumps(context["messages"], sort_keys=True, ensure_ascii=False).encode())
+        hasher.update(f"|{context['tokens']}|".encode())
     return hasher.hexdigest()[:16]
+
+
+def trajectory_of(run: str) -> Trajectory:
+    """A run by its name in the record: the synthetic one or a dev run."""
+    return synthetic_run() if run == "synthetic-300" else load_trajectory(DEV / run)
 
 
 def compute(only_synthetic: bool = False) -> dict[str, str]:
@@ -120,6 +132,11 @@ def main() -> None:
     differ = sorted(k for k in found if recorded[k] != found[k])
     for key in differ:
         print(f"differs: {key}")
+    if differ:
+        from tests.identity.localize import first_difference
+
+        name, run, budget = differ[0].split("|")
+        print("first:", first_difference(name, run, None if budget == "None" else int(budget)))
     print(f"{len(found) - len(differ)} of {len(found)} identical")
     sys.exit(1 if differ else 0)
 

@@ -80,6 +80,7 @@ def check_last_request(sent: list[BaseMessage]) -> None:
     assert len(status) == 1 and "test_add: PASSED" in str(status[0].content)
 
 
+@pytest.mark.slow
 def test_langchain_v1_middleware_weaves_the_request_and_keeps_the_state(tmp_path: Path):
     repo = make_repo(tmp_path / "repo")
     model = scripted_model()
@@ -98,6 +99,7 @@ def test_langchain_v1_middleware_weaves_the_request_and_keeps_the_state(tmp_path
     assert middleware.weaver.conversation(state).feed.rebuilds == 0
 
 
+@pytest.mark.slow
 def test_langgraph_prebuilt_react_agent_with_the_pre_model_hook(tmp_path: Path):
     from langgraph.prebuilt import create_react_agent
 

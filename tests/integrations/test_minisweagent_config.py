@@ -29,6 +29,7 @@ CW_AGENT = "contextweaver.integrations.minisweagent.ContextWeaverAgent"
 CW_MODEL = "contextweaver.integrations.minisweagent.WeavingModel"
 
 
+@pytest.mark.slow
 def test_agent_class_line_in_the_yaml_selects_the_weaving_agent(tmp_path: Path):
     model = get_model(
         config={
@@ -46,6 +47,7 @@ def test_agent_class_line_in_the_yaml_selects_the_weaving_agent(tmp_path: Path):
         get_agent(model, LocalEnvironment(), {**config, "contextweaver": {"strategy": "nope"}})
 
 
+@pytest.mark.slow
 def test_model_class_line_weaves_for_an_agent_it_does_not_know(tmp_path: Path):
     """For runners whose agent class is fixed (mini-extra swebench): wrap the model instead."""
     model = get_model(
@@ -71,6 +73,7 @@ def test_model_class_line_weaves_for_an_agent_it_does_not_know(tmp_path: Path):
     assert model.last_context is not None and len(model.last_context.compressed) == len(FIX_TURNS) - 1 - 2
 
 
+@pytest.mark.slow
 def test_tool_calling_turns_keep_calls_and_results_together(tmp_path: Path):
     outputs = []
     for number, (thought, command) in enumerate(FIX_TURNS, start=1):

@@ -56,6 +56,7 @@ def agent_config(**agent: object) -> dict:
     return {**MINI["agent"], "step_limit": 20, "cost_limit": 0, "agent_class": CW_AGENT, **agent}
 
 
+@pytest.mark.slow
 def test_mini_yaml_tool_calling_observations_are_parsed_for_tests(tmp_path: Path):
     repo = make_repo(tmp_path / "repo")
     traj = tmp_path / "run.traj.json"

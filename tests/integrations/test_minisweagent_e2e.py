@@ -55,6 +55,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
     return agent, model, traj, info, repo
 
 
+@pytest.mark.slow
 def test_the_agent_fixes_the_repository(run):
     agent, _, _, info, repo = run
     assert info["exit_status"] == "Submitted"

@@ -9,7 +9,10 @@ import json
 
 import pytest
 
-pytest.importorskip("sweagent.agent.history_processors")
+pytest.importorskip(
+    "sweagent.agent.history_processors",
+    reason="SWE-agent is not on PyPI: install it from its repository to run these (docs/development.md)",
+)
 
 from contextweaver.integrations.sweagent import ContextWeaverHistoryProcessor, history_processors  # noqa: E402
 from tests.integrations.test_sweagent_processor import item, root_items  # noqa: E402

@@ -78,6 +78,7 @@ def woven(tmp_path_factory: pytest.TempPathFactory):
     return processor, history, outputs, node_ids
 
 
+@pytest.mark.slow
 def test_items_keep_their_shape_and_observations_get_the_placeholder(woven):
     processor, history, outputs, _ = woven
     last = outputs[-1]
@@ -138,6 +139,7 @@ def test_a_changed_prefix_rebuilds_and_other_conversations_keep_their_state(wove
     )
 
 
+@pytest.mark.slow
 def test_tool_call_items_stay_paired_with_their_results(tmp_path: Path):
     processor = ContextWeaverHistoryProcessor(strategy="cw-perstep", window=2)
     history, outputs, _ = run_with(processor, make_repo(tmp_path / "repo"), tool_calls=True)
@@ -150,6 +152,7 @@ def test_tool_call_items_stay_paired_with_their_results(tmp_path: Path):
     assert graph.node(2).superseded_by == 5
 
 
+@pytest.mark.slow
 def test_selected_by_type_like_swe_agents_own_processors(tmp_path: Path):
     processors = history_processors([{"type": "contextweaver", "strategy": "sliding_window", "window": 2}])
     history, _, _ = run_with(processors[0], make_repo(tmp_path / "repo"))

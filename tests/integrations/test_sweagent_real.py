@@ -22,7 +22,10 @@ from tests.integrations.announcements import fresh_announcements, warnings_of  #
 from tests.integrations.test_sweagent_processor import action_item, observation_item, root_items
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm's shipped map: no download
-sweagent = pytest.importorskip("sweagent")
+sweagent = pytest.importorskip(
+    "sweagent",
+    reason="SWE-agent is not on PyPI: install it from its repository to run these (docs/development.md)",
+)
 
 from sweagent.agent.agents import DefaultAgent  # noqa: E402
 from sweagent.run.run_single import RunSingleConfig  # noqa: E402

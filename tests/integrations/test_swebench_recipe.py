@@ -77,6 +77,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.slow
 def test_every_run_leaves_a_trajectory_sidecars_a_grade_and_predictions(matrix: Path):
     for strategy in ("contextweaver", "sliding_window"):
         for repeat in (1, 2):

@@ -67,6 +67,7 @@ def test_mini_swe_agent_messages_get_the_budget_less_the_tools():
     assert sum(count_message(m) for m in plain.weave([SYSTEM, TASK, *turns(12)])) + tools > budget  # without
 
 
+@pytest.mark.slow
 def test_langchain_bound_tools_count_against_the_budget(tmp_path: Path):
     pytest.importorskip("langchain.agents")
     from langchain.agents import create_agent
@@ -108,6 +109,7 @@ def viewer_tool():
     )
 
 
+@pytest.mark.slow
 def test_langgraph_hook_counts_the_tools_it_is_given(tmp_path: Path):
     pytest.importorskip("langgraph.prebuilt")
     from langchain_core.messages import convert_to_openai_messages

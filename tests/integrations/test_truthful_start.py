@@ -29,6 +29,7 @@ from tests.integrations.announcements import LOGGER, fresh_announcements, warnin
         ({}, True),
         ({"window": 5}, True),
         ({"strategy": "full"}, True),
+        ({"strategy": "llm_summary_lazy"}, True),
         ({"budget": 32000}, False),
         ({"strategy": "cw-paper"}, False),
         ({"strategy": "sliding_window", "window": 3}, False),

@@ -92,7 +92,10 @@ def test_langgraph_hook_says_at_construction(caplog: pytest.LogCaptureFixture) -
 
 
 def test_openhands_condenser_takes_the_llms_max_input_tokens(caplog: pytest.LogCaptureFixture) -> None:
-    pytest.importorskip("openhands.sdk")
+    pytest.importorskip(
+        "openhands.sdk",
+        reason="the OpenHands SDK needs Python 3.12+: scripts/test.sh runs this in .venv-openhands",
+    )
     from openhands.sdk import LLM
     from openhands.sdk.context.view import View
     from openhands.sdk.event import MessageEvent, SystemPromptEvent

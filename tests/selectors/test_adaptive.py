@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph
@@ -38,6 +40,7 @@ def test_registered_and_used_by_the_weaver() -> None:
     assert isinstance(weaver.selector, AdaptiveSelector)
 
 
+@pytest.mark.slow
 def test_chain_of_one_file_is_a_linear_loop_served_by_recency() -> None:
     graph = build({}, 20)  # every step depends on the one before it, one file
     shape = recent_shape(graph, 3)

@@ -1,39 +1,33 @@
-"""Many old views of the file the work is on: the ones no recent word names rank by parent bonus, then age."""
+"""Many old views of the file the work is on: of those no recent word names, the selection keeps the one
+a recent step depends on (its parent) and otherwise the newest, never an old view over a newer one."""
 
 from __future__ import annotations
 
-import pytest
-
 from contextweaver.config import WeaverConfig
 from contextweaver.records import Step
-from contextweaver.selectors.select import SelectSelector
 from contextweaver.weaver import ContextWeaver
 
 
-def test_of_many_unnamed_views_the_newest_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_of_many_unnamed_views_the_parent_and_the_newest_are_excerpted() -> None:
     weaver = ContextWeaver(WeaverConfig(selector="select", mode="per_step"))
     weaver.begin([{"role": "system", "content": "sys"}, {"role": "user", "content": "fix it"}])
-    for i in range(40):  # views of one file, none holding a word the last steps say
-        view = "\n".join(f"{n:>4}\tx{i}{n} = {n * i}" for n in range(1, 25))
-        weaver.add_step(Step(f"look {i}: marker_{i}", "nl -ba pkg/mod.py", view))
+    views = []
+    for i in range(40):  # views of one file, none holding a word the last steps say; each opens a definition
+        lines = [f"   1\tdef view_{i}():", *(f"{n:>4}\tx{i}{n} = {n * i}" for n in range(2, 25))]
+        views.append(
+            weaver.add_step(Step(f"look {i}: marker_{i}", "nl -ba pkg/mod.py", "\n".join(lines))).index
+        )
         weaver.add_step(Step("list", f"ls d{i}", f"f{i}.txt"))
     for _ in range(5):
         weaver.add_step(Step("patch", "sed -i 's/a/b/' pkg/mod.py", ""))
-    weaver.add_step(Step("back to marker_12", "ls", ""))  # its view becomes a parent: no word names it
-    offered: list[int] = []
-    original = SelectSelector._offer
+    newest = weaver.add_step(Step("back to marker_12", "ls", ""))  # the view of marker_12 becomes a parent
+    parent = views[12]
+    assert parent in weaver.graph.node(newest.index).parent_ids
 
-    def record(self: SelectSelector, index: int, *args: object) -> object:
-        offered.append(index)
-        return original(self, index, *args)  # type: ignore[arg-type]
+    context = weaver.context()
 
-    monkeypatch.setattr(SelectSelector, "_offer", record)
-    selector = weaver.selector
-    assert isinstance(selector, SelectSelector)
-    k = len(weaver.graph) - 1
-    parents = {p for i in range(k - selector.lookback + 1, k + 1) for p in weaver.graph.node(i).parent_ids}
-    weaver.context()
-    views = [i for i in range(1, k + 1) if weaver.graph.node(i).step.action.startswith("nl ")]
-    expected = sorted(views, key=lambda i: (i not in parents, -i))[: selector.candidates]
-    assert offered == expected and len(views) > 2 * selector.candidates
-    assert offered[:3] == [79, 25, 77]  # an old view that is a recent step's parent ranks with the newest
+    excerpted = {d.index for d in context.decisions if d.mode == "trimmed" and d.index in views}
+    left_out = set(views) - excerpted
+    assert parent in excerpted and views[-1] in excerpted
+    assert min(excerpted - {parent}) > max(left_out - {parent}), "an old view was kept over a newer one"
+    assert len(left_out) > len(views) // 2, "every view was kept: the candidates are not bounded"

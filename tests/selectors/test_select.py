@@ -73,6 +73,7 @@ def test_the_extra_token_allowance_bounds_the_excerpts() -> None:
 
 def test_a_run_of_big_steps_spends_a_bigger_excerpt_allowance() -> None:
     """The same old views and recent words: with steps of twice REFERENCE_STEP, twice the allowance."""
+    allowance = 2400
 
     def view(n: int) -> str:
         return "\n".join(f"{i:>5}\tk_{n}_{i}" for i in range(1, 90))
@@ -82,11 +83,13 @@ def test_a_run_of_big_steps_spends_a_bigger_excerpt_allowance() -> None:
         padding = "\n".join(f"noise line {i} of padding" for i in range(pad))
         recent = [Step(f"look {i}", f"ls dir{i}", f"file_{i}.txt\n{padding}") for i in range(5)]
         ask = " ".join(f"k_{n}_{i}" for n in range(8) for i in range(3, 90, 7))
-        context = weaver_with([*old, *recent, Step(f"use {ask}", "ls", "ok")]).context()
+        steps = [*old, *recent, Step(f"use {ask}", "ls", "ok")]
+        context = weaver_with(steps, select={"extra_tokens": allowance}).context()
         return sum(d.tokens for d in context.decisions if d.index <= 8 and d.mode == "trimmed")
 
     small, big = excerpt_tokens(0), excerpt_tokens(600)
-    assert 1800 < small <= 2400 + 8 * 40 < big and big > 1.8 * small, (small, big)  # 40: a call each
+    calls = 8 * 40  # an excerpt carries its step's call, about 40 tokens each
+    assert 0.75 * allowance < small <= allowance + calls < big and big > 1.8 * small, (small, big)
 
 
 def test_lines_repeated_in_a_later_kept_output_are_elided() -> None:
@@ -224,13 +227,17 @@ def test_a_recent_output_stays_whole_unless_it_alone_takes_more_than_its_share_o
     view = "\n".join(f"{n:>5}\tvalue_{n} = compute(part_{n}, other_{n})" for n in range(1, 201))
     steps = [*filler(6), Step("read it", "nl -ba big.py", view), *filler(2)]
     weaver = weaver_with(steps)
+    selector = weaver.selector
+    assert isinstance(selector, SelectSelector)
     size = weaver.graph.node(7).full_tokens
-    assert 1500 < size < 6000  # what a 1.5k-token rule trimmed; under half the room without a budget
+    assert (
+        size < selector.recent_share * selector.long_output
+    )  # within its share of the room without a budget
     unbounded = weaver.context()
     assert next(d for d in unbounded.decisions if d.index == 7).mode == "full"
     assert view in unbounded.text()
-    # a budget whose room above the root is under twice the output: it is trimmed, head and tail kept
-    budget = int(1.8 * size) + weaver.graph.node(0).full_tokens
+    # a budget whose room above the root gives the output less than its share: trimmed, head and tail kept
+    budget = int(0.9 * size / selector.recent_share) + weaver.graph.node(0).full_tokens
     tight = weaver.context(max_tokens=budget)
     trimmed = next(d for d in tight.decisions if d.index == 7)
     assert trimmed.mode == "trimmed" and "head, tail" in trimmed.reason

@@ -42,6 +42,7 @@ def _digest(seed: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_cw_select_contexts_do_not_depend_on_the_hash_seed() -> None:
     if not RUN.exists():
         pytest.skip(absent(RUN))

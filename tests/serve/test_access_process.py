@@ -74,6 +74,7 @@ def test_the_operator_key_without_a_token_refuses_to_start(tmp_path: Path) -> No
     assert "--auth-token-env" in stderr.read_text()
 
 
+@pytest.mark.slow
 def test_every_route_needs_the_token(proxy: tuple[Proxy, Path]) -> None:
     server, log = proxy
     before = len(log.read_text().splitlines())

@@ -45,6 +45,7 @@ def proxy(tmp_path: Path) -> Any:
         yield url, manager, upstream
 
 
+@pytest.mark.slow
 def test_each_bad_request_gets_a_clear_4xx(proxy: Any) -> None:
     url, manager, upstream = proxy
     good = task("good-1")
@@ -71,6 +72,7 @@ def test_each_bad_request_gets_a_clear_4xx(proxy: Any) -> None:
     assert [s.id for s in manager.store.sessions()] == ["good"]
 
 
+@pytest.mark.slow
 def test_a_50_mb_body_is_refused_while_other_sessions_go_on(proxy: Any) -> None:
     url, manager, _ = proxy
     huge = b'{"model": "m", "messages": [{"role": "user", "content": "' + b"x" * (50 * 1024 * 1024) + b'"}]}'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
@@ -17,7 +18,12 @@ from tests.serve.processes import CLI, Proxy, serve_process, upstream_process
 from tests.serve.test_access_process import step
 
 TOKEN = "proxy-token-0123456789abcdef"
-pytestmark = pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed")
+pytestmark = [
+    pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed"),
+    pytest.mark.skipif(
+        not Path("/proc/self/task").is_dir(), reason="reads weaving processes' CPU time in /proc"
+    ),
+]
 MB = 1024 * 1024
 
 
@@ -42,11 +48,34 @@ def huge_step(marker: str, size: int) -> list[dict[str, Any]]:
             {"role": "tool", "tool_call_id": "c1", "content": (line * (size // len(line)))}]  # fmt: skip
 
 
+def worker_ticks(pid: int) -> dict[int, int]:
+    """CPU time (clock ticks) each child of the proxy has used: its weaving processes."""
+    ticks = {}
+    children = [
+        c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()
+    ]
+    for child in children:  # the children of each of its threads
+        with contextlib.suppress(OSError):  # a child that has just exited
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks[int(child)] = int(fields[11]) + int(fields[12])  # utime + stime
+    return ticks
+
+
+def wait_for_a_busy_worker(pid: int, idle: dict[int, int], ticks: int = 25, timeout: float = 60) -> None:
+    """Until one weaving process has used `ticks` more CPU than when idle: the huge step is being woven (its
+    weave takes seconds), so the worker that wove the bystander's last step is busy."""
+    deadline = time.monotonic() + timeout
+    while not any(used - idle.get(child, 0) >= ticks for child, used in worker_ticks(pid).items()):
+        assert time.monotonic() < deadline, "no weaving process started on the huge step"
+        time.sleep(0.01)
+
+
 def post(proxy: Proxy, messages: list[dict[str, Any]], session: str) -> httpx.Response:
     body = json.dumps({"model": "m", "messages": messages})
     return httpx.post(f"{proxy.url}/v1/chat/completions", content=body, headers=headers(session), timeout=120)
 
 
+@pytest.mark.slow
 def test_a_bystander_step_is_answered_while_another_session_weaves_a_huge_output(tmp_path: Path) -> None:
     with (
         upstream_process(tmp_path) as (port, _),
@@ -67,9 +96,10 @@ def test_a_bystander_step_is_answered_while_another_session_weaves_a_huge_output
         thread = threading.Thread(target=weave_huge)
         thread.start()
         health = f"{proxy.url}/contextweaver/health"
+        idle = worker_ticks(proxy.process.pid)
         while httpx.get(health, headers=headers("-"), timeout=10).json()["in_flight"]["requests"] < 1:
             time.sleep(0.01)
-        time.sleep(0.5)  # its body read and parsed: its worker is weaving it
+        wait_for_a_busy_worker(proxy.process.pid, idle)  # its body read, parsed and handed to a worker
         answer = post(proxy, messages, bystander)
         answered = time.perf_counter()
         thread.join()

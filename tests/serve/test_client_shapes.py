@@ -18,7 +18,11 @@ from contextweaver.serve import responses
 from contextweaver.serve.loop_guard import LIMIT, LoopGuard
 
 TASK = {"role": "user", "content": [{"type": "text", "text": "fix calc.py"}]}
-ENVIRONMENT = {"role": "system", "content": "# Environment\ncwd: /repo", "output_config": {"effort": "medium"}}
+ENVIRONMENT = {
+    "role": "system",
+    "content": "# Environment\ncwd: /repo",
+    "output_config": {"effort": "medium"},
+}
 
 
 def call(n: int) -> dict:
@@ -39,7 +43,9 @@ MESSAGES = [TASK, ENVIRONMENT, call(1), result(1, "a\n" * 50), call(2), result(2
 def test_system_messages_are_root_or_asides_and_go_back_where_they_were() -> None:
     conversation, state = wire.read({"messages": MESSAGES}, "auto")
     assert [m["role"] for m in conversation.root] == ["user", "system"]  # the environment block is root
-    assert len(conversation.steps) == 3 and all("hasn't heard" not in s.observation for s in conversation.steps)
+    assert len(conversation.steps) == 3 and all(
+        "hasn't heard" not in s.observation for s in conversation.steps
+    )
     assert state.as_sent  # rendering gives back the very messages: the body may go as it came
     payload: dict = {}
     wire.write(payload, conversation.messages, state)
@@ -50,7 +56,9 @@ def test_an_aside_whose_message_was_cut_goes_after_the_root_and_a_woven_result_k
     conversation, state = wire.read({"messages": MESSAGES}, "auto")
     chat = conversation.messages
     tool_of_2 = next(i for i, m in enumerate(chat) if m.get("tool_call_id") == "toolu_2")
-    woven = [m for m in chat if m.get("tool_call_id") != "toolu_1" and "toolu_1" not in str(m.get("tool_calls"))]
+    woven = [
+        m for m in chat if m.get("tool_call_id") != "toolu_1" and "toolu_1" not in str(m.get("tool_calls"))
+    ]
     woven = [{**m, "content": PLACEHOLDER.format(lines=50)} if m is chat[tool_of_2] else m for m in woven]
     payload: dict = {}
     wire.write(payload, woven, state)
@@ -62,7 +70,9 @@ def test_an_aside_whose_message_was_cut_goes_after_the_root_and_a_woven_result_k
                           "is_error": False, "x_unknown": 2}  # fmt: skip
     assert out.index(REMINDER) == out.index(call(3)) - 1  # still right before the call it preceded
     # its message cut, an aside goes right after the root
-    without_3 = [m for m in woven if m.get("tool_call_id") != "toolu_3" and "toolu_3" not in str(m.get("tool_calls"))]
+    without_3 = [
+        m for m in woven if m.get("tool_call_id") != "toolu_3" and "toolu_3" not in str(m.get("tool_calls"))
+    ]
     wire.write(payload, without_3, state)
     assert payload["messages"].index(REMINDER) == 2
 
@@ -88,7 +98,10 @@ def test_provider_compaction_goes_through_unwoven() -> None:
     assert wire.MESSAGES.passthrough({"messages": [TASK, {"role": "assistant", "content": [
         {"type": "compaction", "content": "summary"}]}]}) == "compaction"  # fmt: skip
     assert wire.MESSAGES.passthrough({"messages": MESSAGES}) is None
-    assert responses.RESPONSES.passthrough({"input": [{"type": "compaction", "encrypted_content": "x"}]}) == "compaction"
+    assert (
+        responses.RESPONSES.passthrough({"input": [{"type": "compaction", "encrypted_content": "x"}]})
+        == "compaction"
+    )
 
 
 def test_a_budget_that_cannot_hold_the_newest_step_is_refused_not_starved() -> None:

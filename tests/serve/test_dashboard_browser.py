@@ -83,6 +83,7 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_dashboard_shows_the_apis_figures_and_follows_new_requests(tmp_path: Path) -> None:
     db, folder = tmp_path / "s.db", shots(tmp_path)
     with (

@@ -58,6 +58,7 @@ def post(proxy: Proxy, body: bytes, session: str = "raw") -> httpx.Response:
     ],
     ids=["nan", "1e999", "5000-digit-int", "3000-deep"],
 )
+@pytest.mark.slow
 def test_numbers_and_nesting_are_400s_not_500s(proxy: Proxy, body: bytes, code: str) -> None:
     answer = post(proxy, body)
     assert answer.status_code == 400, answer.text

@@ -40,6 +40,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a process
 
 
 @pytest.mark.parametrize("name", list(TRIGGERS))
+@pytest.mark.slow
 def test_a_hostile_step_leaves_the_session_storing_and_weaving(proxy: Any, name: str) -> None:
     headers = {"x-contextweaver-session": f"hostile-{name}"}
     messages = task(name)

@@ -62,6 +62,7 @@ def proxy(tmp_path: Path) -> Iterator[Proxy]:
         yield proxy
 
 
+@pytest.mark.slow
 def test_a_body_past_the_bytes_in_flight_is_a_503_before_it_is_read(proxy: Proxy) -> None:
     port = int(proxy.url.rsplit(":", 1)[1])
     with one_held(proxy), socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
@@ -77,6 +78,7 @@ def test_a_body_past_the_bytes_in_flight_is_a_503_before_it_is_read(proxy: Proxy
     assert in_flight(proxy)["refused"] == 1
 
 
+@pytest.mark.slow
 def test_each_wire_refuses_in_its_own_shape_and_a_small_request_still_passes(proxy: Proxy) -> None:
     with one_held(proxy):
         chat = httpx.post(f"{proxy.url}/v1/chat/completions", content=body("big", 2 * MB), headers=HEADERS)
@@ -98,6 +100,7 @@ def test_each_wire_refuses_in_its_own_shape_and_a_small_request_still_passes(pro
     assert "POST /v1/messages: 503 for session -: proxy over_capacity: the proxy is at its limit" in log
 
 
+@pytest.mark.slow
 def test_a_chunked_body_counts_as_it_arrives(proxy: Proxy) -> None:
     def chunks() -> Iterator[bytes]:
         data = body("chunked", 2 * MB)
@@ -109,6 +112,7 @@ def test_a_chunked_body_counts_as_it_arrives(proxy: Proxy) -> None:
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "over_capacity", answer.text
 
 
+@pytest.mark.slow
 def test_requests_past_the_count_in_flight_are_refused(proxy: Proxy) -> None:
     with one_held(proxy):
         second = threading.Thread(target=lambda: httpx.post(f"{proxy.url}/v1/chat/completions",

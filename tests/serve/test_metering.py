@@ -11,6 +11,7 @@ from typing import Any
 import anthropic
 import httpx
 import openai
+import pytest
 from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -106,6 +107,7 @@ def metrics(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
             for family in text_string_to_metric_families(text) for s in family.samples}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_billed_tokens_match_the_upstreams_usage_on_every_wire_and_metrics_agree(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     script = Upstream()
@@ -227,6 +229,7 @@ def test_a_malformed_usage_passes_unchanged_and_is_counted(tmp_path: Path) -> No
     )
 
 
+@pytest.mark.slow
 def test_with_weaving_processes_the_http_process_meters_every_answer(tmp_path: Path) -> None:
     from tests.serve.processes import serve_process, upstream_process
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve import read_conversation
@@ -119,6 +120,7 @@ def rendered(raw: bytes) -> bytes:
     return json.dumps(json.loads(raw), ensure_ascii=False, allow_nan=False).encode()
 
 
+@pytest.mark.slow
 def test_a_history_under_the_mark_goes_upstream_as_sent_and_equals_the_reference(tmp_path: Path) -> None:
     sent, received = run(tmp_path, 8)
     expected = reference(8, None)
@@ -128,6 +130,7 @@ def test_a_history_under_the_mark_goes_upstream_as_sent_and_equals_the_reference
     assert all(verbatim[:5]) and b"\\u0000" in sent[5] and b"\\u0000" not in received[5]
 
 
+@pytest.mark.slow
 def test_after_a_cut_the_rendered_body_is_byte_identical_to_the_reference(tmp_path: Path) -> None:
     sent, received = run(tmp_path, 12, "--budget", "2500")
     expected = reference(12, 2500)
@@ -153,6 +156,7 @@ def rebuilt(body: bytes, budget: int) -> bytes:
     return json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
 
 
+@pytest.mark.slow
 def test_a_restarted_proxy_sends_the_bytes_it_would_have_sent(tmp_path: Path) -> None:
     """The lazy cut is kept in the store: restarted after a cut, the proxy goes on from the frozen
     prefix, byte-identical to the reference that never restarted (and not cutting anew)."""

@@ -29,6 +29,7 @@ def test_urls_are_redacted() -> None:
 
 
 @pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed")
+@pytest.mark.slow
 def test_no_credential_of_the_upstream_url_leaks(tmp_path: Path) -> None:
     headers = {"x-contextweaver-token": TOKEN, "authorization": "Bearer sk-caller"}
     dead = f"http://user:{PASSWORD}@127.0.0.1:{free_port()}/v1?key={QUERY_KEY}"

@@ -38,6 +38,7 @@ def processes(tmp_path: Path) -> Iterator[tuple[Proxy, Path]]:
         yield proxy, log
 
 
+@pytest.mark.slow
 def test_cli_proxy_between_two_processes(processes: tuple[Proxy, Path]) -> None:
     proxy, log = processes
     client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-process", max_retries=0,

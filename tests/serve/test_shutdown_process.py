@@ -19,6 +19,7 @@ pytestmark = pytest.mark.skipif(not CLI.exists(), reason="the contextweaver scri
 MB = 1024 * 1024
 
 
+@pytest.mark.slow
 def test_a_weave_running_past_the_shutdown_deadline_is_stopped(tmp_path: Path) -> None:
     with (
         upstream_process(tmp_path) as (port, _),

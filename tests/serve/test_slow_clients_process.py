@@ -51,6 +51,7 @@ def unfinished(port: int, count: int, stack: ExitStack) -> list[socket.socket]:
 @pytest.mark.skipif(
     resource.getrlimit(resource.RLIMIT_NOFILE)[1] < SLOW + 400, reason="hard file limit too low"
 )
+@pytest.mark.slow
 def test_1100_unfinished_headers_do_not_block_a_token_holder(tmp_path: Path) -> None:
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     with ExitStack() as stack, soft_file_limit(hard):  # this process holds the 1,100 client ends
@@ -66,6 +67,7 @@ def test_1100_unfinished_headers_do_not_block_a_token_holder(tmp_path: Path) -> 
 
 
 @pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed")
+@pytest.mark.slow
 def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path: Path) -> None:
     with (
         upstream_process(tmp_path) as (port, _),

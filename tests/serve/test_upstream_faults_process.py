@@ -63,6 +63,7 @@ def faults(log: str) -> list[str]:
     return [line for line in log.splitlines() if " WARNING " in line or " ERROR " in line]
 
 
+@pytest.mark.slow
 def test_a_cut_event_stream_is_one_warning_and_ends_with_an_error_event(tmp_path: Path) -> None:
     with cutting_upstream() as port, serve_process(tmp_path, f"http://127.0.0.1:{port}/v1") as proxy:
         status, data = stream(proxy.url)
@@ -75,6 +76,7 @@ def test_a_cut_event_stream_is_one_warning_and_ends_with_an_error_event(tmp_path
     assert len(faults(log)) == 1 and "broke off" in faults(log)[0], faults(log)
 
 
+@pytest.mark.slow
 def test_a_refused_connection_is_one_warning(tmp_path: Path) -> None:
     with serve_process(tmp_path, f"http://127.0.0.1:{free_port()}/v1") as proxy:
         status, data = stream(proxy.url)

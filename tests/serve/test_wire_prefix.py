@@ -127,6 +127,7 @@ def expected(wire: Wire, payloads: list[dict[str, Any]], reference: Any, budget:
 
 
 @pytest.mark.parametrize(("wire", "requests", "reference"), CASES, ids=["messages", "responses"])
+@pytest.mark.slow
 def test_a_session_crossing_a_lazy_cut_goes_as_sent_then_as_rendered(
     tmp_path: Path, wire: Wire, requests: Any, reference: Any
 ) -> None:

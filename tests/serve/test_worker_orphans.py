@@ -37,6 +37,7 @@ def alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_weaving_processes_exit_when_the_proxy_is_killed(tmp_path: Path) -> None:
     with (
         upstream_process(tmp_path) as (port, _),

@@ -93,6 +93,7 @@ def test_three_replicas_on_postgres_never_fork_a_conversation(
     race(location, urls)
 
 
+@pytest.mark.slow
 def test_two_processes_on_one_sqlite_file_never_fork_a_conversation(tmp_path: Path) -> None:
     location = str(tmp_path / "sessions.db")
     with replicas(location, 2, tmp_path / "upstream.jsonl") as (urls, _):

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from contextweaver.config import WeaverConfig
     from contextweaver.protocols import Analyzer, Model
 
+
 def build_analyzer(config: WeaverConfig, model: Model | None = None) -> Analyzer:
     analyzer: Analyzer = ANALYZERS.get(config.analyzer)(config, model)
     return analyzer

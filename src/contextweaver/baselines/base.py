@@ -18,6 +18,9 @@ class HistoryStrategy:
 
     name = "history"
     uses_model = False
+    weave_settings = WeaveSettings()
+    """How `plan()` is woven (`weaving/modes.py`); a class attribute, so what a baseline cuts is known
+    before one is built (`integrations.settings.cuts_nothing`)."""
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
@@ -25,7 +28,7 @@ class HistoryStrategy:
 
     def _weaving(self) -> Weaving:
         """Per-step weaving of `plan()` (a subclass that weaves its own contexts or cuts lazily says so)."""
-        return Weaving(self.name, WeaveSettings(), self.planned, lambda: self.nodes)
+        return Weaving(self.name, self.weave_settings, self.planned, lambda: self.nodes)
 
     def begin(self, messages: Sequence[Message]) -> None:
         if self.nodes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextweaver.baselines.base import HistoryStrategy
-from contextweaver.weaving.modes import WeaveSettings, Weaving
+from contextweaver.weaving.modes import WeaveSettings
 from contextweaver.weaving.plan import Plan
 
 REASON = "full history"
@@ -11,10 +11,8 @@ REASON = "full history"
 
 class FullHistory(HistoryStrategy):
     name = "full"
+    weave_settings = WeaveSettings(keep_all=REASON)
 
     def plan(self) -> Plan:
         last = len(self.nodes) - 1
         return Plan(full=[(i, REASON) for i in range(last, 0, -1)], compressed_reason="")
-
-    def _weaving(self) -> Weaving:
-        return Weaving(self.name, WeaveSettings(keep_all=REASON), self.planned, lambda: self.nodes)

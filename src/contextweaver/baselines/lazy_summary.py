@@ -5,6 +5,8 @@ the result is frozen until the next crossing (the compaction Claude Code and Ope
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from contextweaver.baselines.llm_summary import LLMSummary
 from contextweaver.protocols import Model
 from contextweaver.records import Node, Step
@@ -15,13 +17,14 @@ class LazySummary(LLMSummary):
     """`llm_summary` applied only at a crossing: one summary call per cut instead of one per step."""
 
     name = "llm_summary_lazy"
+    weave_settings = WeaveSettings(mode="lazy")
 
     def __init__(
         self,
         keep_last: int = 5,
         model: Model | None = None,
-        high_water: float = 1.0,
-        low_water: float = 0.85,
+        high_water: float = WeaveSettings.high_water,
+        low_water: float = WeaveSettings.low_water,
     ) -> None:
         self.high_water = high_water
         self.low_water = low_water
@@ -29,7 +32,7 @@ class LazySummary(LLMSummary):
 
     def _weaving(self) -> Weaving:
         """Lazy: the history whole until the high-water mark; a cut folds the leaving steps, then weaves."""
-        settings = WeaveSettings(mode="lazy", high_water=self.high_water, low_water=self.low_water)
+        settings = replace(self.weave_settings, high_water=self.high_water, low_water=self.low_water)
         return Weaving(
             self.name,
             settings,

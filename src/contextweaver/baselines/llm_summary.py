@@ -20,7 +20,7 @@ from contextweaver.nodes.render import trim_text
 from contextweaver.prompts.render import clip
 from contextweaver.protocols import Model
 from contextweaver.records import Decision, Message, Node, Step, WovenContext
-from contextweaver.weaving.modes import WeaveSettings, Weaving
+from contextweaver.weaving.modes import Weaving
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.weave import weave
 
@@ -126,7 +126,9 @@ class LLMSummary(HistoryStrategy):
         )
 
     def _weaving(self) -> Weaving:
-        return Weaving(self.name, WeaveSettings(), self.planned, lambda: self.nodes, woven=self.summarized_context)
+        return Weaving(
+            self.name, self.weave_settings, self.planned, lambda: self.nodes, woven=self.summarized_context
+        )
 
     def summarized_context(self, max_tokens: int | None) -> WovenContext:
         """The summary after the root, then the steps it does not cover, woven under `max_tokens`."""

@@ -63,7 +63,7 @@ class LazySettings(BaseModel):
         gt=0.0,
         le=1.0,
         description="the share a cut weaves down to; lower when the gap to the high mark would not hold two "
-        "mean steps (not below 0.6), else the high mark itself",
+        "mean steps (not below `weaving/lazy.py`'s LOW_FLOOR), else the high mark itself",
     )
     calls_share: float = Field(
         0.3,
@@ -75,9 +75,8 @@ class LazySettings(BaseModel):
     selector: str | None = Field(
         "select",
         description="the selector a cut plans with (None: the config's `selector`). A cut is rare and its "
-        "context frozen for the steps after it, so it takes the per-step selection: on the train splits at 8k "
-        "it kept 0.939 of next-step evidence on gemini against adaptive's 0.922, and 0.846 against 0.805 on "
-        "the SWE-agent-LM-32B runs with big steps, at a lower bill (benchmarks/budget_vs_masking.py)",
+        "context frozen for the steps after it, so it takes the per-step selection, which kept more next-step "
+        "evidence than adaptive's at a lower bill on the train splits (docs/TUNING.md)",
     )
 
     @field_validator("selector")

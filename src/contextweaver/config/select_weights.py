@@ -1,7 +1,7 @@
 """The per-step selection's settings (`select`): one frozen record, read from a weights JSON file.
 
 The package ships its defaults as `select_weights.json` (written by `contextweaver fit` on the training
-runs); `WeaverConfig.select_weights` points at a file fitted on a user's own runs instead. Each field
+runs); `WeaverConfig.select.weights` points at a file fitted on a user's own runs instead. Each field
 declares its default, the range a file may set and the few values the fit tries (`grid`).
 """
 
@@ -63,9 +63,9 @@ class SelectSettings:
     trim_passing: bool = knob(True, 0, 1)
     """A recent test run (not the current step) drops its rows of passing tests whatever its length."""
     extra_tokens: int = knob(2400, 0, 1_000_000, (1200, 2400, 3600, 4800))
-    """Tokens per context spent on excerpts of outputs older than W (`select_extra_tokens` overrides)."""
+    """Tokens per context spent on excerpts of outputs older than W (`select.extra_tokens` overrides)."""
     excerpt_tokens: int = knob(900, 16, 1_000_000, (500, 900, 1400))
-    """The most tokens one older output's excerpt may take (`select_excerpt_tokens` overrides)."""
+    """The most tokens one older output's excerpt may take (`select.excerpt_tokens` overrides)."""
 
 
 NAMES = tuple(f.name for f in fields(SelectSettings))

@@ -1,4 +1,4 @@
-"""The fit: a deterministic coordinate search over each setting's declared grid (`select_settings`),
+"""The fit: a deterministic coordinate search over each setting's declared grid (`config/select_weights.py`),
 starting from the current settings, that maximises the smallest margin-minus-target over datasets
 (`fit_score.Score.objective`; at an equal smallest, the mean over datasets) and rejects a setting that
 loses recent evidence.

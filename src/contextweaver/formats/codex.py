@@ -110,6 +110,7 @@ class CodexReader:
         if not isinstance(value, dict):
             raise source.error(f"line {record.line}: expected a JSON object, found {type(value).__name__}")
         kind, payload = value.get("type"), obj(value.get("payload"))
+        kind = kind if isinstance(kind, str) else None  # a list or object there is no line type
         if kind == "response_item":
             if not responses.kind_of(payload):
                 raise source.error(f"line {record.line}: a response_item whose payload has no 'type'")

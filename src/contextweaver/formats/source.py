@@ -64,7 +64,9 @@ class Source:
         A one-line file that parses as a whole document counts as one record.
         """
         records = []
-        for number, line in enumerate(self.text.splitlines(), start=1):
+        for number, line in enumerate(
+            self.text.split("\n"), start=1
+        ):  # not splitlines: U+0085, U+2028 sit in text
             if not line.strip():
                 continue
             try:
@@ -89,7 +91,7 @@ class Source:
             return None
         if not self.text.strip():
             return "the file is empty"
-        return self._errors["document"]
+        return self._errors.get("document", "the file holds only JSON null")
 
     def error(self, problem: str) -> TrajectoryError:
         return TrajectoryError(f"{self.name}: {problem}")

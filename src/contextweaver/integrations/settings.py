@@ -26,9 +26,11 @@ from pydantic import (
 )
 
 from contextweaver import strategies
+from contextweaver.baselines import BASELINES
 from contextweaver.config import WeaverConfig
 from contextweaver.models import Usage, usage_of
 from contextweaver.protocols import Model, Strategy
+from contextweaver.weaving.modes import WeaveSettings
 
 SHORTCUTS = ("window", "max_parents", "analyzer", "budget", "memory_model")
 """WeaverConfig fields also accepted at the top level of the block."""
@@ -175,13 +177,12 @@ def describe(settings: WeavingSettings) -> str:
 
 
 def cuts_nothing(settings: WeavingSettings) -> bool:
-    """Without a budget the lazy mode (the default) and `full` pass the history through whole, and the
-    lazy mode adds no TEST STATUS line either."""
-    if settings.budget is not None:
-        return False
+    """Whether the strategy passes the history through whole (`WeaveSettings.cuts_nothing` decides)."""
     if settings.is_baseline:
-        return strategies.spec(settings.strategy).baseline == "full"
-    return settings.weaver_config().mode == "lazy"
+        weaving = BASELINES.get(strategies.spec(settings.strategy).baseline or "").weave_settings
+    else:
+        weaving = WeaveSettings.of(settings.weaver_config())
+    return weaving.cuts_nothing(settings.budget)
 
 
 def announce(

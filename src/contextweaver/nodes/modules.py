@@ -5,10 +5,8 @@ the selection counts those files among the files recent steps name (`select.py`'
 
 Why: of SWE-agent-LM-32B's items 10+ outputs back that the selection missed (train, 70 runs: 100 of
 174), 64 were needed at a `create` step (a new script or test) and 46 lay in views of files no step of
-the last `file_lookback` named; for 8 of those the last steps' import lines named the module. Measured
-by `benchmarks/frontier.py` on the whole train splits: SWE-agent-LM-32B margin +0.070 -> +0.072 (10+
-0.479 -> 0.496, 5 tokens more per step), gemini +0.076 -> +0.077, Llama +0.036 and Java +0.032 unchanged.
-Reading `from a.b import c, d` also as the submodules `a/b/c.py` changed nothing (first 60 train runs)."""
+the last `file_lookback` named; for 8 of those the last steps' import lines named the module. Measured on
+the train splits (docs/TUNING.md)."""
 
 from __future__ import annotations
 

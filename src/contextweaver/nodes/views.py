@@ -104,9 +104,8 @@ OUTLINE = re.compile(
     r"(?:\s{0,8}\d{1,6}(?:\t|: |:|  | \|))?\s*(?:async def|def|class|func|fn|pub fn|function|interface|struct|impl)\s+\w"
     r"|(?:\s{0,8}\d{1,6}(?:\t|: |:|  | \|))?\s*(?:public|private|protected)\s[\w<>\[\], ]*\w+\s*\("
 )
-"""A line that opens a definition (Python, Go, Rust, JS/TS, Java): a file view's outline. Tried on the
-train splits and not kept: import lines too (SWE-agent-LM-32B margin +0.001, gemini 5-9 -0.006) and
-indented assignments, i.e. class attributes (SWE-agent-LM-32B +0.005, but gemini 5-9 0.925 -> 0.898)."""
+"""A line that opens a definition (Python, Go, Rust, JS/TS, Java): a file view's outline. Import lines and
+indented assignments were tried on the train splits and not kept (docs/TUNING.md)."""
 MAX_OUTLINE_CHARS = 300
 
 
@@ -122,8 +121,7 @@ ELISION = re.compile(
 )
 """An editor's marker for the lines a whole-file view left out (SWE-agent's `   98 ... eliding lines 98-120 ...`):
 it shows the numbers of both ends of the elided range. Counted as outline lines too, these markers lost
-SWE-agent-LM-32B train margin (+0.063 -> +0.061 with the page lines, 5-9 0.677 -> 0.664), so they serve
-only as the line numbers they show."""
+margin on the train splits (docs/TUNING.md), so they serve only as the line numbers they show."""
 
 
 NUMBERED = re.compile(r"\s{0,8}(\d{1,6})(?:\t|: |:| )")

@@ -13,15 +13,14 @@ PAGES = 3
 it showed, on either side, each alone: an agent paging through a file types next the bounds of a nearby page.
 Set on the train splits (docs/TUNING.md)."""
 PAGE_STEP = 10
-"""Only round line numbers are bounds an agent types (multiples of this); 5 gave the same on
-SWE-agent-LM-32B train (+0.063) for more lines."""
+"""Only round line numbers are bounds an agent types (multiples of this); 5 gave the same for more lines
+(docs/TUNING.md)."""
 MIN_PAGE = 10
 """A range narrower than this counts as this wide (a 2-line view, a `grep -n` hit, still pages by tens);
-20 gave the same on SWE-agent-LM-32B train (+0.070)."""
+20 gave the same (docs/TUNING.md)."""
 PAGE_WEIGHT = 4.0
-"""A page line's score at the range's edge, falling as w / (w + distance) (an outline line scores 1).
-Train: SWE-agent-LM-32B margin +0.063 at 1, +0.066 at 2, +0.070 at 4 (10+ 0.479), +0.070 at 8; gemini
-+0.076 -> +0.076, Llama +0.036, Java +0.032 unchanged at 4."""
+"""A page line's score at the range's edge, falling as w / (w + distance) (an outline line scores 1). Set on
+the train splits (docs/TUNING.md)."""
 
 
 def page_lines(

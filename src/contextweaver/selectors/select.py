@@ -90,7 +90,7 @@ class SelectSelector:
     trim_passing: bool
     extra_tokens: int
     excerpt_tokens: int
-    """The fitted settings (`select_settings.SelectSettings`, where each says why), one attribute each."""
+    """The fitted settings (`config/select_weights.py::SelectSettings`, where each says why), one attribute each."""
     postings = 64
     """Per word, only its newest outputs are searched (keeps the per-step cost flat)."""
     excerpt_cache = 1024
@@ -213,9 +213,7 @@ class SelectSelector:
         """Older views of the files recent steps name and of the files beside them, in the same folder
         (the newest `postings` per file name and per folder name): a new script or an edit uses names
         from the module's neighbours (10+ misses of SWE-agent-LM-32B train runs: most at a `create` step, in
-        views the selection left out). Chosen on the train splits (`--split train -s sliding_window,cw-select
-        --budgets none`): margin SWE-agent-LM-32B +0.072 -> +0.077 (10+ 0.496 -> 0.536), Llama 10+ 0.821 ->
-        0.857, gemini 10+ 0.651 -> 0.663 (5-9 0.904 -> 0.898), margins of the other sets unchanged."""
+        views the selection left out). Chosen on the train splits (docs/TUNING.md)."""
         newest = self.postings
         same = {index for path in files for index in self.index.views_of(path, floor_start, newest)}
         folders = {folder for folder in map(folder_of, files) if folder is not None}
@@ -223,9 +221,38 @@ class SelectSelector:
 
     def _offers(self, floor_start: int, recent: Recent, cap: int, near_start: int) -> list[Offer]:
         """The best `candidates` outputs' offers; those from `near_start` on carry a wider one (NEAR_CAP)."""
-        hot, parents = recent.words, recent.parents
+        candidates, linked = self._candidates(floor_start, recent)
+        weight = {word: 1.0 / math.log(2 + self.index.spread(word)) for word in recent.words}
+        parent_bonus, file_bonus = self.parent_bonus, self.file_bonus
+        bonus = {
+            index: 1.0
+            + (parent_bonus if index in recent.parents else 0.0)
+            + (file_bonus if index in linked else 0.0)
+            for index in candidates
+        }
+        offers = []
+        for index in self._most_promising(candidates, weight, bonus, linked):
+            offer = self._ranked_offer(
+                index,
+                candidates[index],
+                weight,
+                cap,
+                bonus[index],
+                recent,
+                index in linked,
+                index >= near_start,
+            )
+            if offer is not None:
+                offers.append(offer)
+        return offers
+
+    def _candidates(self, floor_start: int, recent: Recent) -> tuple[dict[int, list[str]], set[int]]:
+        """The outputs before the floor that hold words recent steps said (each with those words), and the
+        linked views (`_linked`), which are candidates without the words too."""
         candidates: dict[int, list[str]] = {}
-        for word in sorted(hot):  # a fixed order: float sums, and so ties, must not follow the hash seed
+        for word in sorted(
+            recent.words
+        ):  # a fixed order: float sums, and so ties, must not follow the hash seed
             for index in self.index.holding(word, self.postings):
                 if index < floor_start:
                     candidates.setdefault(index, []).append(word)
@@ -234,50 +261,51 @@ class SelectSelector:
         # those with and without the bonus, only the newest `candidates` each can rank, so the rest are
         # left out here (the ranking is the same; a run's many views of a file stay a bounded cost).
         unnamed = sorted((i for i in linked if i not in candidates), reverse=True)
-        for index in [i for i in unnamed if i in parents][: self.candidates] + [
-            i for i in unnamed if i not in parents
-        ][: self.candidates]:
+        with_bonus = [i for i in unnamed if i in recent.parents][: self.candidates]
+        for index in with_bonus + [i for i in unnamed if i not in recent.parents][: self.candidates]:
             candidates[index] = []
-        offers = []
-        weight = {word: 1.0 / math.log(2 + self.index.spread(word)) for word in hot}
+        return candidates, linked
 
-        parent_bonus, file_bonus, file_weight = self.parent_bonus, self.file_bonus, self.file_weight
-        bonus = {
-            index: 1.0
-            + (parent_bonus if index in parents else 0.0)
-            + (file_bonus if index in linked else 0.0)
-            for index in candidates
-        }
-        promise = [  # (-weighted words * bonus, -index) per candidate, in one pass: no call per candidate
+    def _most_promising(
+        self,
+        candidates: dict[int, list[str]],
+        weight: dict[str, float],
+        bonus: dict[int, float],
+        linked: set[int],
+    ) -> list[int]:
+        """The `candidates` outputs whose weighted words (plus `file_weight` for a linked view) times their
+        bonus are highest, the newest first on a tie: one pass, no call per candidate."""
+        file_weight = self.file_weight
+        promise = [
             (
                 -(sum([weight[w] for w in words]) + (file_weight if index in linked else 0.0)) * bonus[index],
                 -index,
             )
             for index, words in candidates.items()
         ]
-        for _, negative in heapq.nsmallest(self.candidates, promise):
-            index = -negative
-            pages = (
-                page_lines(self.index.viewed(index), self.index.numbers(index), recent.pages)
-                if index in linked
-                else ()
-            )
-            offer = self._offer(index, candidates[index], weight, cap, bonus[index], index in linked, pages)
-            if offer is not None and index >= near_start:
-                wider = self._offer(
-                    index,
-                    candidates[index],
-                    weight,
-                    int(cap * NEAR_CAP),
-                    bonus[index],
-                    index in linked,
-                    pages,
-                )
-                if wider is not None and wider.tokens > offer.tokens:
-                    offer = replace(offer, wider=wider)
-            if offer is not None:
-                offers.append(offer)
-        return offers
+        return [-negative for _, negative in heapq.nsmallest(self.candidates, promise)]
+
+    def _ranked_offer(
+        self,
+        index: int,
+        words: list[str],
+        weight: dict[str, float],
+        cap: int,
+        bonus: float,
+        recent: Recent,
+        linked: bool,
+        near: bool,
+    ) -> Offer | None:
+        """One candidate's offer (a linked view's with the pages recent views bracket); `near` the floor, with
+        a wider one (NEAR_CAP) when that holds more."""
+        pages = (
+            page_lines(self.index.viewed(index), self.index.numbers(index), recent.pages) if linked else ()
+        )
+        offer = self._offer(index, words, weight, cap, bonus, linked, pages)
+        if offer is None or not near:
+            return offer
+        wider = self._offer(index, words, weight, int(cap * NEAR_CAP), bonus, linked, pages)
+        return replace(offer, wider=wider) if wider is not None and wider.tokens > offer.tokens else offer
 
     def _offer(
         self,
@@ -309,14 +337,10 @@ class SelectSelector:
             for n in fresh:
                 score[n] = score.get(n, 0.0) + weight[word]
         alone: set[int] = set()
-        if linked:  # the outline of a view of a file the work is on: each definition line alone
-            for n in self.index.outline(index):
-                if n in own:
-                    continue
-                if n not in score:
-                    alone.add(n)
-                score[n] = score.get(n, 0.0) + self.outline_weight
-        for n, points in pages:  # the line numbers around a range the agent is paging through: each alone
+        # a linked view's definition lines (its outline), then the line numbers around a range the agent is
+        # paging through: each worth keeping alone
+        outline = [(n, self.outline_weight) for n in self.index.outline(index)] if linked else []
+        for n, points in [*outline, *pages]:
             if n in own:
                 continue
             if n not in score:

@@ -89,7 +89,9 @@ class StoredNode:
         tests = json.loads(row["tests"])
         return cls(
             facts=Facts(
-                **{name: frozenset(_lines(facts.get(name, ""))) for name in FACT_SETS},  # older rows lack some
+                **{
+                    name: frozenset(_lines(facts.get(name, ""))) for name in FACT_SETS
+                },  # older rows lack some
                 commands=tuple(_lines(facts["commands"])),
             ),  # fmt: skip
             full_tokens=int(row["full_tokens"]),

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from contextweaver.config import WeaverConfig
     from contextweaver.protocols import Model, Summarizer
 
+
 def build_summarizer(config: WeaverConfig, model: Model | None = None) -> Summarizer:
     summarizer: Summarizer = SUMMARIZERS.get(config.summarizer)(config, model)
     return summarizer

@@ -147,7 +147,9 @@ class TestTracker:
 
     def fixed(self) -> list[str]:
         """Tests that failed in this run and pass now, sorted (the failures were recorded from a set)."""
-        return sorted(t for t in self._failed_by if t in self.latest and self.latest[t][0] is TestStatus.PASSED)
+        return sorted(
+            t for t in self._failed_by if t in self.latest and self.latest[t][0] is TestStatus.PASSED
+        )
 
     def status_line(self, max_chars: int = 600) -> str | None:
         """`TEST STATUS: ✓ a: PASSED, ✗ b: FAILED`, failures first; counts plus failing names when long."""

@@ -33,6 +33,9 @@ class Need:
     newest: int = 0
     """The least form of the newest step (its call with a trimmed output); 0 when not asked."""
     newest_full: int = 0
+    kept: int = 0
+    """What a context places before the newest step whatever the budget: a person's messages and the TEST
+    STATUS line, when they fit (0 when not asked)."""
     ahead: int = 0
     """Room asked for a step not sent yet, beside the newest step's least form: the proxy asks for a typical
     step's (`ahead_of`) so the value a refusal names holds the requests after this one too."""
@@ -69,24 +72,30 @@ class Budget:
         return replace(self, tools=tools)
 
     def holds(self, need: Need) -> bool:
-        return need.root + need.newest <= self.messages
+        return need.root + need.kept + need.newest <= self.messages
 
     def least(self, need: Need) -> int:
-        """The smallest budget, in hundreds, that holds the root, the tools and the newest step's least form
-        (or the room asked ahead, when larger)."""
-        return _hundreds(self.in_model_tokens(need.root + max(need.newest, need.ahead) + self.tools))
+        """The smallest budget, in hundreds, that holds the root, the tools, what is kept before the newest step
+        and the newest step's least form (or the room asked ahead, when larger)."""
+        return _hundreds(
+            self.in_model_tokens(need.root + need.kept + max(need.newest, need.ahead) + self.tools)
+        )
 
     def suggested(self, need: Need) -> int:
         """A budget that holds the request with room for ROOM_STEPS typical steps above the root:
         the least one leaves every step to a cut, which rewrites the cached prefix each time."""
         room = max(need.newest, ROOM_STEPS * TYPICAL_STEP)
-        return max(self.least(need), _hundreds(self.in_model_tokens(need.root + self.tools + room)))
+        return max(
+            self.least(need), _hundreds(self.in_model_tokens(need.root + need.kept + self.tools + room))
+        )
 
     def refusal(self, need: Need) -> str:
         """Why this budget cannot hold `need`, and the values that would."""
         parts = [f"the system prompt and task ({need.root:,} tokens)"]
         if self.tools:
             parts.append(f"the tool definitions ({self.tools:,} tokens)")
+        if need.kept:
+            parts.append(f"a person's messages and the TEST STATUS line ({need.kept:,} tokens)")
         if need.newest:
             parts.append(f"the newest step (at least {need.newest:,} of its {need.newest_full:,} tokens)")
         held = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]

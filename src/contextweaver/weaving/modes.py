@@ -9,7 +9,9 @@
   then the newest outputs it left compressed brought back while they fit.
 
 The weaver and the baselines hand in a plan function (and, for the LLM summary, their own weaving); they
-never switch modes themselves. A new mode is a new branch of `Weaving.context` and nothing else.
+never switch modes themselves. A new mode is a new branch of `Weaving.context` and nothing else. The mode
+questions asked elsewhere are answered here too: which selector a lazy cut plans with (`cut_selector`), and
+whether a strategy passes the history through whole (`WeaveSettings.cuts_nothing`, an integration's warning).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from contextweaver.config import LazySettings, WeaverConfig
 from contextweaver.records import Node, WovenContext
 from contextweaver.weaving.budget import Budget, BudgetError
 from contextweaver.weaving.lazy import LazyContext, upgraded_plan
@@ -34,21 +37,51 @@ Planner = Callable[[Limit, bool], Plan]
 is for a lazy cut (a strategy may cut with another selector than it weaves with)."""
 
 
+_LAZY = LazySettings.model_fields
+_CONFIG = WeaverConfig.model_fields
+
+
 @dataclass(frozen=True)
 class WeaveSettings:
-    """How one strategy's plans are woven; the baselines keep the defaults, the weaver passes its config's."""
+    """How one strategy's plans are woven; the baselines keep the defaults (`WeaverConfig`'s, read here, not
+    restated), the weaver passes its config's (`of`)."""
 
     mode: WeavingMode = "per_step"
-    high_water: float = 1.0
-    low_water: float = 0.85
-    safety_factor: float = 1.0
+    high_water: float = _LAZY["high_water"].default
+    low_water: float = _LAZY["low_water"].default
+    safety_factor: float = _CONFIG["token_safety_factor"].default
     """Budgets are divided by it (for models whose tokenizer counts more than o200k)."""
-    min_trim_tokens: int = 128
+    min_trim_tokens: int = _CONFIG["min_trim_tokens"].default
     cut_calls_share: float = 0.0
-    """At a lazy cut, the share of the room held for older steps' calls before planned outputs."""
+    """At a lazy cut, the share of the room held for older steps' calls before planned outputs (a baseline
+    holds none: its plan has no recency floor)."""
     keep_all: str | None = None
     """The reason of a strategy whose plan keeps every step in full: without a budget its context only
     grows, so new steps are appended and nothing is planned (O(new steps) per call)."""
+
+    @classmethod
+    def of(cls, config: WeaverConfig) -> WeaveSettings:
+        """The settings a ContextWeaver config weaves with."""
+        return cls(
+            mode=config.mode,
+            high_water=config.lazy.high_water,
+            low_water=config.lazy.low_water,
+            safety_factor=config.token_safety_factor,
+            min_trim_tokens=config.min_trim_tokens,
+            cut_calls_share=config.lazy.calls_share,
+        )
+
+    def cuts_nothing(self, budget: Limit) -> bool:
+        """Every context is the history whole: without a budget the lazy mode never reaches a cut (nor adds a
+        TEST STATUS line) and a plan keeping every step only grows. Per-step weaving without a budget still
+        compresses what its plan leaves out."""
+        return budget is None and (self.mode == "lazy" or self.keep_all is not None)
+
+
+def cut_selector(config: WeaverConfig) -> str | None:
+    """The selector a lazy cut plans with when it is not the per-step one (`lazy.selector`), else None."""
+    cut = config.lazy.selector
+    return cut if config.mode == "lazy" and cut is not None and cut != config.selector else None
 
 
 class Weaving:
@@ -92,7 +125,7 @@ class Weaving:
             return self.lazy(budget).context(nodes, self._cut, status_line, self.strategy)
         if self._woven is not None:
             return self._woven(None if budget is None else int(budget))
-        if budget is None and self.settings.keep_all is not None:
+        if self.settings.keep_all is not None and self.settings.cuts_nothing(budget):
             return self._reweave.append(nodes[0], nodes[1:], self.settings.keep_all, self.strategy)
         if budget is None:
             return self._reweave.weave(

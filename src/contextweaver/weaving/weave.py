@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from contextweaver.config import WeaverConfig
 from contextweaver.nodes.render import call_messages, compressed_messages, full_messages, trimmed_messages
 from contextweaver.nodes.views import file_key
 from contextweaver.records import Decision, Message, Node, WovenContext
@@ -48,7 +50,7 @@ def weave(
     strategy: str,
     budget: float | None = None,
     status_line: str | None = None,
-    min_trim_tokens: int = 128,
+    min_trim_tokens: int = WeaverConfig.model_fields["min_trim_tokens"].default,
     safety_factor: float = 1.0,
     state: WorkingState | None = None,
 ) -> WovenContext:
@@ -153,6 +155,16 @@ class _Room:
         return status
 
 
+@dataclass
+class _Held:
+    """Room set aside while the plan is taken, given back at the end: the note's (with the texts of what the
+    agent wrote it will show) and the placeholders' (`plan.calls_share`)."""
+
+    note: int = 0
+    texts: list[str] = field(default_factory=list)
+    calls: float = 0.0
+
+
 def _budgeted(
     root: Node,
     steps: Sequence[Node],
@@ -163,59 +175,104 @@ def _budgeted(
     min_trim: int,
     state: WorkingState | None = None,
 ) -> WovenContext:
-    """The fixed order of cuts: person's steps, status, the working-state note's room (out of what the
-    newest step's least form leaves), planned steps by priority (when the plan has a recency floor: after
-    the current step each file's latest change as its call and the note's texts of what the agent wrote,
-    after the floor older edits' calls), placeholders; the note is written last."""
-    room = _Room(root, budget, starved(root, steps[-1], min_trim) if steps else Need(root.full_tokens))
-    for node in steps:  # steps a person wrote come right after the root
-        if node.step.kind == "user" and node.full_tokens <= room.left:
-            room.take(node.index, full_messages(node), _full(node, "written by a person: always kept"))
+    """The fixed order of cuts, one phase each: person's steps, status, the working-state note's room,
+    the plan by priority, short calls, the newest step's check, placeholders; the note is written last."""
+    newest = steps[-1] if steps else None
+    room = _Room(
+        root, budget, starved(root, newest, min_trim) if newest is not None else Need(root.full_tokens)
+    )
+    _take_persons(room, steps)
     status = room.fit_status(status)
-    by_index = {n.index: n for n in steps}
-    current = steps[-1].index if steps else None  # the newest step is the one the agent acts on next
-    noted = 0
-    texts: list[str] = []
-    if state is not None and current is not None:  # the note's room, out of what the newest step leaves
-        newest = 0 if current in room.chosen else least_tokens(by_index[current], min_trim)
-        trimmed = min(room.left * SHARE, room.left - min_trim)  # a huge newest step is trimmed, not below
-        noted = state.reserve(max(0.0, room.left - newest, trimmed))  # the least a trim leaves it
-        room.left -= noted
-    held = 0.0
-    floor = plan.ahead_of_edits  # the floor first, then older edits' calls and the calls' hold, then the rest
-    floor_due = latest_due = bool(floor)  # with a floor: the current step, then each file's latest change
-    for index, reason in plan.full:
-        if latest_due and index != current:
-            _take_edit_calls(room, _latest_changes(steps, current), LATEST_EDIT_SHARE)
-            if noted and state is not None:
-                texts, held_texts = _hold_texts(room, state, steps, {*floor, *room.chosen})
-                noted += held_texts
-            latest_due = False
-        if floor_due and index not in floor:
-            _take_edit_calls(room, steps)
-            held = room.hold(plan.calls_share, steps)
-            floor_due = False
-        if index in floor and index in by_index:
-            room.reopen_test_run(by_index[index])
-        if index in by_index and index not in room.chosen:
-            node = by_index[index]
-            _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
-        if index == current and not floor:  # a plan without a floor holds right after the current step
-            held = room.hold(plan.calls_share, steps)
-    if floor_due:
-        _take_edit_calls(room, steps)
-    room.left += held
+    kept = int(room.limit - room.left) - root.full_tokens
+    held = _Held(note=_reserve_note(room, state, newest, min_trim))
+    _take_plan(room, held, steps, plan, min_trim, state)
+    room.left += held.calls
     if plan.short_calls:
         _take_calls(room, steps, plan)
-    if current is not None and (current not in room.chosen or room.chosen[current][1].mode == "compressed"):
-        raise BudgetError.of(room.budget, starved(root, by_index[current], min_trim))
-    for node in reversed(steps):  # the rest as placeholders, newest first, while they fit
+    if newest is not None:
+        _check_newest(room, root, newest, min_trim, kept)
+    _take_placeholders(room, steps, plan)
+    note = _note(state, steps, room, held.note, held.texts)
+    return _assemble(root, steps, plan, strategy, status, room, note, state is not None and state.last)
+
+
+def _take_persons(room: _Room, steps: Sequence[Node]) -> None:
+    """Steps a person wrote, whole when they fit, before anything else: the agent works for them."""
+    for node in steps:
+        if node.step.kind == "user" and node.full_tokens <= room.left:
+            room.take(node.index, full_messages(node), _full(node, "written by a person: always kept"))
+
+
+def _reserve_note(room: _Room, state: WorkingState | None, newest: Node | None, min_trim: int) -> int:
+    """The working-state note's room, out of what the newest step's least form leaves: a huge newest step
+    is trimmed for it, but not below the least a trim leaves it."""
+    if state is None or newest is None:
+        return 0
+    least = 0 if newest.index in room.chosen else least_tokens(newest, min_trim)
+    trimmed = min(room.left * SHARE, room.left - min_trim)
+    noted = state.reserve(max(0.0, room.left - least, trimmed))
+    room.left -= noted
+    return noted
+
+
+def _take_plan(
+    room: _Room, held: _Held, steps: Sequence[Node], plan: Plan, min_trim: int, state: WorkingState | None
+) -> None:
+    """Planned steps by priority. With a recency floor (`plan.ahead_of_edits`), once the current step is in,
+    each file's latest change as its call and the note's texts; once the floor is in, older edits' calls and
+    the placeholders' hold. Without a floor the hold comes right after the current step."""
+    by_index = {n.index: n for n in steps}
+    current = steps[-1].index if steps else None
+    floor = plan.ahead_of_edits
+    after_current, after_floor = _floor_marks(plan, current)
+    for position, (index, reason) in enumerate(plan.full):
+        if position == after_current:
+            _take_edit_calls(room, _latest_changes(steps, current), LATEST_EDIT_SHARE)
+            if held.note and state is not None:
+                held.texts, texts = _hold_texts(room, state, steps, {*floor, *room.chosen})
+                held.note += texts
+        if position == after_floor:
+            _take_edit_calls(room, steps)
+            held.calls = room.hold(plan.calls_share, steps)
+        node = by_index.get(index)
+        if node is None:
+            continue
+        if index in floor:
+            room.reopen_test_run(node)
+        if index not in room.chosen:
+            _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
+        if index == current and not floor:
+            held.calls = room.hold(plan.calls_share, steps)
+    if floor and after_floor is None:
+        _take_edit_calls(room, steps)
+
+
+def _floor_marks(plan: Plan, current: int | None) -> tuple[int | None, int | None]:
+    """Where in the plan's order a recency floor's extra takes go: before its first step that is not the
+    current one, and before its first step outside the floor (None: nowhere, or no floor)."""
+    floor = plan.ahead_of_edits
+    if not floor:
+        return None, None
+    order = [index for index, _ in plan.full]
+    after_current = next((p for p, index in enumerate(order) if index != current), None)
+    return after_current, next((p for p, index in enumerate(order) if index not in floor), None)
+
+
+def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int, kept: int) -> None:
+    """Refuse a budget that left the newest step out or as its placeholder (`starved`), naming what was
+    `kept` before it (a person's messages, the TEST STATUS line), so the value asked for holds them all."""
+    chosen = room.chosen.get(newest.index)
+    if chosen is None or chosen[1].mode == "compressed":
+        raise BudgetError.of(room.budget, replace(starved(root, newest, min_trim), kept=kept))
+
+
+def _take_placeholders(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
+    """The steps still left out as their placeholders, newest first, while they fit."""
+    for node in reversed(steps):
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
                 node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
             )
-    note = _note(state, steps, room, noted, texts)
-    return _assemble(root, steps, plan, strategy, status, room, note, state is not None and state.last)
 
 
 def _note(

@@ -42,9 +42,7 @@ _STATUSES = {
 class CargoParser(RunnerParser):
     """Each test binary prints `running N tests` ... `test result:`; totals add up over binaries."""
 
-    passing_rows = (
-        r"test \S+ \.\.\. ok",
-    )
+    passing_rows = (r"test \S+ \.\.\. ok",)
     runner = "cargo"
     family = "cargo"
     command_pattern = re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")

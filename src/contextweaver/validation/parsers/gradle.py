@@ -20,9 +20,7 @@ _STATUSES = {"PASSED": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "SKIPPED"
 class GradleParser(RunnerParser):
     """A clean run prints no count by default: its verdict then rests on BUILD SUCCESSFUL and the test lines."""
 
-    passing_rows = (
-        r"\S+ > \S.* PASSED",
-    )
+    passing_rows = (r"\S+ > \S.* PASSED",)
     runner = "gradle"
     family = "gradle"
     command_pattern = re.compile(r"\bgradlew?\b")

@@ -40,9 +40,7 @@ _NOT_TESTS = ("Test suite failed to run", "Console")
 class JestParser(RunnerParser):
     """Ids are `suite › describe › test`, the same shape jest prints in its ● failure headers."""
 
-    passing_rows = (
-        r"[✓✔√] [^\n]*",
-    )
+    passing_rows = (r"[✓✔√] [^\n]*",)
     runner = "jest"
     family = "jest"
     command_pattern = re.compile(r"\bjest\b|\b(?:npm|yarn|pnpm)(?: run)? test\b")

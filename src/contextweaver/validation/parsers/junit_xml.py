@@ -102,37 +102,12 @@ class JunitXmlParser(RunnerParser):
                 if suites:
                     suites.pop()
                 continue
-            position = match.end()
-            self_closing = raw.endswith("/")
             found = True
-            status = TestStatus.PASSED
-            if not self_closing:
-                if 0 <= case_end < position:
-                    case_end = text.find("</testcase>", position)
-                stop = len(text) if case_end < 0 else case_end
-                next_case = text.find("<testcase", position, stop)
-                outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
-                if outcomes:  # the most severe child decides (`<skipped/>` may precede `<failure>`)
-                    status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
-            if (
-                status is TestStatus.PASSED
-                and ' status="' in raw
-                and (attribute(raw, "status") or "").lower() in _NOT_RUN
-            ):
-                status = TestStatus.SKIPPED
-            # attribute()'s plain-search path, inlined for the two attributes every testcase has
-            at = raw.find(' classname="')
-            stop = raw.find('"', at + 12) if at >= 0 else -1
-            owner = raw[at + 12 : stop] if stop >= 0 else attribute(raw, "classname") or ""
-            if stop >= 0 and "&" in owner:
-                owner = html.unescape(owner)
-            at = raw.find(' name="')
-            stop = raw.find('"', at + 7) if at >= 0 else -1
-            name = raw[at + 7 : stop] if stop >= 0 else attribute(raw, "name") or ""
-            if stop >= 0 and "&" in name:
-                name = html.unescape(name)
-            owner = owner or (attribute(suites[-1], "name") or "" if suites else "")
-            test = f"{owner}.{name}" if owner and owner != name else name
+            position = match.end()
+            if not raw.endswith("/") and 0 <= case_end < position:
+                case_end = text.find("</testcase>", position)
+            status = _case_status(text, raw, position, case_end)
+            test = _case_name(raw, suites)
             if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
                 record(tests, test, status)
             totals[STATUS_KEY[status]] += 1
@@ -145,3 +120,40 @@ class JunitXmlParser(RunnerParser):
             complete=closed >= opened,
             failed_signal=bool(totals["failed"] or totals["error"]),
         )
+
+
+def _case_status(text: str, raw: str, position: int, case_end: int) -> TestStatus:
+    """A testcase's status: the most severe outcome among its children up to its `</testcase>` (at
+    `case_end`, -1: none left) or the next testcase (`<skipped/>` may precede `<failure>`); passed without
+    one, unless its `status` attribute says it did not run."""
+    status = TestStatus.PASSED
+    if not raw.endswith("/"):
+        stop = len(text) if case_end < 0 else case_end
+        next_case = text.find("<testcase", position, stop)
+        outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
+        if outcomes:
+            status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
+    if (
+        status is TestStatus.PASSED
+        and ' status="' in raw
+        and (attribute(raw, "status") or "").lower() in _NOT_RUN
+    ):
+        return TestStatus.SKIPPED
+    return status
+
+
+def _case_name(raw: str, suites: list[str]) -> str:
+    """`classname.name` (the enclosing suite's name when the case has no classname), attribute()'s
+    plain-search path inlined for the two attributes every testcase has."""
+    owner, name = _plain(raw, "classname"), _plain(raw, "name")
+    owner = owner or (attribute(suites[-1], "name") or "" if suites else "")
+    return f"{owner}.{name}" if owner and owner != name else name
+
+
+def _plain(raw: str, key: str) -> str:
+    at = raw.find(f' {key}="')
+    stop = raw.find('"', at + len(key) + 3) if at >= 0 else -1
+    if stop < 0:
+        return attribute(raw, key) or ""
+    value = raw[at + len(key) + 3 : stop]
+    return html.unescape(value) if "&" in value else value

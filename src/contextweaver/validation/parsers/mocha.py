@@ -23,9 +23,7 @@ _JSON_START = re.compile(r'\n\{\s*"stats":\s*\{')
 class MochaParser(RunnerParser):
     """Ids are mocha's full titles: describe titles and the test title joined by spaces."""
 
-    passing_rows = (
-        r"[✓✔√] [^\n]*",
-    )
+    passing_rows = (r"[✓✔√] [^\n]*",)
     runner = "mocha"
     family = "mocha"
     command_pattern = re.compile(r"\bmocha\b")

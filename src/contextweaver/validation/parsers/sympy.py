@@ -46,9 +46,7 @@ _NAMES = {
 class SympyParser(RunnerParser):
     """sympy counts an AssertionError as failed and any other exception as an exception (error)."""
 
-    passing_rows = (
-        r"(?:\S+\.py\[\d+\] )?\.+ +\[OK\]",
-    )
+    passing_rows = (r"(?:\S+\.py\[\d+\] )?\.+ +\[OK\]",)
     runner = "sympy"
     family = "sympy"
     command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")

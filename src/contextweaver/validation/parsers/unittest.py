@@ -64,9 +64,7 @@ def _interleaved(text: str, start: int, end: int, tests: dict[str, TestStatus]) 
 class UnittestParser(RunnerParser):
     """Runs end at `Ran N tests` + `OK`/`FAILED (...)`; tests printed after the last closer are incomplete."""
 
-    passing_rows = (
-        r"test\w* \([\w.]+\)[^\n]* \.\.\. ok",
-    )
+    passing_rows = (r"test\w* \([\w.]+\)[^\n]* \.\.\. ok",)
     runner = "unittest"
     family = "unittest"
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")

@@ -19,9 +19,7 @@ _NAMES = {"todo": "skipped"}
 class VitestParser(RunnerParser):
     """Ids are vitest's own `file > describe > test`; passing tests are counted, not named."""
 
-    passing_rows = (
-        r"[✓✔√] [^\n]*",
-    )
+    passing_rows = (r"[✓✔√] [^\n]*",)
     runner = "vitest"
     family = "vitest"
     command_pattern = re.compile(r"\bvitest\b")
