@@ -15,6 +15,7 @@ from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
+from toy_repo import make_repo
 
 from contextweaver.integrations.langgraph import ContextWeaverMiddleware
 from contextweaver.tokens import count_text
@@ -42,22 +43,6 @@ class ScriptedModel(GenericFakeChatModel):
         print(f"model call: {len(messages)} messages, {tokens:,} tokens, {cut} tool outputs as placeholders")
         ScriptedModel.last = messages
         return super()._generate(messages, *args, **kwargs)
-
-
-def make_repo(root: Path) -> None:
-    functions = "".join(
-        f"\n\ndef f{n}(x):\n    '''Helper number {n}.'''\n    return x * {n}\n" for n in range(12)
-    )
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n" + functions)
-    (root / "test_calc.py").write_text(
-        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
-    for args in (
-        ["init", "-q"],
-        ["add", "."],
-        ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "start"],
-    ):
-        subprocess.run(["git", *args], cwd=root, check=True)
 
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -7,7 +7,6 @@ model received; the trajectory keeps the full history, the woven contexts are sa
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -17,6 +16,7 @@ os.environ.setdefault("MSWEA_CONFIGURED", "true")  # no first-run setup wizard: 
 
 from minisweagent.environments.local import LocalEnvironment
 from minisweagent.models.test_models import DeterministicModel, make_output
+from toy_repo import make_repo
 
 from contextweaver.integrations.minisweagent import ContextWeaverAgent
 from contextweaver.tokens import count_message
@@ -50,27 +50,10 @@ class ShowingModel(DeterministicModel):
         return super().query(messages, **kwargs)
 
 
-def make_repo(root: Path) -> None:
-    functions = "".join(
-        f"\n\ndef f{n}(x):\n    '''Helper number {n}.'''\n    return x * {n}\n" for n in range(12)
-    )
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n" + functions)
-    (root / "test_calc.py").write_text(
-        "from calc import add, f3\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-        "def test_f3():\n    assert f3(2) == 6\n"
-    )
-    for args in (
-        ["init", "-q"],
-        ["add", "."],
-        ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "start"],
-    ):
-        subprocess.run(["git", *args], cwd=root, check=True)
-
-
 with tempfile.TemporaryDirectory() as tmp:
     repo = Path(tmp) / "repo"
     repo.mkdir()
-    make_repo(repo)
+    make_repo(repo, test_f3=True)
     model = ShowingModel(
         outputs=[
             make_output(f"THOUGHT: {t}\n\n```mswea_bash_command\n{c}\n```", [{"command": c}], cost=0.0)

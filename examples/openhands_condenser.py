@@ -22,6 +22,7 @@ os.environ.setdefault("OPENHANDS_SUPPRESS_BANNER", "1")
 from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor, register_tool
 from pydantic import Field, SecretStr
+from toy_repo import make_repo
 
 from contextweaver.integrations.openhands import ContextWeaverCondenser
 from contextweaver.testing.fake_server import FakeLLMServer, Reply
@@ -95,22 +96,6 @@ def scripted_llm(request):
             "usage": {"prompt_tokens": tokens, "completion_tokens": 5, "total_tokens": tokens + 5},
         }
     )
-
-
-def make_repo(root: Path) -> None:
-    functions = "".join(
-        f"\n\ndef f{n}(x):\n    '''Helper number {n}.'''\n    return x * {n}\n" for n in range(12)
-    )
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n" + functions)
-    (root / "test_calc.py").write_text(
-        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
-    for args in (
-        ["init", "-q"],
-        ["add", "."],
-        ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "start"],
-    ):
-        subprocess.run(["git", *args], cwd=root, check=True)
 
 
 replies_sent = []

@@ -33,9 +33,9 @@ def needs(module: str, install: str) -> None:
 
 
 def test_every_example_has_a_test() -> None:
-    """A new script in examples/ needs its test here (proxy_upstream.py is the proxy examples' helper)."""
+    """A new script in examples/ needs its test here (proxy_upstream.py and toy_repo.py are helpers)."""
     source = Path(__file__).read_text()
-    helpers = {"proxy_upstream.py"}
+    helpers = {"proxy_upstream.py", "toy_repo.py"}
     untested = [
         p.name for p in EXAMPLES.glob("*.py") if p.name not in helpers and f'"{p.name}"' not in source
     ]
