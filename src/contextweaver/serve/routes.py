@@ -259,29 +259,29 @@ class Routes:
                              "next_offset": after if after < len(mine) else None})  # fmt: skip
 
     async def show_session(self, request: Request) -> Response:
-        session_id = request.path_params["session_id"]
         offset, limit = page_of(request)
-        try:
-            detail = await anyio.to_thread.run_sync(
-                session_page, self.manager.store, session_id, caller_of(request).owner, offset, limit
-            )
-        except Exception as exc:
-            if is_store_failure(exc):
-                return self._store_failed(exc)
-            raise
-        if detail is None:  # another caller's session is as invisible as a missing one
-            return error(404, f"no session {session_id!r} in the store", code="session_not_found")
-        detail["prompt_cache"] = self.ledger.summary(session_id)
+        detail = await self._session_read(request, session_page, offset, limit)
+        if isinstance(detail, Response):
+            return detail
+        detail["prompt_cache"] = self.ledger.summary(request.path_params["session_id"])
         return JSONResponse(detail)
 
     async def session_requests(self, request: Request) -> Response:
         """GET /contextweaver/sessions/{id}/requests?after=N: the session's cost and its requests after
         request id N (a dashboard polls it with the last id it has)."""
-        session_id = request.path_params["session_id"]
         after, limit = page_of(request, "after")
+        found = await self._session_read(request, session_requests, after, limit)
+        return found if isinstance(found, Response) else JSONResponse(found)
+
+    async def _session_read(
+        self, request: Request, read: Callable[..., dict[str, Any] | None], *args: Any
+    ) -> dict[str, Any] | Response:
+        """What `read` finds of the caller's session, read off the event loop; a failing store is a 503, and
+        another caller's session is as invisible as a missing one (404)."""
+        session_id = request.path_params["session_id"]
         try:
             found = await anyio.to_thread.run_sync(
-                session_requests, self.manager.store, session_id, caller_of(request).owner, after, limit
+                read, self.manager.store, session_id, caller_of(request).owner, *args
             )
         except Exception as exc:
             if is_store_failure(exc):
@@ -289,7 +289,7 @@ class Routes:
             raise
         if found is None:
             return error(404, f"no session {session_id!r} in the store", code="session_not_found")
-        return JSONResponse(found)
+        return found
 
     def _store_failed(self, exc: BaseException, error: Callable[..., Response] = error) -> Response:
         self.store_failures += 1
