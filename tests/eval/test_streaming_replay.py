@@ -17,7 +17,10 @@ from contextweaver.strategies import REPLAY_DEFAULT, build_strategy
 
 
 def test_strategies_share_one_extraction_per_step_but_never_a_node(bugfix: Trajectory) -> None:
-    weaver, window = (build_strategy(name).strategy for name in ("cw", "sliding_window"))
+    weaver = build_strategy(
+        "cw", {"recall": False}
+    ).strategy  # with recall, placeholders carry the step's handle
+    window = build_strategy("sliding_window").strategy
     for strategy in (weaver, window):
         strategy.begin(bugfix.root)
     step = bugfix.steps[0]

@@ -24,6 +24,7 @@ from contextweaver.serve.anthropic import MESSAGES, _unmarked
 from contextweaver.serve.payload import parse_body
 from contextweaver.serve.responses import RESPONSES
 from contextweaver.serve.wire import Wire, as_chat
+from contextweaver.store import Session, open_store
 from contextweaver.weaver import ContextWeaver
 from tests.serve.processes import serve_process
 from tests.serve.test_proxy_verbatim import recording_upstream
@@ -108,9 +109,16 @@ def test_each_request_reads_and_renders_as_a_conversion_from_scratch(
     assert passed == ([True] * 9 if wire is RESPONSES else [True] * 5 + [False] * 4)
 
 
-def expected(wire: Wire, payloads: list[dict[str, Any]], reference: Any, budget: int) -> list[bytes]:
-    """Every request as rendered from scratch: a weaver fed its steps, written back by the wire."""
-    weaver, stored, out = ContextWeaver(WeaverConfig()), 0, []
+def expected(
+    wire: Wire,
+    payloads: list[dict[str, Any]],
+    reference: Any,
+    budget: int,
+    config: WeaverConfig | None = None,
+) -> list[bytes]:
+    """Every request as rendered from scratch: a weaver fed its steps (with the session's settings: the
+    proxy's recall hint), written back by the wire."""
+    weaver, stored, out = ContextWeaver(config or WeaverConfig()), 0, []
     for payload in payloads:
         chat, marks = reference(payload)
         conversation = as_chat(chat)
@@ -141,7 +149,11 @@ def test_a_session_crossing_a_lazy_cut_goes_as_sent_then_as_rendered(
                 f"{proxy.url}/v1{wire.upstream_path}", content=body, timeout=60, headers=headers
             )
             assert answer.status_code == 200, answer.text
-    rendered = expected(wire, payloads, reference, 2500)
+    store_file = open_store(str(tmp_path / "s.db"))
+    (info,) = store_file.sessions()
+    settings = Session.open(store_file, info.id).weaver.config  # the recall hint the proxy gave the session
+    store_file.close()
+    rendered = expected(wire, payloads, reference, 2500, settings)
     field = wire.field
     cut = next(i for i, raw in enumerate(received) if parse_body(raw)[field] != payloads[i][field])
     assert 0 < cut < len(sent) - 1  # passed through at first, woven down later
