@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integrations.test_minisweagent_e2e import AGENT, RecordingModel
-from tests.integrations.toyrepo import FIX_TURNS, TASK, make_repo, text_output
-
-pytest.importorskip("minisweagent")
+pytest.importorskip("minisweagent")  # before the helpers below, which import it too
 
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.environments.local import LocalEnvironment  # noqa: E402
 
 from contextweaver.integrations.minisweagent import ContextWeaverAgent, WeavingModel  # noqa: E402
+from tests.integrations.test_minisweagent_e2e import AGENT, RecordingModel  # noqa: E402
+from tests.integrations.toyrepo import FIX_TURNS, TASK, make_repo, text_output  # noqa: E402
 
-SETTINGS = {"strategy": "cw-ancestry", "window": 2, "weaver": {"max_parents": 2}}
+SETTINGS = {"strategy": "cw-paper", "window": 2, "weaver": {"max_parents": 2}}
 TURNS = [*FIX_TURNS[:6], ("Read the failing run again.", "contextweaver recall 2"), FIX_TURNS[6]]
 
 
