@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.serve.processes import stop
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--remote-debugging-port=0",
          "--window-size=1400,1000"]  # fmt: skip
@@ -94,8 +96,4 @@ def chromium_page(profile: Path) -> Iterator[Page]:
             page.call("Runtime.enable")
             yield page
     finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)

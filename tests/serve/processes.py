@@ -91,9 +91,14 @@ def serve_process(tmp: Path, upstream: str, *args: str, env: dict[str, str] | No
     try:
         yield proxy
     finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+        stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Ask a test's process to end; kill it after 20 s."""
+    process.terminate()
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
