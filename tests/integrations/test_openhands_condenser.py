@@ -25,7 +25,7 @@ from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor
 from pydantic import Field, SecretStr, ValidationError  # noqa: E402
 
 from contextweaver.integrations.feed import tool_tokens  # noqa: E402
-from contextweaver.integrations.openhands import ContextWeaverCondenser  # noqa: E402
+from contextweaver.integrations.openhands import RECALL_TOOL, ContextWeaverCondenser  # noqa: E402
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request  # noqa: E402
 from contextweaver.testing.fake_wire import responses_object  # noqa: E402
 from contextweaver.tokens import count_message  # noqa: E402
@@ -99,7 +99,11 @@ def scripted() -> Callable[[Request], Reply]:
 
 
 def run_agent(
-    repo: Path, condenser: ContextWeaverCondenser, reply: Callable[[Request], Reply] | None = None, **llm: Any
+    repo: Path,
+    condenser: ContextWeaverCondenser,
+    reply: Callable[[Request], Reply] | None = None,
+    extra_tools: Sequence[Tool] = (),
+    **llm: Any,
 ) -> list[Request]:
     """The SDK's own agent loop on the toy repository; returns every request the model received."""
     register_tool("ToyShell", ShellTool)
@@ -109,7 +113,7 @@ def run_agent(
         )
         agent = Agent(
             llm=llm,
-            tools=[Tool(name="ToyShell", params={"cwd": str(repo)})],
+            tools=[Tool(name="ToyShell", params={"cwd": str(repo)}), *extra_tools],
             include_default_tools=["FinishTool"],
             condenser=condenser,
         )
@@ -214,3 +218,36 @@ def test_the_condenser_survives_the_agents_serialization():
     restored = Agent.model_validate_json(agent.model_dump_json())
     assert isinstance(restored.condenser, ContextWeaverCondenser)
     assert restored.condenser.contextweaver.weaver.window == 3
+
+
+def test_after_a_cut_the_recall_tool_returns_the_omitted_output_byte_for_byte(tmp_path: Path):
+    """The SDK's own loop: the model asks `contextweaver_recall` for the superseded failing run (step 2, a
+    placeholder by then) and the next request carries that output exactly as the model first saw it."""
+    turns = [*TURNS[:-1], ("Read the failing run again.", "contextweaver_recall", {"steps": "2"}), TURNS[-1]]
+    numbers = itertools.count(1)
+
+    def reply(request: Request) -> Reply:
+        number = next(numbers)
+        return tool_call_reply(number, *turns[min(number, len(turns)) - 1])
+
+    condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw-paper", "window": 2})
+    requests = run_agent(make_repo(tmp_path / "repo"), condenser, reply, extra_tools=[RECALL_TOOL])
+    assert len(requests) == len(turns)
+    assert "contextweaver_recall" in {t["function"]["name"] for t in requests[0].body["tools"]}
+
+    def output(request: Request, call: str) -> str:
+        content = next(m["content"] for m in request.messages if m.get("tool_call_id") == call)
+        return "".join(p["text"] for p in content) if isinstance(content, list) else str(content)
+
+    first_seen = output(requests[2], "call_2")  # the failing run, in full the call after it ran
+    assert "1 failed" in first_seen
+    before = output(requests[-2], "call_2")
+    assert PLACEHOLDER_START in before and "#2" in before  # the placeholder names its step
+    recalled = output(requests[-1], f"call_{len(turns) - 1}")
+    assert first_seen in recalled  # byte for byte
+
+
+def test_without_the_tool_recall_stays_off_and_the_notes_name_no_tool(run):
+    condenser, requests, _ = run
+    assert not condenser._strategy.config.recall
+    assert "contextweaver_recall" not in json.dumps(requests[-1].messages)

@@ -53,7 +53,7 @@ except ImportError as exc:
 from contextweaver.formats.toolcalls import chat_step
 from contextweaver.integrations.contexts import align
 from contextweaver.integrations.feed import ChatFeed, ChatShape, tool_tokens
-from contextweaver.integrations.recall import answer, recalls
+from contextweaver.integrations.recall import TOOL, TOOL_HINT, TOOL_MORE, answer, recalls
 from contextweaver.integrations.settings import WeavingSettings, announce, announce_uncounted_tools
 from contextweaver.records import Message, Step, WovenContext
 
@@ -195,11 +195,6 @@ def _key(messages: Sequence[BaseMessage]) -> str:
             break
         root.append([message.type, message.content])
     return hashlib.sha256(json.dumps(root, sort_keys=True, default=str).encode()).hexdigest()
-
-
-TOOL = "contextweaver_recall"
-TOOL_HINT = f'the `{TOOL}` tool (steps="N")'
-TOOL_MORE = f'`{TOOL}` with steps="{{handle}}", page={{page}}'
 
 
 def _recall_tool(weaver: MessageWeaver) -> Any:

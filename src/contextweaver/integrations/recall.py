@@ -20,6 +20,10 @@ from contextweaver.tokens import content_text
 COMMAND = re.compile(r"\s*contextweaver\s+recall\s+(?P<handle>\d[\d\s,-]*?)(?:\s+--page\s+(?P<page>\d+))?\s*")
 MORE = "`contextweaver recall {handle} --page {page}`"
 """How the agent asks for the next page of a long answer."""
+TOOL = "contextweaver_recall"
+"""The recall tool of the tool-calling integrations (LangChain, the OpenHands SDK)."""
+TOOL_HINT = f'the `{TOOL}` tool (steps="N")'
+TOOL_MORE = f'`{TOOL}` with steps="{{handle}}", page={{page}}'
 
 
 def shell_answer(strategy: Any, command: str) -> str | None:

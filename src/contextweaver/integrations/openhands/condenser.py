@@ -1,0 +1,336 @@
+"""OpenHands SDK condenser: ContextWeaver decides, before each LLM call, which events the agent sees.
+
+    from contextweaver.integrations.openhands import ContextWeaverCondenser
+    agent = Agent(llm=llm, tools=tools, condenser=ContextWeaverCondenser(contextweaver={"window": 5}))
+
+With no budget the condenser takes the agent LLM's `max_input_tokens` at the first step (and says so);
+an LLM config without it leaves the lazy default passing the history through whole, said as a WARNING.
+The agent's tools, sent with every call, count against the budget: the view's SystemPromptEvent records
+them, and they are counted in the form the agent LLM is sent them (chat or Responses tools).
+
+`condense(view)` returns a new View (the SDK's event log is never touched): the system prompt and task
+first, then every step in order, then the TEST STATUS line and the working-state note as user messages of
+their own, each with its own id (after the task they would join the task's message, and every status
+change would rewrite message 1, breaking the prompt cache's prefix). A step is one batch (`batches.py`):
+kept, compressed or dropped whole, so every tool call keeps exactly its result; a tool loop is shown whole
+or not at all (the one holding the newest step is always shown, its dropped steps as their calls with
+placeholders). A person's message and a condensation's summary are always kept. A condensation request
+(`Conversation.condense()`, a context-window refusal) is answered by weaving the next contexts to
+TIGHTEN of the last one's tokens; the events stay in the log, so recall still reads them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from openhands.sdk.context.condenser.base import CondenserBase
+from openhands.sdk.context.view import View
+from openhands.sdk.event import (
+    Condensation,
+    LLMConvertibleEvent,
+    MessageEvent,
+    ObservationEvent,
+    SystemPromptEvent,
+)
+from openhands.sdk.llm import LLM, Message, TextContent
+from openhands.sdk.tool.schema import Observation
+from pydantic import Field, PrivateAttr
+
+from contextweaver.integrations.contexts import align
+from contextweaver.integrations.feed import budgeted_context, tool_tokens
+from contextweaver.integrations.openhands.batches import Batch, batches_of, event_text, tool_loops
+from contextweaver.integrations.recall import TOOL, TOOL_HINT, TOOL_MORE, answer, recalls
+from contextweaver.integrations.settings import WeavingSettings, announce, build_strategy
+from contextweaver.nodes.render import compressed_messages
+from contextweaver.protocols import Strategy
+from contextweaver.records import Decision, WovenContext
+from contextweaver.weaving.budget import Budget, BudgetError
+
+logger = logging.getLogger(__name__)
+NAME = "ContextWeaver (OpenHands condenser)"
+TIGHTEN = 0.8
+"""A condensation request weaves the next contexts to this share of the last one's tokens."""
+LOOP_KEPT = (
+    "its tool loop is shown whole (the SDK's tool-loop atomicity): call kept, output as its placeholder"
+)
+LOOP_DROPPED = "dropped with the rest of its tool loop (the SDK's tool-loop atomicity)"
+
+
+class WovenObservation(Observation):
+    """A tool output as the woven context shows it: the placeholder, or its head/tail-trimmed text."""
+
+
+class ContextWeaverCondenser(CondenserBase):
+    """`condenser=` of an OpenHands SDK agent; `contextweaver` holds the usual weaving settings."""
+
+    contextweaver: WeavingSettings = Field(default_factory=WeavingSettings)
+
+    _strategy: Strategy | None = PrivateAttr(default=None)
+    _seen: list[str] = PrivateAttr(default_factory=list)
+    """Ids of the events already turned into the root or steps (or passed over)."""
+    _steps: dict[int, Batch] = PrivateAttr(default_factory=dict)
+    _root: list[LLMConvertibleEvent] = PrivateAttr(default_factory=list)
+    _last: WovenContext | None = PrivateAttr(default=None)
+    _rebuilds: int = PrivateAttr(default=0)
+    _condensations: int = PrivateAttr(default=0)
+    _budget_from: str | None = PrivateAttr(default=None)
+    _window_looked_up: bool = PrivateAttr(default=False)
+    _reserved: int = PrivateAttr(default=0)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        later = " unless the agent's LLM config gives max_input_tokens, read at the first step"
+        announce(NAME, self.contextweaver, then=later)
+
+    def handles_condensation_requests(self) -> bool:
+        return True
+
+    @property
+    def budget_from(self) -> str | None:
+        """Where the budget came from when none was given (the LLM's max_input_tokens), else None."""
+        return self._budget_from
+
+    @property
+    def reserved(self) -> int:
+        """Tokens of the tool definitions every call sends: off the budget the events are woven to."""
+        return self._reserved
+
+    @property
+    def rebuilds(self) -> int:
+        """How often a changed event prefix made the graph start over."""
+        return self._rebuilds
+
+    @property
+    def last_context(self) -> WovenContext | None:
+        """The last woven context, with the decision and reason for every step."""
+        return self._last
+
+    def recall(self, steps: str, page: int = 1) -> str:
+        """The steps as the model first saw them (the `contextweaver_recall` tool's answer)."""
+        if not recalls(self._strategy):
+            return "contextweaver recall: nothing to recall here (no step was woven, or recall is off)"
+        return answer(self._strategy, steps, page, TOOL_MORE)
+
+    def _take_window(self, llm: LLM | None) -> None:
+        """With no budget given, the agent LLM's `max_input_tokens` becomes the budget (once)."""
+        if self._window_looked_up or self.contextweaver.budget is not None:
+            return
+        self._window_looked_up = True
+        window = getattr(llm, "max_input_tokens", None)
+        if not isinstance(window, int) or window <= 0:
+            announce(NAME, self.contextweaver, then=" (the LLM config has no max_input_tokens)")
+            return
+        self._budget_from = f"the agent LLM's max_input_tokens, {window:,} tokens"
+        object.__setattr__(self, "contextweaver", self.contextweaver.with_budget(window))
+        announce(NAME, self.contextweaver, self._budget_from)
+
+    def condense(self, view: View, agent_llm: LLM | None = None) -> View | Condensation:
+        if view.unhandled_condensation_request:
+            return self._tighten(view, agent_llm)
+        self._take_window(agent_llm)
+        events = list(view.events)
+        root = _root_events(events)
+        if root is None:  # the task has not arrived: nothing to weave, and the root is not known yet
+            return view
+        ids = [e.id for e in events]
+        if self._strategy is not None and ids[: len(self._seen)] != self._seen:
+            self._strategy, self._seen, self._steps = None, [], {}
+            self._rebuilds += 1
+        if self._strategy is None:
+            self._begin(root, agent_llm)
+        pending = self._consume(events[len(self._seen) :])
+        context, restore, drop = self._context(self.contextweaver.budget)
+        self._last = _explained(context, restore, drop, self._strategy)
+        return View(
+            events=self._woven(context, restore, drop) + pending,
+            unhandled_condensation_request=view.unhandled_condensation_request,
+        )
+
+    def _begin(self, root: list[LLMConvertibleEvent], llm: LLM | None) -> None:
+        """A new graph: recall is on when the agent has the recall tool (unless `recall` is set)."""
+        settings = self.contextweaver
+        tools = _tools(root)
+        weaver = settings.weaver
+        if "recall" not in weaver.model_fields_set:
+            weaver = weaver.model_copy(update={"recall": TOOL in {t.name for t in tools}})
+        if weaver.recall and "recall_hint" not in weaver.model_fields_set:
+            weaver = weaver.model_copy(update={"recall_hint": TOOL_HINT})
+        self._strategy, _ = build_strategy(settings.model_copy(update={"weaver": weaver}))
+        self._root = root
+        self._reserved = sent_tool_tokens(root, llm)
+        self._strategy.begin([{"role": e.to_llm_message().role, "content": event_text(e)} for e in root])
+        self._seen = [e.id for e in root]
+
+    def _tighten(self, view: View, llm: LLM | None) -> Condensation:
+        """A condensation request: the next contexts are woven to TIGHTEN of the last one's tokens, when the
+        budget can go that low (else it stays, said as a WARNING). Nothing is forgotten from the log."""
+        self._condensations += 1
+        if self._last is None:
+            self.condense(view.model_copy(update={"unhandled_condensation_request": False}), llm)
+        last = self._last
+        if last is not None and self._strategy is not None:
+            safety = self._strategy.config.token_safety_factor  # type: ignore[attr-defined]
+            target = int(TIGHTEN * (Budget(0, safety).in_model_tokens(last.tokens) + self._reserved))
+            try:
+                self._context(target)
+            except BudgetError as exc:
+                logger.warning("%s: asked to condense, but %s", NAME, exc)
+            else:
+                object.__setattr__(self, "contextweaver", self.contextweaver.with_budget(target))
+                logger.warning("%s: asked to condense, the budget is now %s tokens", NAME, f"{target:,}")
+        return Condensation(llm_response_id=f"contextweaver-condensation-{self._condensations}")
+
+    def _context(self, budget: int | None) -> tuple[WovenContext, set[int], set[int]]:
+        """The woven context, with the steps to show as placeholders and to drop so that every tool loop is
+        shown whole or not at all. The loop of the newest step is always shown: when its dropped steps do
+        not fit beside the context, it is woven again with room for all of them."""
+        assert self._strategy is not None
+        setting = "contextweaver.budget"
+        context = budgeted_context(self._strategy, budget, self._reserved, setting)
+        loops = tool_loops(self._steps)
+        newest = max(self._steps, default=None)
+        current = next((loop for loop in loops if newest in loop), [])
+        restore, drop, over = _loop_fixes(context, loops, current, self._strategy)
+        if over <= 0 or budget is None:
+            return context, restore, drop
+        nodes = self._strategy.nodes
+        room = sum(nodes[i].compressed_tokens for i in current if i != newest)
+        whole = Budget(budget, self._strategy.config.token_safety_factor, self._reserved, setting)  # type: ignore[attr-defined]
+        try:
+            context = budgeted_context(self._strategy, budget - whole.in_model_tokens(room), self._reserved)
+        except BudgetError as exc:
+            if exc.need is None:
+                raise
+            raise BudgetError.of(whole, replace(exc.need, kept=exc.need.kept + room)) from None
+        restore, drop, _ = _loop_fixes(context, loops, current, self._strategy)
+        return context, restore, drop
+
+    def _consume(self, new: list[LLMConvertibleEvent]) -> list[LLMConvertibleEvent]:
+        """Add the complete steps among `new`; return the events left for later (a batch still running)."""
+        assert self._strategy is not None
+        batches, passed = batches_of(new)
+        self._seen.extend(passed)
+        for number, batch in enumerate(batches):
+            if not batch.complete():
+                return [e for b in batches[number:] for e in b.events]
+            node = self._strategy.add_step(batch.step())
+            self._steps[node.index] = batch
+            self._seen.extend(batch.ids)
+        return []
+
+    def _woven(self, context: WovenContext, restore: set[int], drop: set[int]) -> list[LLMConvertibleEvent]:
+        """The context as events: kept events verbatim, shortened outputs as WovenObservation."""
+        assert self._strategy is not None
+        nodes = self._strategy.nodes
+        sources = list(nodes[0].step.chat_messages())
+        for decision in context.decisions:
+            if decision.mode != "dropped":
+                sources += nodes[decision.index].step.chat_messages()
+        shown: dict[str, Any] = {}
+        notes: list[LLMConvertibleEvent] = []
+        for message, match in zip(context.messages, align(context.messages, sources), strict=True):
+            if match is None:  # the TEST STATUS line, the working-state note
+                notes.append(_note_event(str(message.get("content")), len(notes)))
+            elif message.get("role") == "tool" and message != sources[match]:
+                shown[str(message.get("tool_call_id"))] = message.get("content")
+        for index in restore:
+            shown.update(
+                {str(m.get("tool_call_id")): m.get("content") for m in compressed_messages(nodes[index])}
+            )
+        out: list[LLMConvertibleEvent] = list(self._root)
+        for decision in context.decisions:
+            index = decision.index
+            if (
+                index not in self._steps
+                or index in drop
+                or (decision.mode == "dropped" and index not in restore)
+            ):
+                continue
+            for event in self._steps[index].events:
+                if isinstance(event, ObservationEvent) and event.tool_call_id in shown:
+                    text = str(shown[event.tool_call_id])
+                    observation = WovenObservation(content=[TextContent(text=text)])
+                    event = event.model_copy(update={"observation": observation, "extended_content": []})
+                out.append(event)
+        return out + notes  # after the last kept event: a new status never rewrites the task's message
+
+
+def _loop_fixes(
+    context: WovenContext, loops: list[list[int]], current: list[int], strategy: Strategy
+) -> tuple[set[int], set[int], int]:
+    """Steps to show as placeholders, steps to drop, and by how many tokens the restored ones overrun the
+    budget. Newest loops first: the current loop is restored; an older one is restored when it fits, else
+    its shown steps are dropped."""
+    mode = {d.index: d for d in context.decisions}
+    nodes = strategy.nodes
+    room = (context.budget - context.tokens) if context.budget is not None else float("inf")
+    restore: set[int] = set()
+    drop: set[int] = set()
+    for loop in reversed(loops):
+        missing = [i for i in loop if mode[i].mode == "dropped"]
+        if not missing or len(missing) == len(loop):
+            continue
+        cost = sum(nodes[i].compressed_tokens for i in missing)
+        if loop is current or cost <= room:
+            restore.update(missing)
+            room -= cost
+        else:
+            drop.update(i for i in loop if i not in missing)
+            room += sum(mode[i].tokens for i in loop if i not in missing)
+    return restore, drop, int(-room) if room < 0 else 0
+
+
+def _explained(
+    context: WovenContext, restore: set[int], drop: set[int], strategy: Strategy | None
+) -> WovenContext:
+    """The context with the decisions the tool loops changed."""
+    if not restore and not drop or strategy is None:
+        return context
+    nodes = strategy.nodes
+    decisions = []
+    for d in context.decisions:
+        if d.index in restore:
+            d = Decision(d.index, "compressed", LOOP_KEPT, nodes[d.index].compressed_tokens)
+        elif d.index in drop:
+            d = Decision(d.index, "dropped", LOOP_DROPPED, 0)
+        decisions.append(d)
+    tokens = context.tokens + sum(d.tokens for d in decisions) - sum(d.tokens for d in context.decisions)
+    return replace(context, decisions=decisions, tokens=tokens)
+
+
+def _root_events(events: list[LLMConvertibleEvent]) -> list[LLMConvertibleEvent] | None:
+    """The system prompt and the task, everything before the first step; None while the task has not arrived."""
+    root: list[LLMConvertibleEvent] = []
+    for event in events:
+        if isinstance(event, SystemPromptEvent):
+            root.append(event)
+        elif isinstance(event, MessageEvent) and event.source == "user":
+            return [*root, event]
+        else:
+            break
+    return None
+
+
+def _tools(root: list[LLMConvertibleEvent]) -> list[Any]:
+    return next((e.tools for e in root if isinstance(e, SystemPromptEvent)), [])
+
+
+def sent_tool_tokens(root: list[LLMConvertibleEvent], llm: LLM | None) -> int:
+    """Tokens of the tools the agent sends with every call (its SystemPromptEvent lists them), converted as
+    the agent LLM converts them: Responses tools on the Responses API, else chat tools; each with the
+    security_risk argument the SDK's Agent always asks for."""
+    responses = llm is not None and llm.uses_responses_api()
+    return tool_tokens(
+        [t.to_responses_tool(True) if responses else t.to_openai_tool(True) for t in _tools(root)]
+    )
+
+
+def _note_event(text: str, number: int) -> MessageEvent:
+    """A user message the context adds (TEST STATUS, the working-state note), with an id of its own."""
+    return MessageEvent(
+        source="user",
+        llm_message=Message(role="user", content=[TextContent(text=text)]),
+        id=f"contextweaver-note-{number}",
+    )

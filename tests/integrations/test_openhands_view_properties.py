@@ -1,0 +1,90 @@
+"""The condenser's views keep every OpenHands SDK view property (the SDK's own `ALL_PROPERTIES`), on recorded
+runs stored as the SDK stores Claude without interleaved thinking (thinking on the first response after
+each user message only, so tool loops span many steps), with a person's messages, an earlier Condensation's
+summary and a crash recovery's late duplicate observation. Runs where the SDK is installed (.venv-openhands)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.shared_data import SHARED_DATA, absent
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+pytest.importorskip("openhands.sdk")
+
+from openhands.sdk.context.view import View  # noqa: E402
+from openhands.sdk.event import Condensation, CondensationSummaryEvent, MessageEvent  # noqa: E402
+
+from contextweaver.integrations.openhands import ContextWeaverCondenser  # noqa: E402
+from contextweaver.weaving.budget import BudgetError  # noqa: E402
+from tests.integrations.openhands_streams import broken_properties, call_points, sdk_view, stream  # noqa: E402
+
+RUNS = SHARED_DATA / "trajectories" / "mini-swe-agent"
+BUDGET = 9000
+
+
+def runs(count: int) -> list[Path]:
+    if not RUNS.exists():
+        pytest.skip(absent(RUNS))
+    return sorted(RUNS.glob("*.traj.json"))[:count]
+
+
+@pytest.mark.parametrize("run", runs(3), ids=lambda p: p.name.split(".")[0])
+def test_every_condensed_view_keeps_the_sdks_properties(run: Path) -> None:
+    events = stream(run)
+    condenser = ContextWeaverCondenser(contextweaver={"budget": BUDGET})
+    cut = 0
+    for point in call_points(events):
+        view = sdk_view(events[:point])
+        out = condenser.condense(view)
+        assert isinstance(out, View)
+        assert broken_properties(out.events, events[:point]) == {}, point
+        ids = [e.id for e in out.events]
+        assert len(ids) == len(set(ids)), point  # each event its own id (TEST STATUS, the note)
+        assert len(view.events) < 2 or out.events[1] is view.events[1]  # the task, never dropped
+        summaries = {e.id for e in view.events if isinstance(e, CondensationSummaryEvent)}
+        assert summaries <= set(ids), point
+        cut += len(out.events) < len(view.events)
+    assert cut > 10  # the budget made it cut: the properties held through real cuts
+
+
+def test_the_task_is_never_a_step_before_it_arrives() -> None:
+    events = stream(runs(1)[0])
+    condenser = ContextWeaverCondenser(contextweaver={"budget": BUDGET})
+    system_only = sdk_view(events[:1])
+    assert condenser.condense(system_only) is system_only  # nothing to weave yet
+    points = list(call_points(events))
+    out = condenser.condense(sdk_view(events[: points[-1]]))
+    assert isinstance(out.events[1], MessageEvent) and out.events[1] is events[1]
+
+
+def test_a_condensation_request_is_answered_and_the_next_context_is_smaller() -> None:
+    events = stream(runs(1)[0])
+    condenser = ContextWeaverCondenser(contextweaver={"budget": 40_000})
+    assert condenser.handles_condensation_requests()
+    view = sdk_view(events[: list(call_points(events))[30]])
+    condenser.condense(view)
+    tokens = condenser.last_context.tokens
+    view.unhandled_condensation_request = True
+    condensation = condenser.condense(view)
+    assert (
+        isinstance(condensation, Condensation) and not condensation.forgotten_event_ids
+    )  # the log keeps all
+    view.append_event(condensation)
+    assert not view.unhandled_condensation_request
+    condenser.condense(view)
+    assert condenser.last_context.tokens < tokens and condenser.contextweaver.budget < 40_000
+
+
+def test_a_refusal_names_a_budget_that_works() -> None:
+    events = stream(runs(1)[0])
+    view = sdk_view(events[: list(call_points(events))[8]])
+    with pytest.raises(BudgetError) as refused:
+        ContextWeaverCondenser(contextweaver={"budget": 2000}).condense(view)
+    assert refused.value.budget is not None and refused.value.need is not None
+    least = refused.value.budget.least(refused.value.need)
+    assert f"at least {least} tokens" in str(refused.value)
+    assert isinstance(ContextWeaverCondenser(contextweaver={"budget": least}).condense(view), View)
