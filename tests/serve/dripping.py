@@ -7,6 +7,7 @@ slow.status, slow.elapsed   # what the proxy answered (0: nothing) and when, fro
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import threading
@@ -44,6 +45,8 @@ class Dripping:
     ) -> None:
         self._stop.set()
         self._thread.join(10)
+        with contextlib.suppress(OSError):  # close() alone sends no FIN while the reader blocks in recv
+            self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
 
     def wait(self, seconds: float) -> int:

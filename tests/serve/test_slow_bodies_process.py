@@ -6,6 +6,7 @@ of the bytes, and a body slower than its deadline is a 408, logged."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +103,15 @@ def test_one_owner_cannot_hold_more_than_half_the_bytes(tmp_path: Path) -> None:
         status = hog.wait(60)
     assert held.status_code == 200, held.text
     assert status == 503 and json.loads(hog.body)["error"]["code"] == "over_capacity", hog.body
+
+
+def test_a_client_hanging_up_mid_body_is_one_info_line(proxy: Proxy) -> None:
+    """Was an ERROR with two tracebacks (ClientDisconnect through the route, then uvicorn's)."""
+    with Dripping(port_of(proxy), declared=1000, every=0.1, token=TOKEN):
+        time.sleep(0.5)  # leaving the block closes the connection mid-body
+    deadline = time.monotonic() + 20
+    while "499 for session -" not in proxy.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    log = proxy.log()
+    assert "INFO POST /v1/chat/completions: 499 for session -: the client closed the connection" in log, log
+    assert "Traceback" not in log and " ERROR " not in log, log[-3000:]
