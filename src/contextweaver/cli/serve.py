@@ -71,7 +71,7 @@ WILDCARDS = ("0.0.0.0", "::", "")
     default=2.0,
     show_default=True,
     type=click.FloatRange(min=0),
-    help="Seconds per MB of a request body added to --body-timeout (2: a floor of 512 KB/s).",
+    help="Seconds per MB of a request body added to --body-timeout: its inverse is the slowest upload accepted.",
 )
 @click.option(
     "--timeout",
