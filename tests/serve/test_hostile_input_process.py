@@ -55,14 +55,20 @@ def post(proxy: Proxy, body: bytes, session: str = "raw") -> httpx.Response:
             + b"}",
             "too_deep",
         ),  # fmt: skip
+        (  # the proxy would read the last, the upstream (sent the bytes as they came) maybe the first
+            b'{"model": "m", "messages": [{"role": "user", "content": "t"}], "messages": []}',
+            "duplicate_key",
+        ),
     ],
-    ids=["nan", "1e999", "5000-digit-int", "3000-deep"],
+    ids=["nan", "1e999", "5000-digit-int", "3000-deep", "duplicate-key"],
 )
 @pytest.mark.slow
 def test_numbers_and_nesting_are_400s_not_500s(proxy: Proxy, body: bytes, code: str) -> None:
     answer = post(proxy, body)
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == code
+    if code == "duplicate_key":
+        assert "'messages'" in answer.json()["error"]["message"]
 
 
 def test_unknown_routes_and_methods_answer_in_openai_shape(proxy: Proxy) -> None:

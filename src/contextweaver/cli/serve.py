@@ -57,9 +57,30 @@ WILDCARDS = ("0.0.0.0", "::", "")
     default=64.0,
     show_default=True,
     type=click.FloatRange(min=1),
-    help="Request bodies held at once, by Content-Length, before reading them; more get a 503.",
+    help="Request body bytes held at once, counted as they arrive (one caller: half of it); more get a 503.",
 )
-@click.option("--timeout", default=600.0, show_default=True, type=float, help="Seconds to wait for upstream.")
+@click.option(
+    "--body-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds any request body may take to arrive, plus --body-seconds-per-mb per MB; slower is a 408.",
+)
+@click.option(
+    "--body-seconds-per-mb",
+    default=2.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds per MB of a request body added to --body-timeout: its inverse is the slowest upload accepted.",
+)
+@click.option(
+    "--timeout",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds the upstream has, in total, to answer a request's headers (a non-streamed body too); "
+    "a stream may then pause this long between chunks. Past it: 504.",
+)
 @click.option(
     "--api-key-env",
     help="Env variable with an upstream key lent to callers with the proxy token that send none.",
@@ -108,7 +129,7 @@ WILDCARDS = ("0.0.0.0", "::", "")
 )
 def command(upstream: str, store_location: str, host: str, port: int, config_path: str | None,
             overrides: tuple[str, ...], budget: int | None, fmt: str, max_body_mb: float, max_in_flight: int,
-            max_in_flight_mb: float, timeout: float,
+            max_in_flight_mb: float, body_timeout: float, body_seconds_per_mb: float, timeout: float,
             api_key_env: str | None, auth_token_env: str | None, allowed_hosts: tuple[str, ...],
             weaving_processes: int, header_timeout: float, limit_concurrency: int, shutdown_timeout: int,
             log_level: str) -> None:  # fmt: skip
@@ -136,7 +157,8 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     settings = ProxySettings(
         upstream=upstream, max_body_bytes=int(max_body_mb * 1024 * 1024), timeout=timeout, format=fmt,
         api_key_env=api_key_env, auth_token=token, allowed_hosts=_hosts(host, allowed_hosts),
-        in_flight=InFlightLimits(max_requests=max_in_flight, max_bytes=int(max_in_flight_mb * 1024 * 1024)),
+        in_flight=InFlightLimits(max_requests=max_in_flight, max_bytes=int(max_in_flight_mb * 1024 * 1024),
+                                 body_timeout=body_timeout, body_seconds_per_mb=body_seconds_per_mb),
     )  # fmt: skip
     click.echo(f"contextweaver proxy on http://{host}:{port}/v1 -> {redact_text(upstream)} "
                f"(store: {redact_text(manager.store.url)}; token {'required' if token else 'off'}; "

@@ -1,18 +1,54 @@
-"""`contextweaver sessions`: list, show and export the sessions of a store (SQLite file or PostgreSQL)."""
+"""`contextweaver sessions`: list, show and export the sessions of a store (SQLite file or PostgreSQL).
+
+A store that fails while it is read (a damaged SQLite page, a lost server) and an --out file that
+cannot be written (a missing directory, a full disk) end in one line naming the file and what to do,
+and exit 1, not in a traceback (issue 44)."""
 
 from __future__ import annotations
 
+import errno
+import functools
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+WRITE_HINTS = {errno.ENOENT: "create its directory first", errno.ENOSPC: "the disk is full: free space or "
+               "write elsewhere", errno.EROFS: "the filesystem is read-only: write elsewhere",
+               errno.EACCES: "write where you have permission"}  # fmt: skip
 
 STORE_OPTION = click.option(
     "--store", "store_location", envvar="CONTEXTWEAVER_STORE", default="contextweaver-sessions.db",
     show_default=True, help="SQLite file, or a postgresql:// DSN.",
 )  # fmt: skip
+
+
+def _failures(command: F) -> F:
+    """`command`, whose store and --out failures end in one clear line (click prints it, exit code 1)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except OSError as exc:
+            hint = WRITE_HINTS.get(exc.errno or 0, "check the path")
+            raise click.ClickException(
+                f"cannot write {exc.filename or kwargs.get('out')}: {exc.strerror}; {hint}"
+            ) from None
+        except Exception as exc:
+            if not type(exc).__module__.startswith(("sqlite3", "psycopg")):
+                raise
+            location = kwargs.get("store_location")
+            hint = ("the file is damaged: restore it from a backup, or recover what is readable with "
+                    f"`sqlite3 {location} .recover`" if "malformed" in str(exc) or "not a database" in str(exc)
+                    else "check the store and that its database is reachable")  # fmt: skip
+            raise click.ClickException(f"reading the store {location} failed: {exc}; {hint}") from None
+
+    return run  # type: ignore[return-value]
 
 
 def _open(store_location: str) -> Any:
@@ -41,6 +77,7 @@ def command() -> None:
 @command.command("list")
 @STORE_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_failures
 def list_sessions(store_location: str, as_json: bool) -> None:
     """Every session with its step count and last update."""
     from rich.console import Console
@@ -108,6 +145,7 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
     "--budget", type=int, help="Token budget for the shown context [default: the proxy's, meta budget]."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_failures
 def show(store_location: str, session_id: str, step: int | None, latest: bool, budget: int | None,
          as_json: bool) -> None:  # fmt: skip
     """The graph (parents, status, summary per step) and labels; or the woven context of a step."""
@@ -164,6 +202,7 @@ def show(store_location: str, session_id: str, step: int | None, latest: bool, b
     "and `graph`; json: root, steps and annotations; messages: the conversation as OpenAI chat messages.",
 )
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), help="File to write (default stdout).")
+@_failures
 def export(store_location: str, session_id: str, fmt: str, out: str | None) -> None:
     """Write a session out, to archive it or to replay it (`contextweaver replay FILE`)."""
     from contextweaver.formats.jsonl import _lines as jsonl_lines

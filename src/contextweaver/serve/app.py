@@ -14,7 +14,7 @@ GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions
 GET  /contextweaver/health (and /health)
 
 Every request passes the guard (guard.py: token, Host, content type, owner) first. Every error,
-ours or unexpected, is answered in the shape of the wire asked for (shapes.py), and logged (error_log.py). The caller's headers, its API key among
+ours or unexpected, is answered in the shape of the wire asked for (shapes.py), and logged once (error_log.py). The caller's headers, its API key among
 them, go upstream and are never logged or stored.
 """
 
@@ -35,7 +35,7 @@ from starlette.routing import Route
 
 from contextweaver.serve.anthropic import MESSAGES
 from contextweaver.serve.dashboard import Dashboard, DashboardLogin
-from contextweaver.serve.error_log import ErrorLog
+from contextweaver.serve.error_log import Answering, ErrorLog
 from contextweaver.serve.forward import Upstream
 from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.http import HEALTH, not_found_hint
@@ -43,7 +43,7 @@ from contextweaver.serve.limits import InFlight, InFlightGate, InFlightLimits
 from contextweaver.serve.recall import PATH as RECALL_PATH
 from contextweaver.serve.recall import RecallRoute
 from contextweaver.serve.responses import RESPONSES
-from contextweaver.serve.routes import Routes, is_store_failure, store_unavailable
+from contextweaver.serve.routes import Routes
 from contextweaver.serve.routing import SessionManager
 from contextweaver.serve.shapes import error_for
 from contextweaver.serve.wire import CHAT
@@ -103,20 +103,12 @@ async def http_error(request: Request, exc: Exception) -> Response:
                                        code="not_found" if found else None, headers=exc.headers)  # fmt: skip
 
 
-async def unexpected_error(request: Request, exc: Exception) -> Response:
-    fail = error_for(request.url.path)
-    if is_store_failure(exc):
-        return store_unavailable(exc, fail)
-    log.error("unexpected %s on %s %s", type(exc).__name__, request.method, request.url.path, exc_info=exc)
-    return fail(500, f"internal error ({type(exc).__name__}); the proxy log has the details",
-                kind="server_error", code="internal_error")  # fmt: skip
-
-
 def create_app(settings: ProxySettings, manager: SessionManager, *, transport: Any = None,
                workers: WeavingProcesses | None = None) -> Starlette:  # fmt: skip
     upstream = Upstream(settings.upstream, timeout=settings.timeout, api_key_env=settings.api_key_env,
                         transport=transport)  # fmt: skip
     counts = InFlight(settings.in_flight)
+    answering = Answering()
     handlers = Routes(manager, upstream, max_body_bytes=settings.max_body_bytes, fmt=settings.format,
                       weaving_threads=settings.weaving_threads, workers=workers, in_flight=counts)  # fmt: skip
 
@@ -127,6 +119,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
         try:
             async with upstream.open():
                 yield
+                await answering.drained(1.0)  # requests the shutdown deadline cut: their 503 goes out
                 await handlers.metering.drain()
         finally:
             if workers is not None:
@@ -137,11 +130,11 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     return Starlette(
         routes=routes_of(handlers) + Dashboard(manager.store).routes(),
         middleware=[
-            Middleware(ErrorLog),
+            Middleware(ErrorLog, answering=answering),
             Middleware(DashboardLogin),
             guard,
             Middleware(InFlightGate, counts=counts, error_for=error_for),
         ],
-        exception_handlers={HTTPException: http_error, Exception: unexpected_error},
+        exception_handlers={HTTPException: http_error},  # the rest: error_log.py
         lifespan=lifespan,
     )

@@ -126,10 +126,10 @@ class Dashboard:
 
     async def sessions(self, request: Request) -> Response:
         owner = _owner(request)
-        infos, totals = await anyio.to_thread.run_sync(
-            lambda: (self.store.sessions(), self.store.request_totals())
+        (infos, _), totals = await anyio.to_thread.run_sync(
+            lambda: (self.store.sessions_of(owner), self.store.owner_request_totals(owner))
         )
-        mine = [(info, cost_of(totals.get(info.id))) for info in infos if info.owner == owner]
+        mine = [(info, cost_of(totals.get(info.id))) for info in infos]
         rows = "".join(
             f'<tr data-session="{_e(info.id)}"><td><a href="{PREFIX}/session/{_e(info.id)}">{_e(info.id)}</a></td>'
             f"<td>{info.steps}</td><td>{cost['requests']}</td><td>{cost['sent_tokens']:,} / {cost['full_tokens']:,}</td>"

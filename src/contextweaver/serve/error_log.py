@@ -4,19 +4,27 @@ The guard's 401/403/415, the in-flight gate's 503, a 404 from a wrong base URL, 
 and the upstream's error answers are each one WARNING line with the method, path, status, session and
 the reason the body gives, marked `proxy` (with its code) or `upstream`: an operator sees why a client
 failed without reading the client's screen. A caller that went away (499) is one INFO line.
+
+It also answers what escapes the app, once: an unexpected exception is one ERROR line with its
+traceback and a 500 in the wire's shape (not re-raised, so the server does not log it again), and a
+request cut by the shutdown deadline (--shutdown-timeout) is a 503 `shutting_down` with Retry-After,
+which a client retries elsewhere, instead of the server's bare 500.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
 from starlette.datastructures import Headers
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contextweaver.serve.http import ERROR_HEADER, SESSION_HEADER
 from contextweaver.serve.redact import redact_text
-from contextweaver.serve.routes import is_store_failure
+from contextweaver.serve.routes import is_store_failure, store_unavailable
+from contextweaver.serve.shapes import error_for
 
 log = logging.getLogger("contextweaver.serve")
 KEPT = 16_384
@@ -24,14 +32,34 @@ KEPT = 16_384
 CLIENT_GONE = 499
 
 
+class Answering:
+    """Requests not yet answered: shutdown gives the ones it cancelled a moment to send their 503."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def drained(self, seconds: float) -> None:
+        deadline = asyncio.get_running_loop().time() + seconds
+        while self.count and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+
+
 class ErrorLog:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, answering: Answering | None = None) -> None:
         self.app = app
+        self.answering = answering or Answering()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        self.answering.count += 1
+        try:
+            await self._logged(scope, receive, send)
+        finally:
+            self.answering.count -= 1
+
+    async def _logged(self, scope: Scope, receive: Receive, send: Send) -> None:
         status = 0
         headers = Headers()
         body = b""
@@ -48,10 +76,32 @@ class ErrorLog:
 
         try:
             await self.app(scope, receive, watched)
-        except Exception as exc:  # answered by the app's handler: a store failure 503, anything else 500
-            failed = (503, "store_unavailable") if is_store_failure(exc) else (500, "internal_error")
-            line(scope, failed[0], headers, f"proxy {failed[1]}: {type(exc).__name__}")
-            raise
+        except asyncio.CancelledError:  # only the server's shutdown deadline cancels a request's task
+            if status:
+                line(scope, status, headers, "cut by the shutdown deadline (--shutdown-timeout) mid-answer")
+                return
+            await shutting_down(scope["path"])(scope, receive, watched)
+        except Exception as exc:
+            if status:  # the answer has begun: the server closes the connection
+                line(scope, status, headers, f"proxy internal_error mid-answer: {type(exc).__name__}")
+                raise
+            await failure(scope, exc)(scope, receive, watched)
+
+
+def failure(scope: Scope, exc: Exception) -> Response:
+    """The answer to an exception no route handled: a store failure's 503, else a logged 500."""
+    fail = error_for(scope["path"])
+    if is_store_failure(exc):
+        return store_unavailable(exc, fail)
+    log.error("unexpected %s on %s %s", type(exc).__name__, scope["method"], scope["path"], exc_info=exc)
+    return fail(500, f"internal error ({type(exc).__name__}); the proxy log has the details",
+                kind="server_error", code="internal_error")  # fmt: skip
+
+
+def shutting_down(path: str) -> Response:
+    return error_for(path)(503, "the proxy is shutting down and cut this request at its deadline "
+                           "(--shutdown-timeout): retry it", kind="server_error", code="shutting_down",
+                           headers={"retry-after": "1", "connection": "close"})  # fmt: skip
 
 
 def line(scope: Scope, status: int, headers: Headers, why: str) -> None:

@@ -7,6 +7,11 @@ the proxy token that send no key of their own, never replacing one; other query 
 api-version) go with every call. While the upstream is
 being waited for, the caller's connection is watched; a caller that disconnects (a client timeout)
 cancels the upstream call and frees its connection, instead of leaving it to run to the end.
+
+`--timeout` is a total deadline, not httpx's per-read one (issue 44: an upstream dripping a byte
+at a time held a request 15 s under `--timeout 3`): the answer's status and headers, and a
+non-streamed answer's whole body, come within it or the caller gets a 504. A streamed answer may
+then run as long as it keeps sending; only a pause of `--timeout` between chunks ends it.
 """
 
 from __future__ import annotations
@@ -72,15 +77,16 @@ class Upstream:
         headers = upstream_headers(
             request.headers.items(), fallback, drop_authorization=caller.token_in_authorization
         )
+        sent = {name.encode("latin-1"): as_received(value) for name, value in headers.items()}
         if content is not None:
-            headers["content-type"] = "application/json"
+            sent[b"content-type"] = b"application/json"
         own = parse_qsl(request.url.query, keep_blank_values=True)
         lend = caller.authenticated and not any(name.lower() in KEY_PARAMS for name, _ in own)
         lent_keys = self.url_keys if lend and not has_own_key(headers) else []
         if self.url_auth and lend and not has_own_key(headers):
-            headers["authorization"] = self.url_auth
+            sent[b"authorization"] = self.url_auth.encode()
         params: list[tuple[str, str | int | float | bool | None]] = [*self.params, *lent_keys, *own]
-        return self.client.build_request(request.method, self.base + path, headers=headers, content=content,
+        return self.client.build_request(request.method, self.base + path, headers=sent, content=content,
                                          params=params or None)  # fmt: skip
 
     async def forward(self, request: Request, path: str, content: bytes | None, extra: dict[str, str], *,
@@ -93,24 +99,32 @@ class Upstream:
         outgoing = self._request(request, path, content, caller)
         session = extra.get(SESSION_HEADER)
         own = {SESSION_HEADER: session} if session else {}
-        try:
-            answer = await until_disconnect(request, client.send(outgoing, stream=True))
-        except httpx.TimeoutException:
-            return fail(504, f"the upstream {self.shown} did not answer in {self.timeout:.0f} s (--timeout)",
+        deadline = anyio.current_time() + self.timeout
+
+        def timed_out() -> Response:
+            return fail(504, f"the upstream {self.shown} did not answer in {self.timeout:g} s (--timeout)",
                         kind="upstream_error", code="upstream_timeout", headers=own)  # fmt: skip
+
+        try:
+            answer = await until_disconnect(request, by(deadline, client.send(outgoing, stream=True)))
+        except (httpx.TimeoutException, TimeoutError):
+            return timed_out()
         except httpx.HTTPError as exc:
             return fail(502, f"cannot reach the upstream {self.shown}: {type(exc).__name__}: check --upstream "
                         "and that it is running", kind="upstream_error", code="upstream_unreachable",
                         headers=own)  # fmt: skip
         if answer is None:
             return Response(status_code=CLIENT_GONE)
-        out_headers = response_headers(answer.headers.multi_items(), extra)
+        raw = ((name.decode("latin-1"), value.decode("latin-1")) for name, value in answer.headers.raw)
+        out_headers = response_headers(raw, extra)  # the upstream's bytes, whatever their encoding
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
             relay = _relay(answer, on_answer, self.shown, session or "-")
             return StreamingResponse(relay, status_code=answer.status_code,
                                      headers=out_headers)  # fmt: skip
         try:
-            data = await until_disconnect(request, _read_all(answer))
+            data = await until_disconnect(request, by(deadline, _read_all(answer)))
+        except (httpx.TimeoutException, TimeoutError):
+            return timed_out()
         except httpx.HTTPError as exc:
             return fail(502, f"the upstream {self.shown} broke off its answer: {type(exc).__name__}",
                         kind="upstream_error", code="upstream_broken", headers=own)  # fmt: skip
@@ -123,6 +137,15 @@ class Upstream:
             encoding = answer.headers.get("content-encoding", "")
             after = BackgroundTask(told_later, on_answer, answer.status_code, data, False, encoding)
         return Response(data, status_code=answer.status_code, headers=out_headers, background=after)
+
+
+def as_received(value: str) -> bytes:
+    """A header value as the bytes it came in (Starlette decodes them as latin-1; httpx would encode a str
+    as ASCII and fail on `x-title: café`); an operator's non-latin-1 value goes as UTF-8."""
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        return value.encode("utf-8")
 
 
 def basic_auth(parts: SplitResult) -> str:
@@ -157,6 +180,12 @@ async def until_disconnect(request: Request, work: Awaitable[T]) -> T | None:
     if failure:
         raise failure[0]
     return result[0] if result else None
+
+
+async def by(deadline: float, work: Awaitable[T]) -> T:
+    """`work`'s result; TimeoutError (and `work` cancelled) past `deadline` (anyio's clock)."""
+    with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+        return await work
 
 
 async def _read_all(answer: httpx.Response) -> bytes:

@@ -1,44 +1,76 @@
-"""Bounded memory in flight: how many requests, and how many request bytes, the proxy holds at once.
+"""Bounded memory in flight, and request bodies that must arrive in time (an ASGI middleware).
 
 A request costs the proxy and its weaving process many times its size while it is parsed, read,
-woven and pickled (issue 27: one 30 MB request took 1.9 GB, eight at once 11.7 GB). Beyond either
-limit a request is a 503 with Retry-After, in its wire's error shape, decided on its Content-Length
-before any byte of its body is read. A body sent without a length (chunked) counts as it arrives
-and is refused once it passes the limit. A request is always admitted when nothing else is in
-flight, so a body under --max-body-mb is never refused for its size alone. Health checks are
-never counted nor refused: they report these counts.
+woven and pickled (issue 27: one 30 MB request took 1.9 GB, eight at once 11.7 GB). So the bytes of
+request bodies held at once are bounded, and so are the requests being served. Issue 44: counted by
+Content-Length before the body arrived, two clients that declared 32 MB each and then sent a byte
+every 2 s locked everyone else out. Now:
+
+- bytes count as they arrive, and a body must arrive by its deadline (`body_timeout` plus
+  `body_seconds_per_mb` per MB, of its Content-Length or of what a chunked body has sent): a slower
+  one is a 408, logged, and its connection closed;
+- a request counts against `max_requests` once its whole body is in: a slow body holds no slot;
+- one owner (the credential's hash; the connection when there is none) holds at most OWNER_SHARE of
+  the bytes while anything else is in flight.
+
+Past a limit a request is a 503 with Retry-After in its wire's error shape: before its body is read
+when its Content-Length cannot fit, else as soon as a chunk passes the limit. A request alone is
+always admitted, so a body under --max-body-mb is never refused for its size alone. Health checks
+are never counted nor refused: they report these counts. A caller that hangs up mid-body is a 499
+(one INFO line of the error log), not an error.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contextweaver.errors import ContextWeaverError
 
 MB = 1024 * 1024
 UNCOUNTED = ("/contextweaver/health", "/health")
+OWNER_SHARE = 0.5
+"""Share of --max-in-flight-mb one owner may hold while others are in flight (a round half: the rest
+is always left to other callers, and one body at the default --max-body-mb still fits)."""
+CLIENT_GONE = 499
 
 
 @dataclass(frozen=True)
 class InFlightLimits:
-    """The bounds (benchmarks/proxy_limits.py, `memory`: eight 30 MB requests at once)."""
+    """The bounds (benchmarks/proxy_limits.py, `memory`: eight 30 MB requests at once;
+    benchmarks/slow_uploads.py: slow uploaders beside a normal caller)."""
 
     max_requests: int = 64
     max_bytes: int = 64 * MB
     retry_after: int = 2
     """Seconds a refused caller is told to wait."""
+    body_timeout: float = 10.0
+    """Seconds any request body may take to arrive, plus `body_seconds_per_mb` per MB of it."""
+    body_seconds_per_mb: float = 2.0
 
     def __post_init__(self) -> None:
         if self.max_requests < 1 or self.max_bytes < 1 or self.retry_after < 0:
             raise ValueError("in-flight limits are positive (requests, bytes) and retry_after >= 0")
+        if self.body_timeout <= 0 or self.body_seconds_per_mb < 0:
+            raise ValueError("body_timeout is positive and body_seconds_per_mb >= 0")
+
+    def body_deadline(self, size: int) -> float:
+        """Seconds a body of `size` bytes may take to arrive."""
+        return self.body_timeout + self.body_seconds_per_mb * size / MB
 
 
 class OverCapacity(ContextWeaverError):
-    """A chunked body passed the bytes in flight while it was read."""
+    """A body passed the bytes in flight (or its owner's share) while it was read, or its request the count."""
+
+
+class BodyTimeout(ContextWeaverError):
+    """A body did not arrive by its deadline."""
 
 
 @dataclass
@@ -47,21 +79,52 @@ class InFlight:
 
     limits: InFlightLimits = field(default_factory=InFlightLimits)
     requests: int = 0
+    """Requests whose body is in, being served."""
+    receiving: int = 0
+    """Requests whose body is still arriving."""
     bytes: int = 0
+    """Body bytes received and held, by both."""
     refused: int = 0
+    timed_out: int = 0
+    owners: dict[str, int] = field(default_factory=dict)
+    """Bytes held by owner."""
 
     def admits(self, size: int) -> bool:
-        if self.requests == 0:
+        """Whether a request declaring `size` bytes may start reading its body (its owner's share is checked
+        as the bytes arrive: a body over --max-body-mb is then the route's 413, not a 503)."""
+        if self.alone():
             return True
         return self.requests < self.limits.max_requests and self.bytes + size <= self.limits.max_bytes
 
+    def alone(self, mine: int = 0) -> bool:
+        """Nothing is in flight but the `mine` requests of the one asking."""
+        return self.requests + self.receiving <= mine
+
+    def hold(self, owner: str, size: int) -> None:
+        self.bytes += size
+        self.owners[owner] = self.owners.get(owner, 0) + size
+
+    def release(self, owner: str, size: int) -> None:
+        self.bytes -= size
+        left = self.owners.pop(owner, 0) - size
+        if left > 0:
+            self.owners[owner] = left
+
+    def over(self, owner: str) -> bool:
+        limits = self.limits
+        return not self.alone(1) and (
+            self.bytes > limits.max_bytes or self.owners.get(owner, 0) > limits.max_bytes * OWNER_SHARE
+        )
+
     def summary(self) -> dict[str, int]:
-        return {"requests": self.requests, "bytes": self.bytes, "refused": self.refused,
+        return {"requests": self.requests, "receiving": self.receiving, "bytes": self.bytes,
+                "refused": self.refused, "timed_out": self.timed_out,
                 "max_requests": self.limits.max_requests, "max_bytes": self.limits.max_bytes}  # fmt: skip
 
 
 class InFlightGate:
-    """ASGI middleware: counts each request and its body bytes while it is served; refuses past the limits.
+    """ASGI middleware: counts each request and its body bytes while it is served; refuses past the limits,
+    answers 408 to a body slower than its deadline.
 
     `error_for(path)` gives the error function in the shape of that path's wire."""
 
@@ -76,25 +139,43 @@ class InFlightGate:
         if scope["type"] != "http" or scope["path"] in UNCOUNTED:
             await self.app(scope, receive, send)
             return
-        counts = self.counts
-        declared = _content_length(scope)
+        counts, limits = self.counts, self.counts.limits
+        declared, chunked = _content_length(scope), _chunked(scope)
+        owner = _owner(scope)
         if not counts.admits(declared or 0):
             await self._refuse(scope, receive, send)
             return
-        held = declared or 0
-        counts.requests += 1
-        counts.bytes += held
+        started_at = time.monotonic()
+        held = 0
+        whole = not chunked and not declared  # no body to wait for: served at once
+        counts.requests += whole
+        counts.receiving += not whole
         started = False
 
         async def counted_receive() -> Message:
-            nonlocal held
-            message = await receive()
-            if declared is None and message["type"] == "http.request":
-                size = len(message.get("body", b""))
-                held += size
-                counts.bytes += size
-                if counts.requests > 1 and counts.bytes > counts.limits.max_bytes:
-                    raise OverCapacity(f"{counts.bytes} request bytes in flight")
+            nonlocal held, whole
+            if whole:
+                return await receive()
+            left = started_at + limits.body_deadline(max(declared or 0, held)) - time.monotonic()
+            try:
+                with anyio.fail_after(max(left, 0.0)):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTimeout(f"{held} of {declared if declared is not None else '?'} bytes in "
+                                  f"{time.monotonic() - started_at:.0f} s") from None  # fmt: skip
+            if message["type"] != "http.request":
+                return message
+            size = len(message.get("body", b""))
+            held += size
+            counts.hold(owner, size)
+            if counts.over(owner):
+                raise OverCapacity(f"{counts.bytes} request bytes in flight")
+            if not message.get("more_body", False):
+                whole = True
+                counts.receiving -= 1
+                counts.requests += 1
+                if counts.requests > limits.max_requests:
+                    raise OverCapacity(f"{counts.requests} requests in flight")
             return message
 
         async def watched_send(message: Message) -> None:
@@ -104,13 +185,20 @@ class InFlightGate:
 
         try:
             await self.app(scope, counted_receive, watched_send)
-        except OverCapacity:
+        except (OverCapacity, BodyTimeout, ClientDisconnect) as exc:
             if started:
                 raise
-            await self._refuse(scope, receive, send)
+            if isinstance(exc, OverCapacity):
+                await self._refuse(scope, receive, send)
+            elif isinstance(exc, BodyTimeout):
+                await self._too_slow(scope, receive, send, exc)
+            else:  # nobody reads it: the error log's INFO line is the point
+                await send({"type": "http.response.start", "status": CLIENT_GONE, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
         finally:
-            counts.requests -= 1
-            counts.bytes -= held
+            counts.requests -= whole
+            counts.receiving -= not whole
+            counts.release(owner, held)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         counts = self.counts
@@ -118,10 +206,29 @@ class InFlightGate:
         limits = counts.limits
         response = self.error_for(scope["path"])(
             503, f"the proxy is at its limit of requests in flight ({limits.max_requests} requests, "
-            f"{limits.max_bytes // MB} MB of bodies): retry after {limits.retry_after} s",
-            kind="server_error", code="over_capacity", headers={"retry-after": str(limits.retry_after)},
+            f"{limits.max_bytes // MB} MB of bodies, half of it per caller): retry after {limits.retry_after} s",
+            kind="server_error", code="over_capacity",
+            headers={"retry-after": str(limits.retry_after), "connection": "close"},
         )  # fmt: skip
         await response(scope, receive, send)
+
+    async def _too_slow(self, scope: Scope, receive: Receive, send: Send, exc: BodyTimeout) -> None:
+        self.counts.timed_out += 1
+        limits = self.counts.limits
+        client = scope.get("client") or ("-", 0)
+        response = self.error_for(scope["path"])(
+            408, f"the request body from {client[0]}:{client[1]} did not arrive in time ({exc}): a body may take "
+            f"{limits.body_timeout:g} s plus {limits.body_seconds_per_mb:g} s per MB (--body-timeout, "
+            "--body-seconds-per-mb)", code="body_timeout", headers={"connection": "close"},
+        )  # fmt: skip
+        await response(scope, receive, send)
+
+
+def _owner(scope: Scope) -> str:
+    """Who holds the bytes: the guard's owner hash, else this connection (one client address and port)."""
+    caller = scope.get("state", {}).get("caller")
+    owner = getattr(caller, "owner", None)
+    return owner if isinstance(owner, str) else f"connection {scope.get('client')}"
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -130,3 +237,7 @@ def _content_length(scope: Scope) -> int | None:
             text = value.decode("latin-1").strip()
             return int(text) if text.isdigit() and len(text) < 19 else None
     return None
+
+
+def _chunked(scope: Scope) -> bool:
+    return any(name == b"transfer-encoding" for name, _ in scope.get("headers", []))

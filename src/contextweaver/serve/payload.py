@@ -5,6 +5,8 @@ as infinity), integers of thousands of digits, nesting deep enough to overflow t
 surrogates (`"\\ud800"`) that cannot be encoded, and NUL characters that PostgreSQL cannot store.
 Numbers and nesting are refused with a 400 naming the problem; lone surrogates and NULs in strings
 are replaced by U+FFFD, the same way on every request, so a resent history still matches.
+A key repeated in one object is refused with a 400 naming it: the proxy would read the last value
+while the body it forwards byte for byte may be read by the upstream with the first (issue 44).
 """
 
 from __future__ import annotations
@@ -54,6 +56,16 @@ def _int(text: str) -> int:
     return int(text)
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise BadPayload(f"request body repeats the key {repeated[:80]!r} in one object: JSON readers "
+                         "disagree on which value counts, so send it once", "duplicate_key")  # fmt: skip
+    return value
+
+
 def parse_body(body: bytes) -> Any:
     """The body as JSON, with strict numbers, bounded nesting and clean strings."""
     try:
@@ -61,7 +73,8 @@ def parse_body(body: bytes) -> Any:
     except UnicodeDecodeError:
         raise BadPayload("request body is not UTF-8") from None
     try:
-        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
+                           object_pairs_hook=_object)  # fmt: skip
     except json.JSONDecodeError as exc:
         raise BadPayload(
             f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"

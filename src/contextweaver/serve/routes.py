@@ -246,17 +246,18 @@ class Routes:
         offset, limit = page_of(request)
         store = self.manager.store
         try:
-            infos, totals = await anyio.to_thread.run_sync(lambda: (store.sessions(), store.request_totals()))
+            (infos, total), totals = await anyio.to_thread.run_sync(
+                lambda: (store.sessions_of(owner, offset, limit), store.owner_request_totals(owner))
+            )
         except Exception as exc:
             if is_store_failure(exc):
                 return self._store_failed(exc)
             raise
-        mine = [info for info in infos if info.owner == owner]
-        costs = {info.id: cost_of(totals.get(info.id)) for info in mine}
-        page = [{**session_summary(info), "cost": costs[info.id]} for info in mine[offset : offset + limit]]
+        page = [{**session_summary(info), "cost": cost_of(totals.get(info.id))} for info in infos]
         after = offset + len(page)
-        return JSONResponse({"sessions": page, "total": len(mine), "cost": summed(list(costs.values())),
-                             "next_offset": after if after < len(mine) else None})  # fmt: skip
+        return JSONResponse({"sessions": page, "total": total,
+                             "cost": summed([cost_of(one) for one in totals.values()]),
+                             "next_offset": after if after < total else None})  # fmt: skip
 
     async def show_session(self, request: Request) -> Response:
         offset, limit = page_of(request)

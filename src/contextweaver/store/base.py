@@ -160,6 +160,13 @@ class Store(Protocol):
         """All sessions (oldest first), or those started from one conversation key."""
         ...
 
+    def sessions_of(
+        self, owner: str | None, offset: int = 0, limit: int | None = None
+    ) -> tuple[list[SessionInfo], int]:
+        """A page of one owner's sessions (oldest first; None: those created without a credential) and how
+        many it has, by the owner index: a caller's listing never reads other callers' sessions."""
+        ...
+
     def step_count(self, session_id: str) -> int: ...
 
     def steps(self, session_id: str, start: int = 1, limit: int | None = None) -> list[StoredStep]:
@@ -213,6 +220,10 @@ class Store(Protocol):
 
     def request_totals(self, session_id: str | None = None) -> dict[str, dict[str, Any]]:
         """Per session id (every one, or the one given): its request count and sums (requests.py: TOTALS)."""
+        ...
+
+    def owner_request_totals(self, owner: str | None) -> dict[str, dict[str, Any]]:
+        """`request_totals` of one owner's sessions (those with requests), by the owner index."""
         ...
 
     def hold(self, key: str) -> AbstractContextManager[None]:

@@ -151,6 +151,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX cw_requests_by_session ON cw_requests (session_id, id)",
         ),
     ),
+    Migration(
+        6,
+        "a caller's sessions listed in order from the index (issue 44: listing read the whole table)",
+        (
+            "CREATE INDEX cw_sessions_by_owner_created ON cw_sessions (owner, created_at, id)",
+            "DROP INDEX cw_sessions_by_owner",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

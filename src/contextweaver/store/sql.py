@@ -154,6 +154,19 @@ class SQLStore:
                 )
         return [session_info(r) for r in rows]
 
+    def sessions_of(
+        self, owner: str | None, offset: int = 0, limit: int | None = None
+    ) -> tuple[list[SessionInfo], int]:
+        """A page of one owner's sessions (oldest first) and how many it has, read by the owner index."""
+        where, params = ("owner = ?", (owner,)) if owner is not None else ("owner IS NULL", ())
+        with self._read() as tx:
+            total = tx.execute(f"SELECT COUNT(*) AS n FROM cw_sessions WHERE {where}", params)
+            rows = tx.execute(
+                f"SELECT * FROM cw_sessions WHERE {where} ORDER BY created_at, id LIMIT ? OFFSET ?",
+                (*params, limit if limit is not None else 2**62, offset),
+            )
+        return [session_info(r) for r in rows], int(total[0]["n"])
+
     def step_count(self, session_id: str) -> int:
         with self._read() as tx:
             rows = tx.execute("SELECT steps FROM cw_sessions WHERE id = ?", (session_id,))
@@ -274,10 +287,15 @@ class SQLStore:
 
     def request_totals(self, session_id: str | None = None) -> dict[str, dict[str, Any]]:
         where, params = ("WHERE session_id = ? ", (session_id,)) if session_id is not None else ("", ())
+        return self._totals(f"cw_requests {where}", params)
+
+    def owner_request_totals(self, owner: str | None) -> dict[str, dict[str, Any]]:
+        where, params = ("s.owner = ?", (owner,)) if owner is not None else ("s.owner IS NULL", ())
+        return self._totals(f"cw_requests JOIN cw_sessions s ON s.id = session_id WHERE {where} ", params)
+
+    def _totals(self, source: str, params: Sequence[Any]) -> dict[str, dict[str, Any]]:
         with self._read() as tx:
-            rows = tx.execute(
-                f"SELECT session_id, {TOTALS} FROM cw_requests {where}GROUP BY session_id", params
-            )
+            rows = tx.execute(f"SELECT session_id, {TOTALS} FROM {source}GROUP BY session_id", params)
         return {str(row.pop("session_id")): row for row in rows}
 
     def digests(self, session_id: str) -> list[str]:

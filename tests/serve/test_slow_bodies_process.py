@@ -1,0 +1,117 @@
+"""Slow request bodies cannot lock other callers out of a real `contextweaver serve` (issue 44).
+
+Bytes count as they arrive, a request takes a slot once its body is in, one owner holds at most half
+of the bytes, and a body slower than its deadline is a 408, logged."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.serve.dripping import Dripping
+from tests.serve.harness import task
+from tests.serve.processes import CLI, Proxy, serve_process, upstream_process
+from tests.serve.test_proxy_limits import slow_upstream
+
+TOKEN = "proxy-token-0123456789abcdef"
+pytestmark = [pytest.mark.skipif(not CLI.exists(), reason="the contextweaver script is not installed"),
+              pytest.mark.slow]  # fmt: skip
+MB = 1024 * 1024
+HEADERS = {
+    "x-contextweaver-token": TOKEN,
+    "authorization": "Bearer sk-normal",
+    "content-type": "application/json",
+}
+
+
+def port_of(proxy: Proxy) -> int:
+    return int(proxy.url.rsplit(":", 1)[1])
+
+
+def normal_call(proxy: Proxy, marker: str = "normal") -> httpx.Response:
+    body = json.dumps({"model": "m", "messages": task(marker)})
+    return httpx.post(f"{proxy.url}/v1/chat/completions", content=body, headers=HEADERS, timeout=60)
+
+
+@pytest.fixture
+def proxy(tmp_path: Path) -> Iterator[Proxy]:
+    """Defaults for the byte budget (64 MB) and a body deadline of 2 s + 0.05 s per MB (3.6 s for 32 MB)."""
+    with upstream_process(tmp_path) as (port, _), serve_process(
+        tmp_path, f"http://127.0.0.1:{port}/v1", "--weaving-processes", "1", "--max-in-flight", "4",
+        "--body-timeout", "2", "--body-seconds-per-mb", "0.05", token=TOKEN,
+    ) as proxy:  # fmt: skip
+        yield proxy
+
+
+def test_two_slow_32_mb_uploads_leave_room_and_get_a_408(proxy: Proxy) -> None:
+    with (
+        Dripping(port_of(proxy), declared=32 * MB, every=0.5, token=TOKEN, credential="sk-a") as first,
+        Dripping(port_of(proxy), declared=32 * MB, every=0.5, token=TOKEN, credential="sk-b") as second,
+    ):
+        served = normal_call(proxy)  # was a 503 over_capacity: 64 MB declared, not one received
+        statuses = first.wait(60), second.wait(60)
+    assert served.status_code == 200, served.text
+    assert statuses == (408, 408), (first.body, second.body)
+    error = json.loads(first.body)["error"]
+    assert error["code"] == "body_timeout" and "--body-timeout" in error["message"], error
+    log = proxy.log()
+    assert log.count("POST /v1/chat/completions: 408 for session -: proxy body_timeout") == 2, log[-3000:]
+    assert "Traceback" not in log
+    health = httpx.get(f"{proxy.url}/contextweaver/health", headers=proxy.auth, timeout=10).json()[
+        "in_flight"
+    ]
+    assert health["timed_out"] == 2 and health["bytes"] == 0 and health["receiving"] == 0, health
+
+
+def test_slow_small_bodies_hold_no_request_slot(proxy: Proxy) -> None:
+    slow = [
+        Dripping(port_of(proxy), declared=4096, every=0.5, token=TOKEN, credential=f"sk-{n}")
+        for n in range(6)
+    ]
+    for one in slow:  # more than --max-in-flight 4
+        one.__enter__()
+    try:
+        served = normal_call(proxy)
+        assert [one.wait(60) for one in slow] == [408] * 6
+    finally:
+        for one in slow:
+            one.__exit__(None, None, None)
+    assert served.status_code == 200, served.text
+
+
+def test_a_chunked_body_slower_than_its_deadline_is_a_408(proxy: Proxy) -> None:
+    with Dripping(port_of(proxy), declared=None, every=0.5, step=64, token=TOKEN) as slow:
+        assert slow.wait(60) == 408, slow.body
+    assert json.loads(slow.body)["error"]["code"] == "body_timeout"
+
+
+def test_one_owner_cannot_hold_more_than_half_the_bytes(tmp_path: Path) -> None:
+    """--max-in-flight-mb 2: an owner's 1.5 MB body is refused past 1 MB while another caller is in flight
+    (it fit the 2 MB: the old gate let it in, and its body, not JSON, was a 400)."""
+    with (
+        slow_upstream(3.0) as upstream,
+        serve_process(tmp_path, f"http://127.0.0.1:{upstream['port']}/v1", "--max-in-flight-mb", "2",
+                      "--weaving-processes", "1", token=TOKEN) as proxy,
+        Dripping(port_of(proxy), declared=3 * MB // 2, every=0.2, step=256 * 1024, token=TOKEN) as hog,
+    ):  # fmt: skip
+        held = normal_call(proxy, "held")  # in flight for 3 s while the hog's body passes 1 MB
+        status = hog.wait(60)
+    assert held.status_code == 200, held.text
+    assert status == 503 and json.loads(hog.body)["error"]["code"] == "over_capacity", hog.body
+
+
+def test_a_client_hanging_up_mid_body_is_one_info_line(proxy: Proxy) -> None:
+    """Was an ERROR with two tracebacks (ClientDisconnect through the route, then uvicorn's)."""
+    with Dripping(port_of(proxy), declared=1000, every=0.1, token=TOKEN):
+        time.sleep(0.5)  # leaving the block closes the connection mid-body
+    deadline = time.monotonic() + 20
+    while "499 for session -" not in proxy.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    log = proxy.log()
+    assert "INFO POST /v1/chat/completions: 499 for session -: the client closed the connection" in log, log
+    assert "Traceback" not in log and " ERROR " not in log, log[-3000:]
