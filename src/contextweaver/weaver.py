@@ -18,12 +18,13 @@ from contextweaver.errors import CallOrder
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph, LabelRecord
 from contextweaver.nodes.open_file import OpenFile
-from contextweaver.nodes.recall import Recalled, is_answer, page_chars, recall_steps
+from contextweaver.nodes.recall import Recalled, is_answer, page_tokens, recall_steps
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.selectors import build_selector
 from contextweaver.selectors.repeats import drop_repeated_outputs
 from contextweaver.validation import TestTracker
+from contextweaver.weaving.budget import Budget
 from contextweaver.weaving.lazy import LazyContext
 from contextweaver.weaving.modes import WeaveSettings, Weaving, cut_selector
 from contextweaver.weaving.plan import Plan, warmup_plan
@@ -176,9 +177,13 @@ class ContextWeaver:
 
     def recall(self, handle: str | int | Sequence[int], page: int = 1, more: str = "") -> Recalled:
         """The steps `handle` names ("12", "3-5,9", or numbers) as the agent saw them, byte for byte, each
-        under a line saying what it was; paged (`page`, from 1) to about a quarter of the budget. `more`
-        is how the agent asks for the next page ("{handle}" and "{page}" filled in)."""
-        return recall_steps(self.graph.nodes, handle, page, page_chars(self.config.budget), more)
+        under a line saying what it was; paged (`page`, from 1) to a quarter of the room the budget leaves
+        above the root (`page_tokens`). `more` is how the agent asks for the next page ("{handle}" and
+        "{page}" filled in)."""
+        budget = self.config.budget
+        whole = None if budget is None else Budget(budget, self.config.token_safety_factor)
+        tokens = page_tokens(whole, self.graph.node(0).full_tokens)
+        return recall_steps(self.graph.nodes, handle, page, tokens, more)
 
     @property
     def nodes(self) -> list[Node]:

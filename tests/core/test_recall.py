@@ -7,9 +7,11 @@ import re
 import pytest
 
 from contextweaver.config import WeaverConfig
-from contextweaver.nodes.recall import BadHandle
+from contextweaver.nodes.recall import BadHandle, page_tokens
 from contextweaver.records import PLACEHOLDER, Step
+from contextweaver.tokens import count_text
 from contextweaver.weaver import ContextWeaver
+from contextweaver.weaving.budget import Budget
 from tests.core.helpers import ROOT, step
 
 
@@ -54,7 +56,8 @@ def test_a_large_recall_is_paged_and_the_pages_hold_every_byte() -> None:
     assert first.pages > 1 and "next: contextweaver recall 2 --page 2]" in first.text
     bodies = [weaver.recall(2, page=p).text.split("]\n", 1)[1] for p in range(1, first.pages + 1)]
     assert weaver.nodes[2].step.observation in "".join(bodies)
-    assert all(len(body) <= 4000 for body in bodies)
+    page = page_tokens(Budget(4000), weaver.graph.node(0).full_tokens)  # a quarter of the room above the root
+    assert page < 1000 and all(count_text(body) <= page + 2 for body in bodies)
 
 
 def test_a_handle_outside_the_steps_is_refused_with_the_range() -> None:

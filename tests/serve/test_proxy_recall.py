@@ -15,7 +15,7 @@ import openai
 from contextweaver.serve.recall import proxy_hint
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
-from tests.serve.harness import PER_STEP, running_proxy, task, tool_call_reply
+from tests.serve.harness import PER_STEP, run_tool, running_proxy, task, tool_call_reply
 from tests.serve.test_proxy_openai import agent_loop
 
 HINT = re.compile(r"curl -s http://127\.0\.0\.1:\d+(/contextweaver/recall/[0-9a-f]{24}/)N")
@@ -101,3 +101,51 @@ def test_a_session_stored_before_recall_goes_on_without_it(tmp_path: Path) -> No
     reopened = Session.open(store, "old")
     assert not reopened.weaver.config.recall
     assert "step 1)" not in reopened.context().text() and "lines omitted)" in reopened.context().text()
+
+
+BIG_TOOLS = [
+    {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "docs",
+            "description": " ".join(f"rule{i}" for i in range(3000)),
+            "parameters": {"type": "object"},
+        },
+    },  # fmt: skip
+]
+"""About 6k tokens of tool definitions beside the messages, as Claude Code's ~15k are under its budgets."""
+
+
+def ask(api: openai.OpenAI, messages: list[dict]) -> dict:
+    """The upstream's answer to `messages` with the large tools, appended to them."""
+    completion = api.chat.completions.create(model="fake", messages=messages, tools=BIG_TOOLS)  # type: ignore[arg-type]
+    messages.append(completion.choices[0].message.model_dump(exclude_none=True))
+    return messages[-1]
+
+
+def test_a_recalled_page_fits_whole_in_the_next_context_beside_large_tools(tmp_path: Path) -> None:
+    """A page sized from the budget alone (10k) outgrew the room the tools leave: the next weave trimmed it."""
+    messages = task("run-T")
+    store = SQLiteStore(tmp_path / "s.db")
+    with (
+        FakeLLMServer(numbered_reply()) as upstream,
+        running_proxy(store, upstream.base_url, CONFIG, budget=10_000) as (url, _),
+    ):
+        api = client(url, "run-T")
+        for n in range(10):  # step 2 reads a long file: a recall of it takes pages
+            for call in ask(api, messages)["tool_calls"]:
+                output = run_tool(call["function"]["arguments"], "run-T", 600 if n == 1 else 30)
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+        command = f"curl -s {url.removesuffix('/v1')}{recall_path(upstream.requests[-1].body)}2"
+        page = httpx.get(command.removeprefix("curl -s "))
+        call = {"id": "call_recall", "type": "function",
+                "function": {"name": "bash", "arguments": json.dumps({"command": command})}}  # fmt: skip
+        messages += [
+            {"role": "assistant", "content": "Reading step 2 again.", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_recall", "content": page.text},
+        ]
+        ask(api, messages)
+    assert page.status_code == 200 and page.text.startswith("[page 1 of ")  # the step takes several pages
+    sent = upstream.requests[-1].body["messages"]
+    assert {"role": "tool", "tool_call_id": "call_recall", "content": page.text} in sent  # whole, not trimmed

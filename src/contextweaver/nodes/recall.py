@@ -3,7 +3,8 @@
 A cut names each step it leaves out (the working-state note) or shortens (placeholders, trims and
 excerpt markers carry `#N`); `recall_steps` answers a handle ("12", "3-5,9") with those steps'
 messages byte for byte, each under one line saying what the step was, paged so that one answer
-never takes more than about a quarter of the budget it comes back into.
+never takes more than a quarter of the room the next context has for steps: the budget less the tool
+definitions sent beside the messages and the root, which every context keeps whole.
 """
 
 from __future__ import annotations
@@ -12,17 +13,24 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.records import Message, Node, content_text
+from contextweaver.tokens import count_text
+
+if TYPE_CHECKING:
+    from contextweaver.weaving.budget import Budget
 
 HANDLE = re.compile(r"\s*\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*\s*")
 """Steps as the note writes them: `12`, `3-19`, `3-19, 22`."""
 MAX_STEPS = 50
 """Most steps one handle may name (a page holds what fits; the rest is asked for page by page)."""
-PAGE_SHARE = 1.0
-"""Characters per budget token a page holds: about a quarter of the budget in tokens (~4 chars each)."""
-MIN_PAGE, NO_BUDGET_PAGE = 2000, 32000
+PAGE_SHARE = 0.25
+"""Of the room a budget leaves for steps (`page_tokens`), the most one page takes: the answer comes back as
+the newest step, which the next context then holds whole beside the note and the steps the agent works from."""
+MIN_PAGE, NO_BUDGET_PAGE = 500, 8000
+"""o200k tokens of a page when the room is tiny, and without a budget."""
 COMMAND_CHARS = 90
 ANSWER = re.compile(r"(?m)^(?:\[page \d+ of \d+[^\]\n]*\]\n)?\[step \d+: [^\n]*\]\n--- ")
 """How a recall answer starts (a shell tool may put a line or two of its own first): its outputs are old
@@ -43,9 +51,13 @@ class Recalled:
     pages: int
 
 
-def page_chars(budget: int | None) -> int:
-    """Characters one page of a recall holds for a budget (None: no budget)."""
-    return NO_BUDGET_PAGE if budget is None else max(MIN_PAGE, int(budget * PAGE_SHARE))
+def page_tokens(budget: Budget | None, root: int) -> int:
+    """o200k tokens one page of a recall holds: a share of what `budget` leaves after the tool definitions
+    sent beside the messages and the `root` (system prompt and task), which every context keeps whole; a
+    page sized from the budget alone would be trimmed by the next weave when the tools are large."""
+    if budget is None:
+        return NO_BUDGET_PAGE
+    return max(MIN_PAGE, int(PAGE_SHARE * (budget.messages - root)))
 
 
 def parse_handle(handle: str | int | Sequence[int], last: int) -> tuple[int, ...]:
@@ -80,20 +92,21 @@ def recall_steps(
     nodes: Sequence[Node],
     handle: str | int | Sequence[int],
     page: int = 1,
-    chars: int = NO_BUDGET_PAGE,
+    tokens: int = NO_BUDGET_PAGE,
     more: str = "",
 ) -> Recalled:
-    """Page `page` of the steps `handle` names; `more` ("... {handle} ... {page}") asks for the next."""
+    """Page `page` (of at most `tokens` each) of the steps `handle` names; `more` ("... {handle} ...
+    {page}") asks for the next."""
     steps = parse_handle(handle, len(nodes) - 1)
-    return recall_of({i: nodes[i] for i in steps}, steps, page, chars, more)
+    return recall_of({i: nodes[i] for i in steps}, steps, page, tokens, more)
 
 
 def recall_of(
-    nodes: Mapping[int, Node], steps: Sequence[int], page: int, chars: int, more: str = ""
+    nodes: Mapping[int, Node], steps: Sequence[int], page: int, tokens: int, more: str = ""
 ) -> Recalled:
     """Page `page` of `steps` (parsed, each in `nodes`): their texts, with a line saying which page."""
     body = "".join(step_text(nodes[i]) for i in steps)
-    pages = _pages(body, chars)
+    pages = _pages(body, tokens)
     if not 1 <= page <= len(pages):
         raise BadHandle(f"page {page} of step(s) {_named(steps)}: there are {len(pages)} page(s)")
     text = pages[page - 1]
@@ -144,15 +157,24 @@ def _named(steps: Sequence[int]) -> str:
     return ",".join(map(str, steps))
 
 
-def _pages(body: str, chars: int) -> list[str]:
-    """`body` cut into pages of at most `chars` characters, at line ends where a line allows."""
+def _pages(body: str, tokens: int) -> list[str]:
+    """`body` cut into pages of about `tokens` each (its lines' counts), at line ends where a line allows."""
     pages: list[str] = []
-    start = 0
-    while start < len(body):
-        end = min(len(body), start + chars)
-        if end < len(body):
-            cut = body.rfind("\n", start, end)
-            end = cut + 1 if cut > start else end
-        pages.append(body[start:end])
-        start = end
-    return pages or [""]
+    page: list[str] = []
+    used = 0
+    for line in body.splitlines(keepends=True):
+        for piece in _pieces(line, tokens):
+            size = count_text(piece)
+            if page and used + size > tokens:
+                pages.append("".join(page))
+                page, used = [], 0
+            page.append(piece)
+            used += size
+    return [*pages, "".join(page)] if page else pages or [""]
+
+
+def _pieces(line: str, tokens: int) -> list[str]:
+    """A line longer than a page, cut into pieces of `tokens` characters (a token is at least one)."""
+    if len(line) <= tokens:
+        return [line]
+    return [line[i : i + tokens] for i in range(0, len(line), tokens)]

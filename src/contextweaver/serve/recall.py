@@ -4,7 +4,8 @@ Each session's note carries `curl -s http://HOST:PORT/contextweaver/recall/CAP/N
 an HMAC of the session id under a secret kept in the store: it names one session and reveals nothing
 of the others, needs no token (the agent's shell has none), and still answers after a restart, since
 the secret, the session's steps and the note (frozen with the cut, its hint stored with the session's
-settings) all live in the store.
+settings) all live in the store. A page is sized from the room the session's next context has for steps:
+the budget less the tool definitions its requests send (Claude Code's take ~15k tokens) and the root.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from contextweaver.config import WeaverConfig
-from contextweaver.nodes.recall import BadHandle, page_chars, parse_handle, recall_of
+from contextweaver.nodes.recall import BadHandle, page_tokens, parse_handle, recall_of
 from contextweaver.records import Node, ValidationStatus
-from contextweaver.store.base import Store, StoredStep
+from contextweaver.store.base import SessionInfo, Store, StoredStep
+from contextweaver.tokens import count_message
+from contextweaver.weaving.budget import Budget
 
 SECRET = "recall-key"
 PATH = "/contextweaver/recall/"
@@ -85,10 +88,19 @@ class RecallRoute:
                 raise BadHandle(f"page must be a number, not {page!r}")
             stored = self.store.steps(info.id, min(steps), max(steps) - min(steps) + 1)
             nodes = {item.index: _node(item) for item in stored}
-            chars = page_chars(info.meta.get("budget") or info.config.get("budget"))
-            return 200, recall_of(nodes, steps, int(page), chars, more).text
+            return 200, recall_of(nodes, steps, int(page), self._page_tokens(info), more).text
         except BadHandle as exc:
             return 400, f"contextweaver recall: {exc}"
+
+    def _page_tokens(self, info: SessionInfo) -> int:
+        """A page the session's next context holds whole: out of the budget it is woven under, less the most
+        tool definitions any of its requests sent (a request's tools are stored with its row) and its root."""
+        tokens = info.meta.get("budget") or info.config.get("budget")
+        if tokens is None:
+            return page_tokens(None, 0)
+        tools = max((int(row["tool_tokens"]) for row in self.store.requests(info.id)), default=0)
+        budget = Budget(tokens, float(info.config.get("token_safety_factor", 1.0)), tools)
+        return page_tokens(budget, sum(count_message(m) for m in info.root))
 
     def _session(self, cap: str) -> str | None:
         with self._lock:

@@ -52,7 +52,7 @@ class OutputLines:
     """Message position of a JSON-wrapped output -> where each of its strings' lines end (its lines are
     the strings' own, not the wrapper's)."""
     handle: str = ""
-    """The node's `HANDLE` with recall on: each marker names the step to read again in full."""
+    """The node's `HANDLE` with recall on: an excerpt's first marker names the step to read again in full."""
 
     @classmethod
     def of(cls, node: Node) -> OutputLines:
@@ -134,6 +134,7 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
     messages: list[Message] = []
     kept = sorted(keep)
     extraction = cached_extraction(node.step)  # when already computed: counts of the whole texts
+    handle = lines.handle  # on the excerpt's first marker only: one mark names the step
     for position, message in enumerate(node.step.chat_messages()):
         span = lines.spans.get(position)
         if span is None:
@@ -141,10 +142,11 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
             continue
         first, end = span
         if position in lines.parts:
-            text, cut = _wrapped_excerpt(lines, kept, position, content_text(message.get("content")))
+            text, cut = _wrapped_excerpt(lines, kept, position, content_text(message.get("content")), handle)
         else:
-            parts, cut = _kept_lines(lines, kept, first, end)
+            parts, cut = _kept_lines(lines, kept, first, end, handle)
             text = "\n".join(parts) if parts else None
+        handle = "" if cut and text is not None else handle
         if text is not None and not cut and extraction is not None:  # the output's own text, counted once
             tokens += MESSAGE_OVERHEAD + extraction.content_tokens[position]
         else:
@@ -154,8 +156,11 @@ def build_excerpt(node: Node, lines: OutputLines, keep: set[int], why: str) -> E
     return Excerpt(messages, tokens, len(keep), total, why)
 
 
-def _kept_lines(lines: OutputLines, kept: list[int], first: int, end: int) -> tuple[list[str], bool]:
-    """Lines `first`..`end` (0-based, end excluded) cut to the kept ones, and whether any was cut."""
+def _kept_lines(
+    lines: OutputLines, kept: list[int], first: int, end: int, handle: str = ""
+) -> tuple[list[str], bool]:
+    """Lines `first`..`end` (0-based, end excluded) cut to the kept ones, and whether any was cut; the first
+    marker carries `handle`: each more would repeat the same step's number."""
     parts: list[str] = []
     cursor, cut = first, False
     for n in [*kept[bisect_left(kept, first) : bisect_left(kept, end)], end]:
@@ -163,7 +168,7 @@ def _kept_lines(lines: OutputLines, kept: list[int], first: int, end: int) -> tu
             if sum(lines.tokens[cursor:n]) <= MARKER_TOKENS:  # a gap cheaper than its marker stays
                 parts += lines.lines[cursor:n]
             else:
-                parts.append(marker(lines.lines, cursor, n - 1, lines.handle))
+                parts.append(marker(lines.lines, cursor, n - 1, "" if cut else handle))
                 cut = True
         if n < end:
             parts.append(lines.lines[n])
@@ -172,7 +177,7 @@ def _kept_lines(lines: OutputLines, kept: list[int], first: int, end: int) -> tu
 
 
 def _wrapped_excerpt(
-    lines: OutputLines, kept: list[int], position: int, text: str
+    lines: OutputLines, kept: list[int], position: int, text: str, handle: str = ""
 ) -> tuple[str | None, bool]:
     """A JSON-wrapped output's excerpt and whether it cut anything: each string cut to its kept lines (one
     left with none is a single marker), put back in the wrapper, so the agent reads valid JSON. None
@@ -181,10 +186,11 @@ def _wrapped_excerpt(
     values: list[str] = []
     kept_any, cut = False, False
     for end in lines.parts[position]:
-        parts, cut_here = _kept_lines(lines, kept, first, end)
+        named = "" if cut else handle
+        parts, cut_here = _kept_lines(lines, kept, first, end, named)
         kept_any = kept_any or bool(parts)
         if not parts and end > first:
-            parts, cut_here = [marker(lines.lines, first, end - 1, lines.handle)], True
+            parts, cut_here = [marker(lines.lines, first, end - 1, named)], True
         values.append("\n".join(parts))
         cut, first = cut or cut_here, end
     wrapped = json_output(text)
