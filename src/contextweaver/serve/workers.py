@@ -31,6 +31,7 @@ from contextweaver.serve.cache_ledger import Simulated, Simulation, full_message
 from contextweaver.serve.conversation import Conversation
 from contextweaver.serve.histories import Delta, Histories, StaleHistory
 from contextweaver.serve.routing import SessionManager, Woven
+from contextweaver.serve.session_bytes import DEFAULT_BOUND, shares
 
 log = logging.getLogger("contextweaver.serve")
 _manager: SessionManager | None = None
@@ -42,10 +43,10 @@ PLACES = 4096
 
 
 def _start(
-    store_location: str, config: dict[str, Any], budget: int | None, log_level: int, parent: int
+    store_location: str, config: dict[str, Any], budget: int | None, log_level: int, parent: int, bound: int
 ) -> None:
-    """Worker initializer: one SessionManager per process, logging like the parent (URLs redacted),
-    ending with the parent even when it is killed."""
+    """Worker initializer: one SessionManager per process, its caches within `bound` bytes, logging like the
+    parent (URLs redacted), ending with the parent even when it is killed."""
     global _manager
     from contextweaver.serve.build import build_manager
     from contextweaver.serve.parent_watch import exit_with_parent
@@ -58,7 +59,15 @@ def _start(
     install_log_redaction()
     install_repeat_limit()
     exit_with_parent(parent)
-    _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget)
+    sessions, _histories.max_bytes = shares(bound)
+    _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget,
+                             cache_bytes=sessions)  # fmt: skip
+    _manager.on_evict = _forget_simulation
+
+
+def _forget_simulation(session_id: str) -> None:
+    """A session dropped from the cache takes its simulation along (it holds the session's last history)."""
+    _simulators.pop(session_id, None)
 
 
 def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Woven, Simulated | None]:
@@ -70,8 +79,9 @@ def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Wov
     woven = _manager.weave(conversation, session_id, owner)
     if woven.context is None or woven.session_id is None:
         return woven, None
-    simulation = _simulators.setdefault(woven.session_id, Simulation())
-    _simulators.move_to_end(woven.session_id)
+    simulation = _simulators.pop(woven.session_id, None) or Simulation()
+    if _manager.holds(woven.session_id):  # one too large for the cache is not simulated across requests
+        _simulators[woven.session_id] = simulation
     while len(_simulators) > SIMULATED_SESSIONS:
         _simulators.popitem(last=False)
     sent = [*woven.context.messages, *conversation.pending]
@@ -99,14 +109,16 @@ class WeavingProcesses:
 
     def __init__(
         self, store_location: str, config: WeaverConfig, *, budget: int | None, processes: int,
-        exit_timeout: float = 5.0,
+        exit_timeout: float = 5.0, memory: int = DEFAULT_BOUND,
     ) -> None:  # fmt: skip
+        """`memory`: bytes each weaving process keeps sessions, their simulations and histories in."""
         self.arguments = (
             store_location,
             config.model_dump(mode="json"),
             budget,
             logging.getLogger().level,
             os.getpid(),
+            memory,
         )
         self.pools = [self._pool() for _ in range(max(1, processes))]
         self.exit_timeout = exit_timeout
