@@ -1,6 +1,6 @@
 """A weaving process's memory while sessions with huge roots arrive one after another (issue 44).
 
-    .venv/bin/python benchmarks/weaving_memory.py [--sessions 40] [--root-mb 25] [--steps 2]
+    .venv/bin/python benchmarks/weaving_memory.py [--sessions 40] [--root-mb 25] [--steps 1]
         [--session-cache-mb N] [--rss-bound-mb 1024] [--proxy-src OTHER/src] [-- EXTRA SERVE ARGS]
 
 Starts a real `contextweaver serve --weaving-processes 1` against the fake upstream process, then sends
@@ -146,7 +146,7 @@ def main() -> None:
     )
     parser.add_argument("--sessions", type=int, default=40)
     parser.add_argument("--root-mb", type=float, default=25.0)
-    parser.add_argument("--steps", type=int, default=2, help="small steps after each session's root")
+    parser.add_argument("--steps", type=int, default=1, help="small steps after each session's root")
     parser.add_argument(
         "--session-cache-mb", type=int, default=0, help="passed to the proxy (0: its default)"
     )

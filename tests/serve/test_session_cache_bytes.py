@@ -81,3 +81,16 @@ def test_an_unmeasured_configuration_is_charged_the_largest_rates() -> None:
 def test_the_bound_is_shared_between_sessions_and_histories() -> None:
     sessions, histories = shares(512 * 1024 * KB)
     assert sessions + histories == 512 * 1024 * KB and 0 < histories <= sessions // 7
+
+
+def test_token_ids_kept_for_trimming_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Giant outputs are encoded once for re-trimming; the ids kept (and the texts keying them) fit the bound."""
+    from contextweaver.nodes import render
+
+    monkeypatch.setattr(render, "TOKEN_IDS_BYTES", 400 * KB)
+    monkeypatch.setattr(render, "_ids", type(render._ids)())
+    outputs = [f"output {n}: " + " ".join(f"word{n}_{i}" for i in range(5_000)) for n in range(6)]
+    for text in outputs:
+        assert "tokens of this output omitted" in render.trim_text(text, 100)
+    kept = sum(len(text) + 4 * len(ids) for text, ids in render._ids.items())
+    assert 0 < kept <= 400 * KB and list(render._ids)[-1] is outputs[-1], "the newest kept, the oldest gone"

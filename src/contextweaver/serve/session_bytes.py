@@ -28,9 +28,9 @@ class Multipliers:
 
 
 MEASURED: dict[str, Multipliers] = {
-    "cw": Multipliers(root=2.3, step=5.0, per_step=2048),
-    "cw-select": Multipliers(root=2.3, step=14.0, per_step=2048),
-    "cw-paper": Multipliers(root=2.3, step=5.0, per_step=2048),
+    "cw": Multipliers(root=3.3, step=4.6, per_step=10_100),
+    "cw-select": Multipliers(root=3.3, step=9.1, per_step=64_000),
+    "cw-paper": Multipliers(root=3.3, step=5.7, per_step=10_900),
 }
 """Measured by `python benchmarks/session_bytes.py` (tracemalloc of a weaving process's whole state after
 each session: its sessions, prompt-cache simulations and kept histories), rounded up. A configuration
@@ -52,7 +52,7 @@ def multipliers(config: WeaverConfig) -> Multipliers:
 def _by_settings() -> dict[tuple[str, str, str], Multipliers]:
     from contextweaver.strategies import TABLE
 
-    found = {}
+    found: dict[tuple[str, str, str], Multipliers] = {}
     for name, measured in MEASURED.items():
         fixed = WeaverConfig.model_validate(dict(TABLE[name].weaver))
         found.setdefault((fixed.mode, fixed.selector, fixed.analyzer), measured)
