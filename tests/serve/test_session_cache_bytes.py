@@ -94,3 +94,22 @@ def test_token_ids_kept_for_trimming_are_bounded_in_bytes(monkeypatch: pytest.Mo
         assert "tokens of this output omitted" in render.trim_text(text, 100)
     kept = sum(len(text) + 4 * len(ids) for text, ids in render._ids.items())
     assert 0 < kept <= 400 * KB and list(render._ids)[-1] is outputs[-1], "the newest kept, the oldest gone"
+
+
+@pytest.mark.slow
+def test_serve_bounds_its_weaving_process_by_the_option(tmp_path: Path) -> None:
+    """`--session-cache-mb 16` reaches the weaving process: a 5 MB task (about 17 MB loaded) is woven, not kept."""
+    import httpx
+
+    from tests.serve.processes import serve_process, upstream_process
+
+    messages = with_root("wired", 5 * 1024 * KB)
+    with upstream_process(tmp_path) as (port, _), serve_process(
+        tmp_path, f"http://127.0.0.1:{port}/v1", "--weaving-processes", "1", "--session-cache-mb", "16"
+    ) as proxy:  # fmt: skip
+        for end in (4, 5):
+            answer = httpx.post(f"{proxy.url}/v1/chat/completions", json={"model": "m", "messages": messages[:end]},
+                                headers={"x-contextweaver-session": "wired"}, timeout=120)  # fmt: skip
+            assert answer.status_code == 200, answer.text
+        log = proxy.log()
+    assert log.count("session wired: about 1") == 2 and "more than the session cache's 14 MB: not kept" in log
