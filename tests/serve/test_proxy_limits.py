@@ -122,11 +122,11 @@ def test_a_full_disk_is_a_503_store_unavailable_and_the_proxy_recovers(tmp_path:
 
 def test_loaded_sessions_are_bounded_by_bytes(tmp_path: Path) -> None:
     manager = SessionManager(
-        SQLiteStore(tmp_path / "s.db"), WeaverConfig.model_validate({}), cache_bytes=1_000_000
+        SQLiteStore(tmp_path / "s.db"), WeaverConfig.model_validate({}), cache_bytes=1_500_000
     )
     for n in range(4):
         messages = [*task(f"big-{n}"), {"role": "assistant", "content": "```bash\ncat log\n```"},
                     {"role": "user", "content": "y" * 200_000}, {"role": "assistant", "content": "done"}]  # fmt: skip
         manager.weave(read_conversation(messages), f"big-{n}")
-        assert manager.cached_bytes <= 1_000_000
-    assert list(manager._cache) == ["big-3"], "one 200 KB session is ~600 KB loaded: only the newest fits"
+        assert manager.cached_bytes <= 1_500_000
+    assert list(manager._cache) == ["big-3"], "one 200 KB session is ~1 MB loaded: only the newest fits"

@@ -9,6 +9,7 @@ import click
 
 from contextweaver.cli.options import config_option
 from contextweaver.serve.conversation import FORMATS
+from contextweaver.serve.session_bytes import DEFAULT_BOUND
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -104,6 +105,14 @@ WILDCARDS = ("0.0.0.0", "::", "")
     help="Worker processes that weave (0: threads of the server process, which a huge output can stall).",
 )
 @click.option(
+    "--session-cache-mb",
+    default=DEFAULT_BOUND >> 20,
+    show_default=True,
+    type=click.IntRange(min=16),
+    help="Memory each weaving process keeps loaded sessions in, root and simulations included; least recently "
+    "used are dropped first, and a session larger than this is read from the store at each request.",
+)
+@click.option(
     "--header-timeout",
     default=10.0,
     show_default=True,
@@ -131,7 +140,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
             overrides: tuple[str, ...], budget: int | None, fmt: str, max_body_mb: float, max_in_flight: int,
             max_in_flight_mb: float, body_timeout: float, body_seconds_per_mb: float, timeout: float,
             api_key_env: str | None, auth_token_env: str | None, allowed_hosts: tuple[str, ...],
-            weaving_processes: int, header_timeout: float, limit_concurrency: int, shutdown_timeout: int,
+            weaving_processes: int, session_cache_mb: int, header_timeout: float, limit_concurrency: int, shutdown_timeout: int,
             log_level: str) -> None:  # fmt: skip
     """Weave each chat request's history before it reaches the upstream model; answers pass back unchanged."""
     from contextweaver.config import load_config
@@ -141,6 +150,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     from contextweaver.serve.recall import with_proxy_hint
     from contextweaver.serve.redact import RedactingFilter, install_log_redaction, redact_text
     from contextweaver.serve.server import ServerLimits, install_repeat_limit, run
+    from contextweaver.serve.session_bytes import shares
 
     token = _token(auth_token_env, host, api_key_env, upstream)
     try:
@@ -153,7 +163,8 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     install_log_redaction()
     install_repeat_limit()
     config = with_proxy_hint(config, host, port)  # the note's recall hint: this proxy's address
-    manager = build_manager(store_location, config, budget=budget)
+    memory = session_cache_mb * 1024 * 1024
+    manager = build_manager(store_location, config, budget=budget, cache_bytes=shares(memory)[0])
     settings = ProxySettings(
         upstream=upstream, max_body_bytes=int(max_body_mb * 1024 * 1024), timeout=timeout, format=fmt,
         api_key_env=api_key_env, auth_token=token, allowed_hosts=_hosts(host, allowed_hosts),
@@ -172,7 +183,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
         from contextweaver.serve.workers import WeavingProcesses
 
         workers = WeavingProcesses(store_location, config, budget=budget, processes=weaving_processes,
-                                   exit_timeout=min(5.0, shutdown_timeout))  # fmt: skip
+                                   exit_timeout=min(5.0, shutdown_timeout), memory=memory)  # fmt: skip
     limits = ServerLimits(header_timeout=header_timeout, limit_concurrency=limit_concurrency,
                           graceful_timeout=shutdown_timeout)  # fmt: skip
     run(create_app(settings, manager, workers=workers), host, port, log_level, limits)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from array import array
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -66,12 +69,17 @@ def output_lines(text: str) -> list[list[str]]:
     return [value.split("\n") for value in wrapped.values] if wrapped else [text.split("\n")]
 
 
-@lru_cache(maxsize=256)
 def json_output(text: str) -> JsonOutput | None:
     """The JSON-wrapped tool output `text` holds (an object with a `returncode` and a string output
-    field), else None: any other text is never parsed past its first characters."""
+    field), else None: any other text is never parsed past its first characters, nor kept by the cache."""
     if not text.startswith("{") or '"returncode"' not in text[:64] or not text.rstrip().endswith("}"):
         return None
+    return _json_output(text)
+
+
+@lru_cache(maxsize=256)
+def _json_output(text: str) -> JsonOutput | None:
+    """Parsed once per recent output (each render reads it again); a key holds its text alive."""
     try:
         return _scan_object(text)
     except (ValueError, RecursionError):  # not JSON after all, or nested 100k deep
@@ -217,10 +225,26 @@ def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
     return out, sum(count_message(m) for m in out)
 
 
-@lru_cache(maxsize=16)
-def _token_ids(text: str) -> tuple[int, ...]:
-    """Encoded once per distinct giant observation, so re-trimming at other sizes only decodes."""
-    return tuple(encode(text))
+TOKEN_IDS_BYTES = 64 * 1024 * 1024
+"""Bytes of token ids (4 a token, with the texts they key) kept so re-trimming a giant output only decodes."""
+_ids: OrderedDict[str, array[int]] = OrderedDict()
+_ids_lock = threading.Lock()
+
+
+def _token_ids(text: str) -> array[int]:
+    """Encoded once per distinct giant observation, least recently used dropped beyond TOKEN_IDS_BYTES (a
+    tuple of ints cost 40 bytes a token: 16 of them for 25 MB outputs held 3.7 GB)."""
+    with _ids_lock:
+        ids = _ids.get(text)
+        if ids is not None:
+            _ids.move_to_end(text)
+            return ids
+    ids = array("I", encode(text))
+    with _ids_lock:
+        _ids[text] = ids
+        while _ids and sum(len(key) + 4 * len(value) for key, value in _ids.items()) > TOKEN_IDS_BYTES:
+            _ids.popitem(last=False)
+    return ids
 
 
 def trim_text(text: str, max_tokens: int, handle: str = "") -> str:
@@ -235,7 +259,7 @@ def trim_text(text: str, max_tokens: int, handle: str = "") -> str:
         return ""
     head_len, tail_len = room - room // 3, room // 3
     while True:
-        tail = ids[len(ids) - tail_len :] if tail_len else ()
+        tail = ids[len(ids) - tail_len :] if tail_len else array("I")
         out = (
             decode(list(ids[:head_len]))
             + TRIM_MARKER.format(omitted=len(ids) - head_len - tail_len, handle=handle)

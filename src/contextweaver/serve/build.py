@@ -7,6 +7,7 @@ from contextweaver.config import WeaverConfig
 from contextweaver.models import memory_model
 from contextweaver.protocols import Model
 from contextweaver.serve.routing import SessionManager
+from contextweaver.serve.session_bytes import DEFAULT_BOUND
 from contextweaver.store import Store, open_store
 
 
@@ -19,8 +20,10 @@ def shared_cache(config: WeaverConfig, store: Store) -> WeaverConfig:
     return config.model_copy(update={"memory_model": memory})
 
 
-def build_manager(store_location: str, config: WeaverConfig, *, budget: int | None = None) -> SessionManager:
+def build_manager(
+    store_location: str, config: WeaverConfig, *, budget: int | None = None, cache_bytes: int = DEFAULT_BOUND
+) -> SessionManager:
     store = open_store(store_location)
     config = shared_cache(config, store)
     model: Model | None = memory_model(config.memory_model) if needs_model(config) else None
-    return SessionManager(store, config, model=model, budget=budget)
+    return SessionManager(store, config, model=model, budget=budget, cache_bytes=cache_bytes)

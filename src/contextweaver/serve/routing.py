@@ -14,8 +14,9 @@ by the store's lock on `lock_key` (PostgreSQL: an advisory lock; within a proces
 an in-process lock), and correctness never rests on it alone: step rows are keyed by (session,
 index) and derived session ids are a function of the conversation key, so a second writer gets
 StepConflict or SessionExists, catches up from the store and retries; it never forks or duplicates.
-Loaded sessions stay in an LRU bounded by count and estimated bytes, and read only the steps other
-processes appended since.
+Loaded sessions stay in an LRU bounded by count and estimated bytes (root included, session_bytes.py),
+and read only the steps other processes appended since; a session larger than the whole bound is woven
+from the store at each request, not kept.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import logging
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from contextweaver.config import WeaverConfig
@@ -32,6 +34,7 @@ from contextweaver.protocols import Model
 from contextweaver.records import Step, WovenContext
 from contextweaver.serve.conversation import Conversation
 from contextweaver.serve.recall import for_session
+from contextweaver.serve.session_bytes import DEFAULT_BOUND, multipliers, root_bytes, step_bytes
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
 from contextweaver.tokens import count_message
@@ -150,11 +153,6 @@ def trimmed_overlap(stored: list[str], incoming: list[str]) -> int | None:
     return None
 
 
-def step_bytes(step: Step) -> int:
-    """Rough memory of a loaded step: its text is held about three times (raw, messages, line hashes)."""
-    return 3 * (len(step.observation) + len(step.thought) + len(step.action)) + 2048
-
-
 def derived_id(key: str, number: int) -> str:
     """The id of the `number`-th (0-based) session started from one conversation key."""
     return f"{DERIVED_PREFIX}{key[:16]}" + (f"-{number + 1}" if number else "")
@@ -198,7 +196,7 @@ class SessionManager:
         model: Model | None = None,
         budget: int | None = None,
         cache_size: int = 128,
-        cache_bytes: int = 512 * 1024 * 1024,
+        cache_bytes: int = DEFAULT_BOUND,
     ) -> None:
         self.store = store
         self.config = config
@@ -208,6 +206,8 @@ class SessionManager:
         self.cache_bytes = cache_bytes
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._sizes: dict[str, int] = {}
+        self.on_evict: Callable[[str], object] = lambda session_id: None
+        """Called with each session dropped from the cache (the caller's per-session state goes with it)."""
         self._cache_lock = threading.Lock()
         self._first_attempts: OrderedDict[str, tuple[Need, int]] = OrderedDict()
         """Per refused conversation (credential and task): its first refused attempt's root and tool tokens."""
@@ -296,7 +296,7 @@ class SessionManager:
         finally:
             if session.broken:
                 self._forget(session.id)
-        self._grow(session.id, sum(step_bytes(step) for step in new))
+        self._grow(session, new)
         try:
             context = session.context(self._budget_for(conversation))
         except BudgetError as exc:  # restated with the request's tools, and room for the next step
@@ -378,33 +378,47 @@ class SessionManager:
             self._remember(session)
         elif session.step_count < info.steps:
             added = session.catch_up()
-            self._grow(
-                info.id,
-                sum(step_bytes(node.step) for node in session.graph.nodes[len(session.graph) - added :]),
-            )
+            self._grow(session, [node.step for node in session.graph.nodes[len(session.graph) - added :]])
         return session
 
     def _remember(self, session: Session) -> None:
-        size = sum(step_bytes(node.step) for node in session.graph.nodes[1:])
+        rates = multipliers(session.weaver.config)
+        size = root_bytes(session.info.root, rates) + sum(
+            step_bytes(n.step, rates) for n in session.graph.nodes[1:]
+        )
         with self._cache_lock:
             self._cache[session.id] = session
             self._cache.move_to_end(session.id)
             self._sizes[session.id] = size
             self._evict()
 
-    def _grow(self, session_id: str, added: int) -> None:
+    def _grow(self, session: Session, added: list[Step]) -> None:
+        rates = multipliers(session.weaver.config)
         with self._cache_lock:
-            if session_id in self._sizes:
-                self._sizes[session_id] += added
+            if session.id in self._sizes:
+                self._sizes[session.id] += sum(step_bytes(step, rates) for step in added)
                 self._evict()
 
     def _evict(self) -> None:
-        """Drop the least recently used sessions beyond the count or byte bound (the newest stays)."""
-        while len(self._cache) > 1 and (
-            len(self._cache) > self.cache_size or sum(self._sizes.values()) > self.cache_bytes
-        ):
-            evicted, _ = self._cache.popitem(last=False)
-            self._sizes.pop(evicted, None)
+        """Drop the least recently used sessions beyond the count or byte bound, and the newest at once when
+        it alone exceeds the bytes (it is then read from the store at each request, the others stay)."""
+        newest = next(reversed(self._cache), None)
+        if newest is not None and self._sizes[newest] > self.cache_bytes:
+            log.info("session %s: about %d MB loaded, more than the session cache's %d MB: not kept, read from "
+                     "the store at each request", newest, self._sizes[newest] >> 20, self.cache_bytes >> 20)  # fmt: skip
+            self._drop(newest)
+        while len(self._cache) > self.cache_size or sum(self._sizes.values()) > self.cache_bytes:
+            self._drop(next(iter(self._cache)))
+
+    def _drop(self, session_id: str) -> None:
+        self._cache.pop(session_id, None)
+        self._sizes.pop(session_id, None)
+        self.on_evict(session_id)
+
+    def holds(self, session_id: str) -> bool:
+        """Whether the session is in the cache (a woven one is not when it alone exceeds the byte bound)."""
+        with self._cache_lock:
+            return session_id in self._cache
 
     @property
     def cached_bytes(self) -> int:
@@ -413,5 +427,4 @@ class SessionManager:
 
     def _forget(self, session_id: str) -> None:
         with self._cache_lock:
-            self._cache.pop(session_id, None)
-            self._sizes.pop(session_id, None)
+            self._drop(session_id)

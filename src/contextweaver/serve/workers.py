@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import gc
 import logging
 import multiprocessing
 import os
@@ -31,21 +33,27 @@ from contextweaver.serve.cache_ledger import Simulated, Simulation, full_message
 from contextweaver.serve.conversation import Conversation
 from contextweaver.serve.histories import Delta, Histories, StaleHistory
 from contextweaver.serve.routing import SessionManager, Woven
+from contextweaver.serve.session_bytes import DEFAULT_BOUND, shares
 
 log = logging.getLogger("contextweaver.serve")
 _manager: SessionManager | None = None
 _simulators: OrderedDict[str, Simulation] = OrderedDict()
 _histories = Histories()
+_dropped: list[str] = []
+"""Sessions dropped from the cache since the last collection."""
 SIMULATED_SESSIONS = 256
+M_MMAP_THRESHOLD = -3
+"""glibc's mallopt parameter: the size from which a block gets its own mapping."""
+LARGE_BLOCK = 1024 * 1024
 PLACES = 4096
 """Conversations whose last worker is remembered (an older one goes to the least busy worker)."""
 
 
 def _start(
-    store_location: str, config: dict[str, Any], budget: int | None, log_level: int, parent: int
+    store_location: str, config: dict[str, Any], budget: int | None, log_level: int, parent: int, bound: int
 ) -> None:
-    """Worker initializer: one SessionManager per process, logging like the parent (URLs redacted),
-    ending with the parent even when it is killed."""
+    """Worker initializer: one SessionManager per process, its caches within `bound` bytes, logging like the
+    parent (URLs redacted), ending with the parent even when it is killed."""
     global _manager
     from contextweaver.serve.build import build_manager
     from contextweaver.serve.parent_watch import exit_with_parent
@@ -58,10 +66,40 @@ def _start(
     install_log_redaction()
     install_repeat_limit()
     exit_with_parent(parent)
-    _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget)
+    _map_large_blocks()
+    sessions, _histories.max_bytes = shares(bound)
+    _manager = build_manager(store_location, WeaverConfig.model_validate(config), budget=budget,
+                             cache_bytes=sessions)  # fmt: skip
+    _manager.on_evict = _forget_simulation
+
+
+def _map_large_blocks() -> None:
+    """glibc: every block of 1 MB or more in its own mapping, returned to the system when freed. By default the
+    threshold rises to the largest block freed, so the copies of the next huge root go to the heap, which
+    keeps them after they are freed (about two roots' worth of RSS with 25 MB roots)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK)
+
+
+def _forget_simulation(session_id: str) -> None:
+    """A session dropped from the cache takes its simulation along (it holds the session's last history)."""
+    _simulators.pop(session_id, None)
+    _dropped.append(session_id)
 
 
 def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Woven, Simulated | None]:
+    """`_woven`, then the sessions it dropped freed now: a session's graph holds reference cycles, which
+    only a full collection frees, and that may not run for many sessions (weaving_memory.py: RSS rose
+    27 MB with each further 25 MB root while the cache stayed within its bound)."""
+    try:
+        return _woven(delta, session_id, owner)
+    finally:
+        if _dropped:
+            _dropped.clear()
+            gc.collect()
+
+
+def _woven(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Woven, Simulated | None]:
     """The woven request and, when it goes out woven, its prompt-cache use (tokenizing it here too).
 
     Only what the proxy lacks comes back: no messages when it passes through, no decisions but a cut's."""
@@ -70,8 +108,9 @@ def _weave(delta: Delta, session_id: str | None, owner: str | None) -> tuple[Wov
     woven = _manager.weave(conversation, session_id, owner)
     if woven.context is None or woven.session_id is None:
         return woven, None
-    simulation = _simulators.setdefault(woven.session_id, Simulation())
-    _simulators.move_to_end(woven.session_id)
+    simulation = _simulators.pop(woven.session_id, None) or Simulation()
+    if _manager.holds(woven.session_id):  # one too large for the cache is not simulated across requests
+        _simulators[woven.session_id] = simulation
     while len(_simulators) > SIMULATED_SESSIONS:
         _simulators.popitem(last=False)
     sent = [*woven.context.messages, *conversation.pending]
@@ -99,14 +138,16 @@ class WeavingProcesses:
 
     def __init__(
         self, store_location: str, config: WeaverConfig, *, budget: int | None, processes: int,
-        exit_timeout: float = 5.0,
+        exit_timeout: float = 5.0, memory: int = DEFAULT_BOUND,
     ) -> None:  # fmt: skip
+        """`memory`: bytes each weaving process keeps sessions, their simulations and histories in."""
         self.arguments = (
             store_location,
             config.model_dump(mode="json"),
             budget,
             logging.getLogger().level,
             os.getpid(),
+            memory,
         )
         self.pools = [self._pool() for _ in range(max(1, processes))]
         self.exit_timeout = exit_timeout
