@@ -24,7 +24,7 @@ from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor
 from pydantic import Field, SecretStr
 from toy_repo import make_repo
 
-from contextweaver.integrations.openhands import ContextWeaverCondenser
+from contextweaver.integrations.openhands import RECALL_TOOL, ContextWeaverCondenser
 from contextweaver.testing.fake_server import FakeLLMServer, Reply
 from contextweaver.tokens import content_text, count_message
 
@@ -37,6 +37,7 @@ TURNS = [
     ("add subtracts: fix it.", "shell", {"command": "sed -i 's/return a - b/return a + b/' calc.py"}),
     ("Run the tests again.", "shell", {"command": PYTEST}),
     ("Check the change.", "shell", {"command": "git diff"}),
+    ("Read the failing run again.", "contextweaver_recall", {"steps": "3"}),
     ("Fixed.", "finish", {"message": "Fixed add in calc.py."}),
 ]
 
@@ -107,7 +108,7 @@ with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(reply=scripted_llm) as 
     condenser = ContextWeaverCondenser(contextweaver={"strategy": "cw", "budget": 4_600})
     agent = Agent(
         llm=llm,
-        tools=[Tool(name="ExampleShell", params={"cwd": tmp})],
+        tools=[Tool(name="ExampleShell", params={"cwd": tmp}), RECALL_TOOL],  # recall: omitted steps, whole
         include_default_tools=["FinishTool"],
         condenser=condenser,
     )
@@ -119,4 +120,6 @@ with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(reply=scripted_llm) as 
     texts = [content_text(m.get("content")) for m in last]
     notes = [t for t in texts if "[ContextWeaver working state" in t]
     print("\nThe working-state note in the last call:\n" + (notes[0] if notes else "(none: nothing was cut)"))
+    recalled = next(t for m, t in zip(last, texts, strict=True) if m.get("tool_call_id") == "call_6")
+    print(f"\ncontextweaver_recall of step 3 returned the failing run whole: {'1 failed' in recalled}")
     print(f"\ncalc.py fixed: {'return a + b' in (Path(tmp) / 'calc.py').read_text()}")

@@ -41,6 +41,6 @@ fi
 "$PY" -m pytest -q "$@"
 # the OpenHands SDK needs Python 3.12+, so its tests run in their own venv (made by FULL=1 setup.sh)
 if [ "$#" -eq 0 ] && [ -x .venv-openhands/bin/python ]; then
-    .venv-openhands/bin/python -m pytest -q tests/integrations/test_openhands_condenser.py tests/integrations/test_openhands_view_properties.py \
+    .venv-openhands/bin/python -m pytest -q tests/integrations/test_openhands_condenser.py tests/integrations/test_openhands_view_properties.py tests/integrations/test_openhands_anthropic.py \
         tests/integrations/test_truthful_start_frameworks.py::test_openhands_condenser_takes_the_llms_max_input_tokens
 fi

@@ -88,6 +88,7 @@ def openhands_python() -> str:
 def test_openhands() -> None:
     out = run("openhands_condenser.py", python=openhands_python(), timeout=300)
     assert "1 placeholders" in out and NOTE in out and "calc.py fixed: True" in out
+    assert "contextweaver_recall of step 3 returned the failing run whole: True" in out
 
 
 @pytest.mark.parametrize("script", ["proxy_openai.py", "proxy_claude_code.py", "proxy_codex.py"])

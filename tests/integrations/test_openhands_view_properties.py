@@ -79,12 +79,36 @@ def test_a_condensation_request_is_answered_and_the_next_context_is_smaller() ->
     assert condenser.last_context.tokens < tokens and condenser.contextweaver.budget < 40_000
 
 
-def test_a_refusal_names_a_budget_that_works() -> None:
+@pytest.mark.parametrize("run", runs(2), ids=lambda p: p.name.split(".")[0])
+def test_every_refusal_names_a_budget_that_works(run: Path) -> None:
+    """A run condensed step by step under a budget too small for some steps: each refusal's named value,
+    given to a new condenser, condenses the refused view. It failed when the value left out a person's
+    messages (the root alone did not fit), the working-state note's room, or the newest step's least trim
+    when its call is long."""
+    events = stream(run)
+    condenser = ContextWeaverCondenser(contextweaver={"budget": 4000})
+    refused = 0
+    for point in call_points(events):
+        view = sdk_view(events[:point])
+        try:
+            condenser.condense(view)
+        except BudgetError as exc:
+            assert exc.budget is not None and exc.need is not None
+            least = exc.budget.least(exc.need)
+            assert f"at least {least} tokens" in str(exc)
+            assert isinstance(ContextWeaverCondenser(contextweaver={"budget": least}).condense(view), View), (
+                point
+            )
+            refused += 1
+    assert refused >= 3
+
+
+def test_a_refusal_names_the_tool_loops_placeholders_as_what_they_are() -> None:
     events = stream(runs(1)[0])
     view = sdk_view(events[: list(call_points(events))[8]])
     with pytest.raises(BudgetError) as refused:
         ContextWeaverCondenser(contextweaver={"budget": 2000}).condense(view)
-    assert refused.value.budget is not None and refused.value.need is not None
-    least = refused.value.budget.least(refused.value.need)
-    assert f"at least {least} tokens" in str(refused.value)
-    assert isinstance(ContextWeaverCondenser(contextweaver={"budget": least}).condense(view), View)
+    assert refused.value.need is not None and refused.value.need.loop > 0
+    assert f"the placeholders of the newest step's tool loop ({refused.value.need.loop:,} tokens)" in str(
+        refused.value
+    )

@@ -129,7 +129,9 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
             feed.update(plain)
             context = feed.context()
             self._last = context
-        out = [self._status_item(m, history) if _is_status(m, context) else m for m in context.messages]
+        out = [
+            _added_item(m, history, context) if set(m) <= {"role", "content"} else m for m in context.messages
+        ]
         return remarked(out, marked) if marked else out
 
     def _new_feed(self) -> ChatFeed:
@@ -147,16 +149,17 @@ class ContextWeaverHistoryProcessor(WeavingSettings):
         """The last woven context, with the decision and reason for every step."""
         return self._last
 
-    @staticmethod
-    def _status_item(message: Message, history: Sequence[HistoryItem]) -> HistoryItem:
-        item: HistoryItem = {**message, "message_type": "observation", "tags": list(STATUS_TAGS)}
-        if "agent" in history[0]:
-            item["agent"] = history[0]["agent"]
-        return item
 
-
-def _is_status(message: Message, context: WovenContext) -> bool:
-    return bool(context.test_status) and message.get("content") == context.test_status and len(message) == 2
+def _added_item(message: Message, history: Sequence[HistoryItem], context: WovenContext) -> HistoryItem:
+    """A message the context adds (the TEST STATUS line, the working-state note; a history item has more keys)
+    as a history item of SWE-agent's shape: `message_type` is required (`sweagent/types.py`), and the TEST
+    STATUS item is tagged so that a later processor keeps its output."""
+    item: HistoryItem = {**message, "message_type": "observation"}
+    if context.test_status and message.get("content") == context.test_status:
+        item["tags"] = list(STATUS_TAGS)
+    if "agent" in history[0]:
+        item["agent"] = history[0]["agent"]
+    return item
 
 
 CACHE_KEY = "cache_control"

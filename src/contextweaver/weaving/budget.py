@@ -36,6 +36,9 @@ class Need:
     kept: int = 0
     """What a context places before the newest step whatever the budget: a person's messages and the TEST
     STATUS line, when they fit (0 when not asked)."""
+    loop: int = 0
+    """The placeholders of the newest step's earlier calls in its tool loop, which a framework sends whole
+    with it (the OpenHands condenser: a thinking block opens a loop that its later calls must follow)."""
     ahead: int = 0
     """Room asked for a step not sent yet, beside the newest step's least form: the proxy asks for a typical
     step's (`ahead_of`) so the value a refusal names holds the requests after this one too."""
@@ -72,13 +75,15 @@ class Budget:
         return replace(self, tools=tools)
 
     def holds(self, need: Need) -> bool:
-        return need.root + need.kept + need.newest <= self.messages
+        return need.root + need.kept + need.loop + need.newest <= self.messages
 
     def least(self, need: Need) -> int:
         """The smallest budget, in hundreds, that holds the root, the tools, what is kept before the newest step
         and the newest step's least form (or the room asked ahead, when larger)."""
         return _hundreds(
-            self.in_model_tokens(need.root + need.kept + max(need.newest, need.ahead) + self.tools)
+            self.in_model_tokens(
+                need.root + need.kept + need.loop + max(need.newest, need.ahead) + self.tools
+            )
         )
 
     def suggested(self, need: Need) -> int:
@@ -86,7 +91,8 @@ class Budget:
         the least one leaves every step to a cut, which rewrites the cached prefix each time."""
         room = max(need.newest, ROOM_STEPS * TYPICAL_STEP)
         return max(
-            self.least(need), _hundreds(self.in_model_tokens(need.root + need.kept + self.tools + room))
+            self.least(need),
+            _hundreds(self.in_model_tokens(need.root + need.kept + need.loop + self.tools + room)),
         )
 
     def refusal(self, need: Need) -> str:
@@ -96,6 +102,8 @@ class Budget:
             parts.append(f"the tool definitions ({self.tools:,} tokens)")
         if need.kept:
             parts.append(f"a person's messages and the TEST STATUS line ({need.kept:,} tokens)")
+        if need.loop:
+            parts.append(f"the placeholders of the newest step's tool loop ({need.loop:,} tokens)")
         if need.newest:
             parts.append(f"the newest step (at least {need.newest:,} of its {need.newest_full:,} tokens)")
         held = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]

@@ -155,7 +155,14 @@ class LazyContext:
         try:
             woven = compact(target, low < self.high)
         except BudgetError:  # the low mark cannot hold the root: use the whole budget
-            woven = compact(self.limit - status_tokens, False)
+            try:
+                woven = compact(self.limit - status_tokens, False)
+            except BudgetError as exc:  # the value it names holds the TEST STATUS line too
+                if exc.need is None or exc.budget is None:
+                    raise
+                raise BudgetError.of(
+                    exc.budget, replace(exc.need, kept=exc.need.kept + status_tokens)
+                ) from None
         self.messages = woven.messages
         self.decisions = woven.decisions
         self.tokens = woven.tokens

@@ -13,7 +13,7 @@ from contextweaver.records import Decision, Message, Node, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaving.budget import Budget, BudgetError, Need
 from contextweaver.weaving.plan import Plan
-from contextweaver.weaving.working_state import CAP, SHARE, WorkingState
+from contextweaver.weaving.working_state import CAP, WorkingState
 
 if TYPE_CHECKING:
     from contextweaver.weaving.excerpts import Excerpt
@@ -29,6 +29,8 @@ recency floor: the text a later edit replaces is most often what the last write 
 the floor fills the room a cut dropped that call whole. A floor step among them keeps its call (a test run
 gets its output back, `_Room.reopen_test_run`). Chosen on the train splits (docs/TUNING.md)."""
 
+LEAST_STEP = 8
+"""Tokens within which `least_tokens` finds the least trim: a refusal names a value rounded up to hundreds."""
 WRITTEN_SHARE = 0.6
 """Of the room the latest changes' calls leave, the most the note's texts of what the agent wrote take
 (`weaving/written.py`): first the files the newest NAMED_BY steps name (the file the next edit changes is most
@@ -112,11 +114,13 @@ def unbounded_step(node: Node, wanted: dict[int, str], plan: Plan) -> tuple[list
 class _Room:
     """What is left of the budget, and the steps chosen so far with their messages and decision."""
 
-    def __init__(self, root: Node, budget: Budget, need: Need) -> None:
-        """`need`: the root with the newest step's least form, named when the root alone does not fit, so
-        the value asked for holds both."""
+    def __init__(self, root: Node, budget: Budget, steps: Sequence[Node], min_trim: int) -> None:
+        """Refuse a budget that cannot hold the root, naming the root with a person's messages and the newest
+        step's least form, so the value asked for holds them all."""
         if not budget.holds(Need(root.full_tokens)):
-            raise BudgetError.of(budget, need)
+            need = starved(root, steps[-1], min_trim) if steps else Need(root.full_tokens)
+            persons = sum(n.full_tokens for n in steps if n.step.kind == "user")
+            raise BudgetError.of(budget, replace(need, kept=persons))
         self.budget = budget
         self.limit = budget.messages
         """The o200k tokens the messages may take."""
@@ -178,9 +182,7 @@ def _budgeted(
     """The fixed order of cuts, one phase each: person's steps, status, the working-state note's room,
     the plan by priority, short calls, the newest step's check, placeholders; the note is written last."""
     newest = steps[-1] if steps else None
-    room = _Room(
-        root, budget, starved(root, newest, min_trim) if newest is not None else Need(root.full_tokens)
-    )
+    room = _Room(root, budget, steps, min_trim)
     _take_persons(room, steps)
     status = room.fit_status(status)
     kept = int(room.limit - room.left) - root.full_tokens
@@ -205,12 +207,15 @@ def _take_persons(room: _Room, steps: Sequence[Node]) -> None:
 
 def _reserve_note(room: _Room, state: WorkingState | None, newest: Node | None, min_trim: int) -> int:
     """The working-state note's room, out of what the newest step's least form leaves: a huge newest step
-    is trimmed for it, but not below the least a trim leaves it."""
+    is trimmed for it, but not below the least a trim leaves it (its call when that is longer than a trim)."""
     if state is None or newest is None:
         return 0
-    least = 0 if newest.index in room.chosen else least_tokens(newest, min_trim)
-    trimmed = min(room.left * SHARE, room.left - min_trim)
-    noted = state.reserve(max(0.0, room.left - least, trimmed))
+    if newest.index in room.chosen:
+        noted = state.reserve(room.left)
+    else:
+        noted = state.reserve(max(0.0, room.left - least_estimate(newest, min_trim)))
+        if newest.full_tokens > room.left - noted:  # it will be trimmed: leave room for its least trim
+            noted = state.reserve(max(0.0, room.left - least_tokens(newest, min_trim)))
     room.left -= noted
     return noted
 
@@ -293,9 +298,22 @@ def _note(
     return [written[0]]
 
 
-def least_tokens(newest: Node, min_trim: int) -> int:
-    """The fewest tokens the newest step can be kept in: whole, or its call with a trimmed output."""
+def least_estimate(newest: Node, min_trim: int) -> int:
+    """A lower bound of `least_tokens` without trimming: whole, or its placeholder form or `min_trim`."""
     return min(newest.full_tokens, max(min_trim, newest.compressed_tokens))
+
+
+def least_tokens(newest: Node, min_trim: int) -> int:
+    """The fewest tokens the newest step can be kept in: whole, or its call with the shortest trimmed output
+    the weave takes. A long call leaves a trim little room below its placeholder form, so the least trim
+    is searched for (a few trims, assuming a trim that fits in n tokens fits in more)."""
+    low, high = least_estimate(newest, min_trim), newest.full_tokens
+    if low >= high or _trim_to_fit(newest, low) is not None:
+        return low
+    while high - low > LEAST_STEP:
+        middle = (low + high) // 2
+        low, high = (low, middle) if _trim_to_fit(newest, middle) is not None else (middle, high)
+    return high
 
 
 def starved(root: Node, newest: Node, min_trim: int) -> Need:

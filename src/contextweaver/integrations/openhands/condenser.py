@@ -203,7 +203,7 @@ class ContextWeaverCondenser(CondenserBase):
         except BudgetError as exc:
             if exc.need is None:
                 raise
-            raise BudgetError.of(whole, replace(exc.need, kept=exc.need.kept + room)) from None
+            raise BudgetError.of(whole, replace(exc.need, loop=exc.need.loop + room)) from None
         restore, drop, _ = _loop_fixes(context, loops, current, self._strategy)
         return context, restore, drop
 
