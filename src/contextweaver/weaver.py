@@ -181,8 +181,8 @@ class ContextWeaver:
         above the root (`page_tokens`). `more` is how the agent asks for the next page ("{handle}" and
         "{page}" filled in)."""
         budget = self.config.budget
-        whole = None if budget is None else Budget(budget, self.config.token_safety_factor)
-        tokens = page_tokens(whole, self.graph.node(0).full_tokens)
+        messages = None if budget is None else Budget(budget, self.config.token_safety_factor).messages
+        tokens = page_tokens(messages, self.graph.node(0).full_tokens)
         return recall_steps(self.graph.nodes, handle, page, tokens, more)
 
     @property

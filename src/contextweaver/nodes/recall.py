@@ -13,14 +13,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.records import Message, Node, content_text
 from contextweaver.tokens import count_text
-
-if TYPE_CHECKING:
-    from contextweaver.weaving.budget import Budget
 
 HANDLE = re.compile(r"\s*\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*\s*")
 """Steps as the note writes them: `12`, `3-19`, `3-19, 22`."""
@@ -51,13 +47,14 @@ class Recalled:
     pages: int
 
 
-def page_tokens(budget: Budget | None, root: int) -> int:
-    """o200k tokens one page of a recall holds: a share of what `budget` leaves after the tool definitions
-    sent beside the messages and the `root` (system prompt and task), which every context keeps whole; a
-    page sized from the budget alone would be trimmed by the next weave when the tools are large."""
-    if budget is None:
+def page_tokens(messages: float | None, root: int) -> int:
+    """o200k tokens one page of a recall holds: a share of what the messages may take (`Budget.messages`,
+    the budget less the tool definitions sent beside them) less the `root` (system prompt and task), which
+    every context keeps whole; a page sized from the budget alone would be trimmed by the next weave when
+    the tools are large."""
+    if messages is None:
         return NO_BUDGET_PAGE
-    return max(MIN_PAGE, int(PAGE_SHARE * (budget.messages - root)))
+    return max(MIN_PAGE, int(PAGE_SHARE * (messages - root)))
 
 
 def parse_handle(handle: str | int | Sequence[int], last: int) -> tuple[int, ...]:

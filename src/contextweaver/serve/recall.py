@@ -100,7 +100,7 @@ class RecallRoute:
             return page_tokens(None, 0)
         tools = max((int(row["tool_tokens"]) for row in self.store.requests(info.id)), default=0)
         budget = Budget(tokens, float(info.config.get("token_safety_factor", 1.0)), tools)
-        return page_tokens(budget, sum(count_message(m) for m in info.root))
+        return page_tokens(budget.messages, sum(count_message(m) for m in info.root))
 
     def _session(self, cap: str) -> str | None:
         with self._lock:
