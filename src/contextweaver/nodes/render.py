@@ -204,25 +204,48 @@ def with_placeholders(step: Step, texts: Sequence[str]) -> tuple[Message, ...]:
 def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
     """Head/tail-trim the step's text so it fits in `max_tokens`; returns messages and their tokens.
 
-    Observations are trimmed first; the assistant's own text only when the call alone does not fit.
+    Observations are trimmed first, the room shared so that a short one stays whole and gives what it leaves
+    to the long ones; the assistant's own text only when the call alone does not fit.
     """
     step = node.step
     messages = step.chat_messages()
     sizes = [count_message(m) for m in messages]
-    fixed = sum(size for m, size in zip(messages, sizes, strict=True) if not is_observation(step, m))
-    observations = sum(1 for m in messages if is_observation(step, m))
-    share = (max_tokens - fixed) // max(1, observations) - MESSAGE_OVERHEAD - 4
-    trim_all = share < 16
-    if trim_all:  # even the call does not fit: every message gets its proportional share
-        total = max(1, sum(sizes))
+    observed = [is_observation(step, m) for m in messages]
+    fixed = sum(size for size, seen in zip(sizes, observed, strict=True) if not seen)
+    limits = _observation_limits(
+        [size for size, seen in zip(sizes, observed, strict=True) if seen], max_tokens - fixed
+    )
+    trim_all = limits is None
+    total = max(1, sum(sizes))
+    given = iter(limits or ())
     out = []
-    for message, size in zip(messages, sizes, strict=True):
-        limit = (max_tokens * size // total - MESSAGE_OVERHEAD - 4) if trim_all else share
-        if trim_all or is_observation(step, message):
+    for message, size, seen in zip(messages, sizes, observed, strict=True):
+        limit = (
+            (max_tokens * size // total - MESSAGE_OVERHEAD - 4) if trim_all else next(given) if seen else None
+        )
+        if limit is not None:
             text = content_text(message.get("content"))
             message = {**message, "content": trim_output(text, max(0, limit), node.handle)}
         out.append(dict(message))
     return out, sum(count_message(m) for m in out)
+
+
+def _observation_limits(sizes: list[int], room: int) -> list[int | None] | None:
+    """Each observation's content limit out of `room` (None: kept whole), shortest first, each taking an even
+    share of what the shorter ones left; None when a long one's share is too small to trim to, so the call
+    itself must be trimmed."""
+    limits: list[int | None] = [None] * len(sizes)
+    left = len(sizes)
+    for at in sorted(range(len(sizes)), key=sizes.__getitem__):
+        share = room // left
+        if sizes[at] > share:
+            limit = share - MESSAGE_OVERHEAD - 4
+            if limit < 16:
+                return None
+            limits[at] = limit
+        room -= min(sizes[at], share)
+        left -= 1
+    return limits
 
 
 TOKEN_IDS_BYTES = 64 * 1024 * 1024
