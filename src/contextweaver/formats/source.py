@@ -2,17 +2,23 @@
 
 Bytes are decoded as UTF-8 with errors="replace": recorded agent output holds arbitrary bytes,
 and a reader must never crash on them. JSON errors carry the file, the line and the column.
+A JSON Lines file is parsed line by line from the disk, never held whole as bytes or text (a 1 GB run
+costs its parsed records, not three copies of itself); a single JSON document is read whole.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from contextweaver.formats.base import TrajectoryError
+
+CHUNK = 1 << 16
 
 
 @dataclass
@@ -28,22 +34,67 @@ class Source:
     """The text of a trajectory file plus its parses: the whole document, or JSON Lines records."""
 
     path: Path
-    text: str
+    given: str | None = None
+    """The text, when it does not come from `path` on disk (an archive's member, a folder's events)."""
     _errors: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, path: str | Path) -> Source:
+        """The file at `path`, checked readable now and read when a parse needs it."""
         path = Path(path)
         try:
-            data = path.read_bytes()
+            with path.open("rb"):
+                pass
         except OSError as exc:
-            raise TrajectoryError(f"{path}: cannot read trajectory file: {exc.strerror or exc}") from exc
-        text = data.decode("utf-8", errors="replace")
-        return cls(path, text.removeprefix("\ufeff"))
+            raise cls(path).error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
+        return cls(path)
 
     @property
     def name(self) -> str:
         return str(self.path)
+
+    @cached_property
+    def text(self) -> str:
+        """The whole text (a single JSON document needs it; JSON Lines records do not)."""
+        if self.given is not None:
+            return self.given
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise self.error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
+        return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+    @property
+    def is_blank(self) -> bool:
+        """Whether the file holds only whitespace (read up to its first other character)."""
+        if self.given is not None or "text" in self.__dict__:
+            return not self.text.strip()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        try:
+            with self.path.open("rb") as handle:
+                first = True
+                while chunk := handle.read(CHUNK):
+                    text = decoder.decode(chunk)
+                    if (text.removeprefix("\ufeff") if first else text).strip():
+                        return False
+                    first = first and not text
+                return not decoder.decode(b"", final=True).strip()
+        except OSError as exc:
+            raise self.error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
+
+    def _lines(self) -> Iterator[tuple[int, str]]:
+        """The lines split on "\\n" only (not `splitlines`: U+0085, U+2028 sit in text), numbered from 1;
+        a file's lines are read from the disk one at a time."""
+        if self.given is not None or "text" in self.__dict__:
+            yield from enumerate(self.text.split("\n"), start=1)
+            return
+        try:
+            with self.path.open("rb") as handle:
+                for number, raw in enumerate(handle, start=1):
+                    line = raw.decode("utf-8", errors="replace")
+                    yield number, line.removeprefix("\ufeff") if number == 1 else line
+        except OSError as exc:
+            raise self.error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
 
     @cached_property
     def document(self) -> Any | None:
@@ -64,9 +115,7 @@ class Source:
         A one-line file that parses as a whole document counts as one record.
         """
         records = []
-        for number, line in enumerate(
-            self.text.split("\n"), start=1
-        ):  # not splitlines: U+0085, U+2028 sit in text
+        for number, line in self._lines():
             if not line.strip():
                 continue
             try:
@@ -89,7 +138,7 @@ class Source:
             return None if self.records is not None else self._errors["records"]
         if self.document is not None:
             return None
-        if not self.text.strip():
+        if self.is_blank:
             return "the file is empty"
         return self._errors.get("document", "the file holds only JSON null")
 
