@@ -32,6 +32,7 @@ from contextweaver.cli.replay_view import (
 )
 from contextweaver.cli.runs import read_run
 from contextweaver.config import load_config
+from contextweaver.eval.kept_runs import KeptRuns
 from contextweaver.eval.lockstep import Lockstep
 from contextweaver.eval.replay import ReplayStep
 from contextweaver.examples import example_path
@@ -108,6 +109,7 @@ def command(
     rows: list[Row] = []  # --wide only: its widths and statuses are known at the end
     nodes: list[Node] = []  # the compact view's, whose status a later test run may change to superseded
     last: ReplayStep | None = None
+    kept = KeptRuns()
     try:
         if status is not None:
             status.steps(0, len(recorded.steps))
@@ -120,7 +122,7 @@ def command(
                 click.echo(json.dumps(row))
                 continue
             tokens = [s.context.tokens for s in step.steps]
-            shown = Row.of(recorded.steps[last.index - 1].action, last, tokens)
+            shown = Row.of(recorded.steps[last.index - 1].action, last, tokens, kept)
             status.clear()
             if stream is not None:
                 stream.row(shown)
