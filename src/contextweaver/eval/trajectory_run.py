@@ -113,6 +113,7 @@ def evaluate(
     caches = {key: PrefixCache() for key in tokens_of}
     tracks = {key: ContextTrack(asked, caches[key].tokens) for key in tokens_of}
     kept_runs = {key: KeptRuns() for key in tokens_of}
+    marks: dict[str, dict[int, Any]] = {key: {} for key in tokens_of}
     steps: dict[str, list[dict[str, Any]]] = {key: [] for key in asked_at}  # a refused budget: no steps
     last = len(trajectory.steps)
     starved: dict[Limit, BudgetError] = {}  # a budget that cannot hold a step: the run is refused at it
@@ -147,7 +148,9 @@ def evaluate(
                 counts[1] += 1
             record["by_distance"] = distance
             record.update(
-                reach_record(context, needed, held, every_source.get(replayed.index + 1, {}), trajectory)
+                reach_record(
+                    context, needed, held, every_source.get(replayed.index + 1, {}), trajectory, marks[budget]
+                )
             )
             history_needed = history.get(replayed.index + 1, frozenset())
             record["history_items"] = len(history_needed)
