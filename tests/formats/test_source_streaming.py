@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from contextweaver.formats import load_trajectory
+from contextweaver.formats import FORMATS, load_trajectory
 from contextweaver.formats.base import NotATrajectory
 from contextweaver.formats.source import Source
 
@@ -26,6 +26,15 @@ def test_json_lines_records_are_read_without_the_whole_text(tmp_path: Path) -> N
     assert streamed == whole.records
     assert streamed is not None and [r.line for r in streamed] == [1, 3, 4]
     assert load_trajectory(path).steps[1].observation == "bad \ufffd byte"
+
+
+def test_no_reader_reads_a_json_lines_file_whole_to_detect_its_format(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(STEP) + "\n" for _ in range(5)), encoding="utf-8")
+    source = Source.read(path)
+    claimed = [name for name in FORMATS.names() if FORMATS.get(name).detect(source)]
+    assert claimed[0] == "jsonl"
+    assert "text" not in vars(source) and source.document is None and source.looks_like_jsonl
 
 
 def test_a_file_of_whitespace_is_empty_however_it_is_read(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from contextweaver.formats.base import TrajectoryError
 
 CHUNK = 1 << 16
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 @dataclass
@@ -98,7 +99,16 @@ class Source:
 
     @cached_property
     def document(self) -> Any | None:
-        """The file parsed as one JSON value, or None (the reason kept for `json_error`)."""
+        """The file parsed as one JSON value, or None (the reason kept for `json_error`). A `.jsonl` file is
+        answered from its records when they parse (several values are no document), not read whole."""
+        if self.given is None and "text" not in self.__dict__ and self.path.suffix.lower() in JSONL_SUFFIXES:
+            records = self.records
+            if records is not None and len(records) > 1:
+                self._errors["document"] = f"invalid JSON at line {records[1].line} column 1: Extra data"
+                self._errors["extra_data"] = "1"
+                return None
+            if records:
+                return records[0].value
         try:
             return json.loads(self.text)
         except json.JSONDecodeError as exc:
@@ -128,7 +138,7 @@ class Source:
     @property
     def looks_like_jsonl(self) -> bool:
         """Several JSON values one per line: a .jsonl name, or a first value followed by more data."""
-        if self.path.suffix.lower() in (".jsonl", ".ndjson"):
+        if self.path.suffix.lower() in JSONL_SUFFIXES:
             return True
         return self.document is None and bool(self._errors.get("extra_data"))
 
