@@ -37,7 +37,9 @@ def test_a_run_holding_unicode_line_separators_reads_as_the_plain_run(fmt: str, 
     original = RUNS[fmt]
     odd = tmp_path / original.name
     lines = [json.loads(line) for line in original.read_text(encoding="utf-8").split("\n") if line.strip()]
-    odd.write_text("".join(json.dumps(_with_separators(v), ensure_ascii=False) + "\n" for v in lines), "utf-8")
+    odd.write_text(
+        "".join(json.dumps(_with_separators(v), ensure_ascii=False) + "\n" for v in lines), "utf-8"
+    )
     assert "\u2028" in odd.read_text(encoding="utf-8")  # raw in the file, not escaped
 
     plain, read = load_trajectory(original), load_trajectory(odd)

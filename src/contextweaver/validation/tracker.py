@@ -42,7 +42,9 @@ def shown_id(test: str) -> str:
         escaped = "".join(
             c.encode("unicode_escape", "backslashreplace").decode("ascii")
             if unicodedata.category(c) in _UNSAFE
-            else "\\" + c if c in '"\\' else c
+            else "\\" + c
+            if c in '"\\'
+            else c
             for c in cut
         )
         cut = f'"{escaped}"'
