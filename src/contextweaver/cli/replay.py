@@ -1,8 +1,9 @@
 """`contextweaver replay`: feed a recorded run step by step; show what was kept and why, and the tokens.
 
 The strategies are replayed in lockstep and each step is summed up and printed as it is produced (a
-table row, or with `--json` a line), so memory holds one context per strategy and the run itself,
-however long the run; only `--wide`, whose columns and statuses are known at the end, holds its rows.
+table row, or with `--json` a line), so no row is held (only `--wide`, whose columns and statuses are known
+at the end, holds its rows). Memory still grows with the run: its steps, and each strategy's graph and
+indexes of them (the per-step selection's output index most: `benchmarks/replay_scaling.py`).
 """
 
 from __future__ import annotations
