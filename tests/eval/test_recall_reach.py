@@ -60,3 +60,41 @@ def test_the_evidence_a_context_lacks_is_one_recall_away() -> None:
     assert sum(s["reach_covered"] for s in off) == sum(
         s["covered"] for s in off
     )  # nothing named without recall
+
+
+def _named_in_whole_text(messages: list[dict[str, object]]) -> tuple[frozenset[int], int]:
+    """The reference: the marks read in the context's joined text, as the agent reads it."""
+    from contextweaver.eval.recall_reach import BETWEEN, IN_PLACE, OMITTED, RECALL_START, _handle_tokens
+    from contextweaver.records import messages_to_text
+    from contextweaver.tokens import count_text
+
+    text = messages_to_text(messages)
+    start = text.find(RECALL_START)
+    if start < 0:
+        return frozenset(), 0
+    line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    handles = IN_PLACE.findall(text)
+    steps = {int(n) for n in handles}
+    for ranges in OMITTED.findall(text):
+        for part in ranges.split(", "):
+            first, _, last = part.partition("-")
+            steps.update(range(int(first), int(last or first) + 1))
+    for first, last in BETWEEN.findall(text):
+        steps.update(range(int(first), int(last) + 1))
+    return frozenset(steps), count_text(line) + 1 + sum(_handle_tokens(n) for n in handles)
+
+
+def test_named_steps_read_message_by_message_equal_the_whole_text_read() -> None:
+    """`named_steps` with a memo carried from context to context gives what the joined text gives."""
+    trajectory = load_trajectory(RUN)
+    weaver = ContextWeaver(WeaverConfig(budget=4000, recall=True))
+    weaver.begin(trajectory.root)
+    memo: dict[int, object] = {}
+    named = 0
+    for step in trajectory.steps:
+        weaver.add_step(step)
+        messages = weaver.shared_context().messages
+        found = named_steps(messages, memo)  # type: ignore[arg-type]
+        assert found == _named_in_whole_text(messages)  # type: ignore[arg-type]
+        named += bool(found[0])
+    assert named >= 3

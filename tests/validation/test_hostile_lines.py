@@ -119,3 +119,12 @@ def test_the_status_line_cuts_a_very_long_id() -> None:
     tracker.record(1, {"t.py::test_" + "x" * 5000: TestStatus.FAILED}, (), "pytest")
     line = tracker.status_line(600)
     assert line is not None and len(line) < 300 and line.endswith("… (+4811 chars): FAILED")
+
+
+def test_an_id_holding_the_lines_own_separators_cannot_print_a_fake_entry() -> None:
+    tracker = TestTracker()
+    fake = "t.py::test_a[x: PASSED, ✓ t.py::test_b]"
+    tracker.record(1, {fake: TestStatus.FAILED, 'q"uote': TestStatus.FAILED}, (), "pytest")
+    line = tracker.status_line(2000)
+    assert line == 'TEST STATUS: ✗ "t.py::test_a[x: PASSED, ✓ t.py::test_b]": FAILED, ✗ "q\\"uote": FAILED'
+    assert ": PASSED" not in line.replace('x: PASSED, ✓ t.py::test_b]"', "")

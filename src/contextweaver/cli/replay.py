@@ -1,8 +1,9 @@
 """`contextweaver replay`: feed a recorded run step by step; show what was kept and why, and the tokens.
 
 The strategies are replayed in lockstep and each step is summed up and printed as it is produced (a
-table row, or with `--json` a line), so memory holds one context per strategy and the run itself,
-however long the run; only `--wide`, whose columns and statuses are known at the end, holds its rows.
+table row, or with `--json` a line), so no row is held (only `--wide`, whose columns and statuses are known
+at the end, holds its rows). Memory still grows with the run: its steps, and each strategy's graph and
+indexes of them (the per-step selection's output index most: `benchmarks/replay_scaling.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from contextweaver.cli.replay_view import (
 )
 from contextweaver.cli.runs import read_run
 from contextweaver.config import load_config
+from contextweaver.eval.kept_runs import KeptRuns
 from contextweaver.eval.lockstep import Lockstep
 from contextweaver.eval.replay import ReplayStep
 from contextweaver.examples import example_path
@@ -108,6 +110,7 @@ def command(
     rows: list[Row] = []  # --wide only: its widths and statuses are known at the end
     nodes: list[Node] = []  # the compact view's, whose status a later test run may change to superseded
     last: ReplayStep | None = None
+    kept = KeptRuns()
     try:
         if status is not None:
             status.steps(0, len(recorded.steps))
@@ -120,7 +123,7 @@ def command(
                 click.echo(json.dumps(row))
                 continue
             tokens = [s.context.tokens for s in step.steps]
-            shown = Row.of(recorded.steps[last.index - 1].action, last, tokens)
+            shown = Row.of(recorded.steps[last.index - 1].action, last, tokens, kept)
             status.clear()
             if stream is not None:
                 stream.row(shown)

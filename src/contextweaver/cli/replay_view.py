@@ -17,6 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.table import Table
 
+from contextweaver.eval.kept_runs import KeptRuns
 from contextweaver.eval.lockstep import Totals
 from contextweaver.eval.metrics import index_runs
 from contextweaver.eval.replay import ReplayStep
@@ -37,7 +38,12 @@ BAR = 30
 
 def ranges(indices: Sequence[int]) -> str:
     """[1,2,3,7] -> "1-3,7": compact lists of steps for a terminal column."""
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in index_runs(list(indices)))
+    return runs_text(index_runs(list(indices)))
+
+
+def runs_text(runs: Sequence[Sequence[int]]) -> str:
+    """[[1, 3], [7, 7]] -> "1-3,7"."""
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 @dataclass
@@ -51,9 +57,10 @@ class Row:
     tokens: list[int]
 
     @classmethod
-    def of(cls, action: str, record: ReplayStep, tokens: list[int]) -> Row:
+    def of(cls, action: str, record: ReplayStep, tokens: list[int], kept: KeptRuns) -> Row:
+        """`kept` follows the strategy's contexts step by step (its runs are read, not the whole context)."""
         first = (action.splitlines() or [""])[0][:48]
-        return cls(record.node, record.index, first, ranges(record.context.kept), tokens)
+        return cls(record.node, record.index, first, runs_text(kept.update(record.context.decisions)), tokens)
 
     @property
     def status(self) -> str:

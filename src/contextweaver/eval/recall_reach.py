@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from contextweaver.formats.base import Trajectory
 from contextweaver.nodes.extract import extraction_of
-from contextweaver.records import Message, WovenContext, messages_to_text
+from contextweaver.records import Message, WovenContext, message_text
 from contextweaver.tokens import count_text
 from contextweaver.weaving.working_state import RECALL
 
@@ -25,24 +25,46 @@ BETWEEN = re.compile(r"steps omitted: \d+ of \d+, between (\d+) and (\d+)")
 RECALL_START = RECALL.split("{", 1)[0]
 
 
-def named_steps(messages: Sequence[Message]) -> tuple[frozenset[int], int]:
+Marks = tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], str | None]
+"""One message's marks: in-place handles, omitted ranges, omitted spans, its recall line (if any)."""
+
+
+def named_steps(
+    messages: Sequence[Message], memo: dict[int, tuple[Message, Marks]] | None = None
+) -> tuple[frozenset[int], int]:
     """The steps the context names with the way to recall them, and the tokens those marks take (each
-    in-place handle and the recall line; the note's omitted line was there before recall)."""
-    text = messages_to_text(messages)
-    start = text.find(RECALL_START)
-    if start < 0:
+    in-place handle and the recall line; the note's omitted line was there before recall). No mark spans
+    two messages, so each message is read alone; with `memo` (kept by the caller from one context to the
+    next, holding only the last one's), a message read for the last context is not read again."""
+    marks: list[Marks] = []
+    seen: dict[int, tuple[Message, Marks]] = {}
+    for message in messages:
+        known = memo.get(id(message)) if memo is not None else None
+        found = known[1] if known is not None and known[0] is message else _marks(message_text(message))
+        seen[id(message)] = (message, found)
+        marks.append(found)
+    if memo is not None:
+        memo.clear()
+        memo.update(seen)
+    line = next((m[3] for m in marks if m[3] is not None), None)
+    if line is None:
         return frozenset(), 0
-    line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
-    handles = IN_PLACE.findall(text)
+    handles = [n for m in marks for n in m[0]]
     steps = {int(n) for n in handles}
-    for ranges in OMITTED.findall(text):
+    for ranges in (r for m in marks for r in m[1]):
         for part in ranges.split(", "):
             first, _, last = part.partition("-")
             steps.update(range(int(first), int(last or first) + 1))
-    for first, last in BETWEEN.findall(text):
+    for first, last in (b for m in marks for b in m[2]):
         steps.update(range(int(first), int(last) + 1))
     cost = count_text(line) + 1 + sum(_handle_tokens(n) for n in handles)
     return frozenset(steps), cost
+
+
+def _marks(text: str) -> Marks:
+    start = text.find(RECALL_START)
+    line = None if start < 0 else text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    return tuple(IN_PLACE.findall(text)), tuple(OMITTED.findall(text)), tuple(BETWEEN.findall(text)), line
 
 
 @lru_cache(maxsize=4096)
@@ -56,6 +78,7 @@ def reach_record(
     held: set[str],
     sources: Mapping[str, Sequence[int]],
     trajectory: Trajectory,
+    memo: dict[int, tuple[Message, Marks]] | None = None,
 ) -> dict[str, int]:
     """A step's record of next-step evidence in the context or one recall away (`reach_*`), the marks'
     tokens in a context that cut (`marker_tokens`), and the steps a recall would read for the rest
@@ -65,7 +88,7 @@ def reach_record(
     cut = context.tokens < context.full_history_tokens
     if not missing and not cut:
         return record
-    named, cost = named_steps(context.messages)
+    named, cost = named_steps(context.messages, memo)
     if cut:
         record["marker_tokens"] = cost
     recalled = set()

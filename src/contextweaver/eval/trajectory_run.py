@@ -17,7 +17,7 @@ from contextweaver.eval.context_track import ContextTrack
 from contextweaver.eval.edits import edit_evidence
 from contextweaver.eval.evidence import history_evidence, next_step_evidence
 from contextweaver.eval.frontier import all_sources, bucket, latest_of, window_record
-from contextweaver.eval.metrics import index_runs
+from contextweaver.eval.kept_runs import KeptRuns
 from contextweaver.eval.recall_reach import reach_record
 from contextweaver.eval.replay import Limit, replay_steps
 from contextweaver.eval.state_probes import cut, edit_old_texts, state_truth, unmarked_drop
@@ -112,6 +112,8 @@ def evaluate(
                         *(t.changed | t.failing for t in truth.values()), *replaced.values())  # fmt: skip
     caches = {key: PrefixCache() for key in tokens_of}
     tracks = {key: ContextTrack(asked, caches[key].tokens) for key in tokens_of}
+    kept_runs = {key: KeptRuns() for key in tokens_of}
+    marks: dict[str, dict[int, Any]] = {key: {} for key in tokens_of}
     steps: dict[str, list[dict[str, Any]]] = {key: [] for key in asked_at}  # a refused budget: no steps
     last = len(trajectory.steps)
     starved: dict[Limit, BudgetError] = {}  # a budget that cannot hold a step: the run is refused at it
@@ -134,7 +136,7 @@ def evaluate(
                 "full_tokens": context.full_history_tokens,
                 "items": len(needed),
                 "covered": len(held),
-                "kept": index_runs(context.kept),
+                "kept": [list(run) for run in kept_runs[budget].update(context.decisions)],
                 "seconds": replayed.add_seconds + replayed.weave_seconds[tokens],
             }
             distance: dict[str, list[int]] = {}
@@ -146,7 +148,9 @@ def evaluate(
                 counts[1] += 1
             record["by_distance"] = distance
             record.update(
-                reach_record(context, needed, held, every_source.get(replayed.index + 1, {}), trajectory)
+                reach_record(
+                    context, needed, held, every_source.get(replayed.index + 1, {}), trajectory, marks[budget]
+                )
             )
             history_needed = history.get(replayed.index + 1, frozenset())
             record["history_items"] = len(history_needed)

@@ -66,7 +66,7 @@ def detect_format(path: str | Path) -> str:
 
 
 def _detect(source: Source) -> Reader:
-    if not source.text.strip():  # not a broken run: in a folder it is passed over (Claude Code leaves some)
+    if source.is_blank:  # not a broken run: in a folder it is passed over (Claude Code leaves some)
         raise NotATrajectory(f"{source.name}: the file is empty; {_expected()}")
     problem = source.json_error()
     if problem is not None:

@@ -2,17 +2,24 @@
 
 Bytes are decoded as UTF-8 with errors="replace": recorded agent output holds arbitrary bytes,
 and a reader must never crash on them. JSON errors carry the file, the line and the column.
+A JSON Lines file is parsed line by line from the disk, never held whole as bytes or text (a 1 GB run
+costs its parsed records, not three copies of itself); a single JSON document is read whole.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from contextweaver.formats.base import TrajectoryError
+
+CHUNK = 1 << 16
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 @dataclass
@@ -28,26 +35,80 @@ class Source:
     """The text of a trajectory file plus its parses: the whole document, or JSON Lines records."""
 
     path: Path
-    text: str
+    given: str | None = None
+    """The text, when it does not come from `path` on disk (an archive's member, a folder's events)."""
     _errors: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, path: str | Path) -> Source:
+        """The file at `path`, checked readable now and read when a parse needs it."""
         path = Path(path)
         try:
-            data = path.read_bytes()
+            with path.open("rb"):
+                pass
         except OSError as exc:
-            raise TrajectoryError(f"{path}: cannot read trajectory file: {exc.strerror or exc}") from exc
-        text = data.decode("utf-8", errors="replace")
-        return cls(path, text.removeprefix("\ufeff"))
+            raise cls(path).error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
+        return cls(path)
 
     @property
     def name(self) -> str:
         return str(self.path)
 
     @cached_property
+    def text(self) -> str:
+        """The whole text (a single JSON document needs it; JSON Lines records do not)."""
+        if self.given is not None:
+            return self.given
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise self.error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
+        return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+    @property
+    def is_blank(self) -> bool:
+        """Whether the file holds only whitespace (read up to its first other character)."""
+        if self.given is not None or "text" in self.__dict__:
+            return not self.text.strip()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        try:
+            with self.path.open("rb") as handle:
+                first = True
+                while chunk := handle.read(CHUNK):
+                    text = decoder.decode(chunk)
+                    if (text.removeprefix("\ufeff") if first else text).strip():
+                        return False
+                    first = first and not text
+                return not decoder.decode(b"", final=True).strip()
+        except OSError as exc:
+            raise self.error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
+
+    def _lines(self) -> Iterator[tuple[int, str]]:
+        """The lines split on "\\n" only (not `splitlines`: U+0085, U+2028 sit in text), numbered from 1;
+        a file's lines are read from the disk one at a time."""
+        if self.given is not None or "text" in self.__dict__:
+            yield from enumerate(self.text.split("\n"), start=1)
+            return
+        try:
+            with self.path.open("rb") as handle:
+                for number, raw in enumerate(handle, start=1):
+                    line = raw.decode("utf-8", errors="replace")
+                    yield number, line.removeprefix("\ufeff") if number == 1 else line
+        except OSError as exc:
+            raise self.error(f"cannot read trajectory file: {exc.strerror or exc}") from exc
+
+    @cached_property
     def document(self) -> Any | None:
-        """The file parsed as one JSON value, or None (the reason kept for `json_error`)."""
+        """The file parsed as one JSON value, or None (the reason kept for `json_error`). A `.jsonl` file is
+        answered from its records when they parse (several values are no document), not read whole."""
+        if self.given is None and "text" not in self.__dict__ and self.path.suffix.lower() in JSONL_SUFFIXES:
+            records = self.records
+            if records is not None and len(records) > 1:
+                self._errors["document"] = f"invalid JSON at line {records[1].line} column 1: Extra data"
+                self._errors["extra_data"] = "1"
+                return None
+            if records:
+                return records[0].value
         try:
             return json.loads(self.text)
         except json.JSONDecodeError as exc:
@@ -64,9 +125,7 @@ class Source:
         A one-line file that parses as a whole document counts as one record.
         """
         records = []
-        for number, line in enumerate(
-            self.text.split("\n"), start=1
-        ):  # not splitlines: U+0085, U+2028 sit in text
+        for number, line in self._lines():
             if not line.strip():
                 continue
             try:
@@ -79,7 +138,7 @@ class Source:
     @property
     def looks_like_jsonl(self) -> bool:
         """Several JSON values one per line: a .jsonl name, or a first value followed by more data."""
-        if self.path.suffix.lower() in (".jsonl", ".ndjson"):
+        if self.path.suffix.lower() in JSONL_SUFFIXES:
             return True
         return self.document is None and bool(self._errors.get("extra_data"))
 
@@ -89,7 +148,7 @@ class Source:
             return None if self.records is not None else self._errors["records"]
         if self.document is not None:
             return None
-        if not self.text.strip():
+        if self.is_blank:
             return "the file is empty"
         return self._errors.get("document", "the file holds only JSON null")
 

@@ -27,6 +27,7 @@ from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, WovenContext
 from contextweaver.store.base import SessionInfo, SessionNotFound, Store, StoredStep, annotation_of, digest
+from contextweaver.store.clean import storable
 from contextweaver.store.nodes import StoredNode
 from contextweaver.store.replay import StoredAnnotator, differences, signature, stored_signature
 from contextweaver.weaver import ContextWeaver
@@ -150,7 +151,9 @@ class Session:
         self.notes += differences(signature(self.graph, node.index), stored_signature([item]))
 
     def add_step(self, step: Step, *, fmt: str | None = None) -> Node:
-        """Weave the step into the graph, then commit it with its annotation and computed fields."""
+        """Weave the step into the graph, then commit it with its annotation and computed fields. A lone
+        surrogate, which no UTF-8 store can hold, is stored (and woven) as U+FFFD (`store/clean.py`)."""
+        step = storable(step)
         index = len(self.weaver.graph)
         step_digest = digest(step.messages or step.chat_messages())
         labels_before = len(self.weaver.graph.labels)

@@ -25,19 +25,25 @@ MAX_ID_CHARS = 200
 """A longer test id is cut in the TEST STATUS line (the tracker keeps it whole)."""
 _UNSAFE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 """Control, format (bidi overrides, zero-width), surrogate and line/paragraph separator characters."""
+_SEPARATORS = (", ", ": ", '"', "✓", "✗", "○")
+"""What the TEST STATUS line separates its entries with: an id holding one is quoted."""
 
 
 def shown_id(test: str) -> str:
     """A test id as the TEST STATUS line writes it: as printed, unless it holds a control or format
-    character (then escaped and quoted) or is too long (then cut, saying how much): an id read from tool
-    output cannot write lines of its own into the context."""
-    if len(test) <= MAX_ID_CHARS and test.isprintable():
+    character (then escaped) or what the line itself is made of, a status mark or `, ` or `: ` (then
+    quoted), or is too long (then cut, saying how much): an id read from tool output cannot write lines
+    or entries of its own (`x: PASSED, ✓ y`) into the context."""
+    if len(test) <= MAX_ID_CHARS and test.isprintable() and not any(s in test for s in _SEPARATORS):
         return test
     cut = test[:MAX_ID_CHARS]
-    if any(unicodedata.category(c) in _UNSAFE for c in cut):
+    unsafe = any(unicodedata.category(c) in _UNSAFE for c in cut)
+    if unsafe or any(s in cut for s in _SEPARATORS):
         escaped = "".join(
             c.encode("unicode_escape", "backslashreplace").decode("ascii")
             if unicodedata.category(c) in _UNSAFE
+            else "\\" + c
+            if c in '"\\'
             else c
             for c in cut
         )
