@@ -13,7 +13,7 @@ from contextweaver.records import Decision, Message, Node, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaving.budget import Budget, BudgetError, Need
 from contextweaver.weaving.plan import Plan
-from contextweaver.weaving.working_state import CAP, WorkingState
+from contextweaver.weaving.working_state import CAP, SHARE, WorkingState
 
 if TYPE_CHECKING:
     from contextweaver.weaving.excerpts import Excerpt
@@ -215,7 +215,11 @@ def _reserve_note(room: _Room, state: WorkingState | None, newest: Node | None, 
     else:
         noted = state.reserve(max(0.0, room.left - least_estimate(newest, min_trim)))
         if newest.full_tokens > room.left - noted:  # it will be trimmed: leave room for its least trim
-            noted = state.reserve(max(0.0, room.left - least_tokens(newest, min_trim)))
+            least = least_tokens(newest, min_trim)
+            if least <= room.left:
+                noted = state.reserve(room.left - least)
+            else:  # not even its least trim fits, so its call is cut too: the note keeps its share
+                noted = state.reserve(min(room.left * SHARE, room.left - min_trim))
     room.left -= noted
     return noted
 
