@@ -3,10 +3,13 @@ trims and excerpts cut inside its strings and leave valid JSON; any other text i
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 
 import pytest
 
+from contextweaver.nodes import render
 from contextweaver.nodes.extract import make_node
 from contextweaver.nodes.render import json_output, placeholder, trim_output, trim_text, trimmed_messages
 from contextweaver.records import PLACEHOLDER, Step
@@ -156,3 +159,27 @@ def test_mini_yaml_renders_what_these_tests_assume():
         assert found is not None and "".join(found.values) in (output, output[:5000] + output[-5000:])
         out = trim_output(text, 150)
         assert count_text(out) <= 150 and json.loads(out)["returncode"] == 1
+
+
+class Output(str):
+    """An output whose liveness a test can see (a plain str takes no weak reference)."""
+
+    __slots__ = ("__weakref__",)
+
+
+def test_the_parse_cache_keeps_outputs_within_its_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: the cache kept its last 256 JSON-wrapped outputs alive, whatever their size."""
+    monkeypatch.setattr(render, "JSON_OUTPUT_BYTES", 4 * 2**20, raising=False)
+    outputs = [Output(json.dumps({"returncode": 0, "output": f"{n}\n" + "x" * 2**20})) for n in range(8)]
+    alive = [weakref.ref(text) for text in outputs]
+    for text in outputs:
+        assert json_output(text) is not None
+    del outputs, text
+    gc.collect()
+    kept = [n for n, ref in enumerate(alive) if ref() is not None]
+    assert kept == [7], "the newest, which fits; the older ones freed"
+    huge = Output(json.dumps({"returncode": 0, "output": "y" * 3 * 2**20}))
+    assert json_output(huge) is not None  # parsed, not kept: the one that fitted stays
+    huge_ref = weakref.ref(huge)
+    del huge
+    assert huge_ref() is None and alive[7]() is not None

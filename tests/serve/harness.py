@@ -14,6 +14,7 @@ import uvicorn
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve import ProxySettings, SessionManager, create_app
+from contextweaver.serve.session_bytes import DEFAULT_BOUND
 from contextweaver.store import Store
 from contextweaver.testing.fake_server import Reply, Request
 
@@ -27,7 +28,8 @@ def running_proxy(
     store: Store, upstream: str, config: WeaverConfig | None = None, **settings: Any
 ) -> Iterator[tuple[str, SessionManager]]:
     """The proxy's base URL (with /v1) and its session manager, until the block ends."""
-    manager = SessionManager(store, config or PER_STEP, budget=settings.pop("budget", None))
+    manager = SessionManager(store, config or PER_STEP, budget=settings.pop("budget", None),
+                             cache_bytes=settings.pop("cache_bytes", DEFAULT_BOUND))  # fmt: skip
     app = create_app(ProxySettings(upstream=upstream, **settings), manager)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -18,6 +18,7 @@ from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import running_proxy, task, tool_call_reply
 from tests.serve.processes import serve_process, upstream_process
 from tests.serve.test_proxy_openai import agent_loop
+from tests.serve.test_session_cache_bytes import KB, with_root
 
 
 def test_the_ledger_forgets_the_least_recent_session_first() -> None:
@@ -26,6 +27,26 @@ def test_the_ledger_forgets_the_least_recent_session_first() -> None:
         messages = [{"role": "user", "content": name}]
         ledger.record(name, ledger.simulate(name, messages, messages).sent)
     assert ledger.summary("a") is None and ledger.summary("c") is not None
+
+
+def test_a_thread_mode_proxy_simulates_only_the_sessions_its_session_cache_holds(tmp_path: Path) -> None:
+    """A simulation keeps its session's last history: 256 of them (the old count bound) with 300 KB roots
+    held 75 MB of text or more beside a 2 MB session cache. They now follow the cache, which counts them in its bytes."""
+    with (
+        FakeLLMServer(tool_call_reply) as upstream,
+        running_proxy(
+            SQLiteStore(tmp_path / "s.db"), upstream.base_url, WeaverConfig(), cache_bytes=2_000 * KB
+        ) as (url, manager),
+    ):
+        for n in range(10):
+            answer = httpx.post(url + "/chat/completions", json={"model": "m", "messages": with_root(f"r{n}", 300 * KB)},
+                                headers={"x-contextweaver-session": f"r{n}"}, timeout=60)  # fmt: skip
+            assert answer.status_code == 200 and "x-contextweaver-cached-prefix" in answer.headers
+        ledger = getattr(manager.on_evict, "__self__", None)
+        assert isinstance(ledger, CacheLedger), "the proxy's ledger forgets what the session cache drops"
+        simulated = [sid for sid, entry in ledger._sessions.items() if entry.simulation is not None]
+        assert simulated == list(manager._cache) and 0 < len(simulated) < 10
+        assert ledger.summary("r0") == {**ledger.summary("r0"), "requests": 1}  # the counts stay
 
 
 def cached_reply(request: Request) -> Reply:

@@ -9,7 +9,6 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public, missing from the stubs
 
 from contextweaver.records import (
@@ -77,13 +76,30 @@ def json_output(text: str) -> JsonOutput | None:
     return _json_output(text)
 
 
-@lru_cache(maxsize=256)
+JSON_OUTPUTS = 256
+JSON_OUTPUT_BYTES = 32 * 1024 * 1024
+"""Bytes of JSON-wrapped outputs whose parse is kept, counted as twice the text (the key holds the text
+alive, the parse about as much again): 256 outputs of any size were kept (issue 44)."""
+_parsed: OrderedDict[str, JsonOutput | None] = OrderedDict()
+_parsed_lock = threading.Lock()
+
+
 def _json_output(text: str) -> JsonOutput | None:
-    """Parsed once per recent output (each render reads it again); a key holds its text alive."""
+    """Parsed once per recent output (each render reads it again), least recently used dropped first."""
+    with _parsed_lock:
+        if text in _parsed:
+            _parsed.move_to_end(text)
+            return _parsed[text]
     try:
-        return _scan_object(text)
+        found = _scan_object(text)
     except (ValueError, RecursionError):  # not JSON after all, or nested 100k deep
-        return None
+        found = None
+    if 2 * len(text) <= JSON_OUTPUT_BYTES:  # one larger is parsed again, not kept
+        with _parsed_lock:
+            _parsed[text] = found
+            while len(_parsed) > JSON_OUTPUTS or 2 * sum(map(len, _parsed)) > JSON_OUTPUT_BYTES:
+                _parsed.popitem(last=False)
+    return found
 
 
 def _skip(text: str, at: int) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -94,7 +94,8 @@ class SessionCache:
     provider_reports: int = 0
     provider_cached_tokens: int = 0
     """Summed from the upstream's `usage`, over the answers that reported it."""
-    simulation: Simulation = field(default_factory=Simulation, repr=False)
+    simulation: Simulation | None = field(default=None, repr=False)
+    """Kept while the session cache holds the session (it holds the session's last history)."""
 
     def summary(self) -> dict[str, Any]:
         names = ("requests", "tokens", "cached_prefix_tokens", "provider_reports", "provider_cached_tokens")
@@ -106,10 +107,17 @@ class SessionCache:
 
 
 class CacheLedger:
-    """Thread-safe, bounded (least recently used sessions are forgotten first)."""
+    """Thread-safe and bounded: the counts of the `max_sessions` most recently used sessions (least recently
+    used forgotten first), and a simulation only for a session that `holds` says the session cache holds. A
+    simulation keeps the session's last history, and a thread-mode proxy simulates in its own process: with
+    `forget` called on each session the cache drops, the simulations stay within the cache's byte bound
+    (`--session-cache-mb`, whose measured rates count them: session_bytes.py), as in a weaving process."""
 
-    def __init__(self, max_sessions: int = 256) -> None:
+    def __init__(
+        self, max_sessions: int = 256, holds: Callable[[str], bool] = lambda session_id: False
+    ) -> None:
         self.max_sessions = max_sessions
+        self.holds = holds
         self._sessions: OrderedDict[str, SessionCache] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -124,7 +132,20 @@ class CacheLedger:
     def simulate(self, session_id: str, sent: Sequence[Message], full: Sequence[Message],
                  tools: int = 0, seen: Sequence[Message] = ()) -> Simulated:  # fmt: skip
         """Simulate one request of the session (tokenizes: run it off the event loop)."""
-        return self._get(session_id).simulation.request(sent, full, tools, seen)
+        entry = self._get(session_id)
+        with self._lock:
+            simulation = entry.simulation = entry.simulation or Simulation()
+        use = simulation.request(sent, full, tools, seen)
+        if not self.holds(session_id):  # checked after keeping it: a drop in between has called `forget`
+            self.forget(session_id)
+        return use
+
+    def forget(self, session_id: str) -> None:
+        """Drop the session's simulation (the session cache dropped the session); its counts stay."""
+        with self._lock:
+            entry = self._sessions.get(session_id)
+            if entry is not None:
+                entry.simulation = None
 
     def record(self, session_id: str, use: CacheUse) -> float:
         """Record a forwarded request, simulated here or in a weaving process; returns its cached share."""

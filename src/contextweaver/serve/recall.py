@@ -1,8 +1,8 @@
 """Recall through the proxy: the agent's own shell reads an omitted step back with one `curl`.
 
 Each session's note carries `curl -s http://HOST:PORT/contextweaver/recall/CAP/N`, where CAP is
-an HMAC of the session id under a secret kept in the store: it names one session and reveals nothing
-of the others, needs no token (the agent's shell has none), and still answers after a restart, since
+an HMAC of the session id under a secret kept in the store, stored with the session and found by its index:
+it names one session and reveals nothing of the others, needs no token (the agent's shell has none), and still answers after a restart, since
 the secret, the session's steps and the note (frozen with the cut, its hint stored with the session's
 settings) all live in the store. A page is sized from the room the session's next context has for steps:
 the budget less the tool definitions its requests send (Claude Code's take ~15k tokens) and the root.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import threading
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -52,12 +51,16 @@ def capability(key: bytes, session_id: str) -> str:
     return hmac.new(key, session_id.encode(), hashlib.sha256).hexdigest()[:CAP_CHARS]
 
 
-def for_session(config: WeaverConfig, store: Store, session_id: str) -> WeaverConfig:
+def capability_of(store: Store, session_id: str) -> str:
+    """A new session's capability, stored with it (`Store.create_session(capability=...)`)."""
+    return capability(store.secret(SECRET).encode(), session_id)
+
+
+def for_session(config: WeaverConfig, cap: str) -> WeaverConfig:
     """The settings a new session is stored with: the hint carrying its capability."""
     if not config.recall or CAP not in config.recall_hint:
         return config
-    hint = config.recall_hint.replace(CAP, capability(store.secret(SECRET).encode(), session_id))
-    return config.model_copy(update={"recall_hint": hint})
+    return config.model_copy(update={"recall_hint": config.recall_hint.replace(CAP, cap)})
 
 
 class RecallRoute:
@@ -66,9 +69,7 @@ class RecallRoute:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._key = store.secret(SECRET).encode()
-        self._sessions: dict[str, str] = {}
-        """Capability -> session id, filled from the store on a miss (a restart starts empty)."""
-        self._lock = threading.Lock()
+        store.fill_capabilities(lambda session_id: capability(self._key, session_id))  # once, at start
 
     async def endpoint(self, request: Request) -> Response:
         cap, handle = request.path_params["cap"], request.path_params["handle"]
@@ -78,8 +79,7 @@ class RecallRoute:
         return PlainTextResponse(text + ("" if text.endswith("\n") else "\n"), status_code=status)
 
     def answer(self, cap: str, handle: str, page: str, more: str) -> tuple[int, str]:
-        session_id = self._session(cap)
-        info = self.store.session(session_id) if session_id else None
+        info = self._session(cap)
         if info is None or not info.config.get("recall", True):
             return 404, "contextweaver recall: no such handle (it names no session of this proxy)"
         try:
@@ -102,15 +102,10 @@ class RecallRoute:
         budget = Budget(tokens, float(info.config.get("token_safety_factor", 1.0)), tools)
         return page_tokens(budget.messages, sum(count_message(m) for m in info.root))
 
-    def _session(self, cap: str) -> str | None:
-        with self._lock:
-            found = self._sessions.get(cap)
-        if found is not None or len(cap) != CAP_CHARS:
-            return found
-        known = {capability(self._key, info.id): info.id for info in self.store.sessions()}
-        with self._lock:
-            self._sessions = known
-        return known.get(cap)
+    def _session(self, cap: str) -> SessionInfo | None:
+        """The session `cap` names, by the store's capability index (a session stored without one got it when
+        the route started): an unknown capability reads no session."""
+        return self.store.session_with_capability(cap) if len(cap) == CAP_CHARS else None
 
 
 def _node(item: StoredStep) -> Node:

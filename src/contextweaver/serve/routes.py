@@ -87,7 +87,8 @@ class Routes:
         self.max_body_bytes = max_body_bytes
         self.format = fmt
         self.locks = KeyedLocks()
-        self.ledger = CacheLedger()
+        self.ledger = CacheLedger(holds=manager.holds)
+        manager.on_evict = self.ledger.forget  # a dropped session's simulation goes with it (thread mode)
         self.weavers = anyio.CapacityLimiter(weaving_threads)
         self.loops = LoopGuard()
         self.refused = 0

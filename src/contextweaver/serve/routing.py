@@ -33,7 +33,7 @@ from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.records import Step, WovenContext
 from contextweaver.serve.conversation import Conversation
-from contextweaver.serve.recall import for_session
+from contextweaver.serve.recall import capability_of, for_session
 from contextweaver.serve.session_bytes import DEFAULT_BOUND, multipliers, root_bytes, step_bytes
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
@@ -343,15 +343,17 @@ class SessionManager:
         self, session_id: str, conversation: Conversation, key: str | None, owner: str | None
     ) -> Session:
         self._check_root(conversation, owner)
+        cap = capability_of(self.store, session_id)
         session = Session.create(
             self.store,
             session_id,
             conversation.root,
-            for_session(self.config, self.store, session_id),
+            for_session(self.config, cap),
             model=self.model,
             conversation_key=key,
             meta={"format": conversation.format, "budget": self.budget},
             owner=owner,
+            capability=cap,
         )
         self._remember(session)
         log.info("session %s: %s", session_id, self._advice(conversation))

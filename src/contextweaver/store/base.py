@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -150,8 +150,10 @@ class Store(Protocol):
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
         owner: str | None = None,
+        capability: str | None = None,
     ) -> SessionInfo:
-        """Create and commit a session; raises SessionExists when the id is taken."""
+        """Create and commit a session; raises SessionExists when the id is taken. `capability`: the
+        session's recall capability (serve/recall.py), found again by `session_with_capability`."""
         ...
 
     def session(self, session_id: str) -> SessionInfo | None: ...
@@ -165,6 +167,15 @@ class Store(Protocol):
     ) -> tuple[list[SessionInfo], int]:
         """A page of one owner's sessions (oldest first; None: those created without a credential) and how
         many it has, by the owner index: a caller's listing never reads other callers' sessions."""
+        ...
+
+    def session_with_capability(self, capability: str) -> SessionInfo | None:
+        """The session whose recall capability is `capability`, by the capability index."""
+        ...
+
+    def fill_capabilities(self, capability_of: Callable[[str], str], batch: int = 1000) -> int:
+        """Store `capability_of(id)` for the sessions stored without one (created before migration 7, or
+        without a proxy), each once; returns how many. A proxy calls it once, at start."""
         ...
 
     def step_count(self, session_id: str) -> int: ...

@@ -159,6 +159,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             "DROP INDEX cw_sessions_by_owner",
         ),
     ),
+    Migration(
+        7,
+        "each session's recall capability, found by index (issue 44: an unknown one read every session)",
+        (
+            "ALTER TABLE cw_sessions ADD COLUMN capability TEXT",
+            "CREATE INDEX cw_sessions_by_capability ON cw_sessions (capability)",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

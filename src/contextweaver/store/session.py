@@ -72,6 +72,7 @@ class Session:
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
         owner: str | None = None,
+        capability: str | None = None,
     ) -> Session:
         """Start a session (committed), its root being the system prompt and the task verbatim."""
         config = config or WeaverConfig.model_validate({})
@@ -79,7 +80,7 @@ class Session:
         weaver.begin(root)  # validates the root before anything is stored
         info = store.create_session(
             session_id, root, config.model_dump(mode="json"), conversation_key=conversation_key, meta=meta,
-            owner=owner,
+            owner=owner, capability=capability,
         )  # fmt: skip
         return cls(store, info, weaver)
 

@@ -11,7 +11,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
@@ -119,17 +119,18 @@ class SQLStore:
         conversation_key: str | None = None,
         meta: dict[str, Any] | None = None,
         owner: str | None = None,
+        capability: str | None = None,
     ) -> SessionInfo:
         now = time.time()
         row = (
             session_id, conversation_key, ordered(list(root)), digest(root), canonical(config),
-            canonical(meta or {}), now, now, owner,
+            canonical(meta or {}), now, now, owner, capability,
         )  # fmt: skip
         try:
             with self._write() as tx:
                 tx.execute(
                     "INSERT INTO cw_sessions (id, conversation_key, root, root_digest, config, meta, "
-                    "created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "created_at, updated_at, owner, capability) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
         except self._integrity_error() as exc:
@@ -166,6 +167,26 @@ class SQLStore:
                 (*params, limit if limit is not None else 2**62, offset),
             )
         return [session_info(r) for r in rows], int(total[0]["n"])
+
+    def session_with_capability(self, capability: str) -> SessionInfo | None:
+        with self._read() as tx:
+            rows = tx.execute("SELECT * FROM cw_sessions WHERE capability = ? LIMIT 1", (capability,))
+        return session_info(rows[0]) if rows else None
+
+    def fill_capabilities(self, capability_of: Callable[[str], str], batch: int = 1000) -> int:
+        filled = 0
+        while True:
+            with self._read() as tx:
+                rows = tx.execute("SELECT id FROM cw_sessions WHERE capability IS NULL LIMIT ?", (batch,))
+            if not rows:
+                return filled
+            with self._write() as tx:  # another process filling the same rows writes the same values
+                for row in rows:
+                    tx.execute(
+                        "UPDATE cw_sessions SET capability = ? WHERE id = ?",
+                        (capability_of(row["id"]), row["id"]),
+                    )
+            filled += len(rows)
 
     def step_count(self, session_id: str) -> int:
         with self._read() as tx:
