@@ -56,7 +56,9 @@ def test_a_large_recall_is_paged_and_the_pages_hold_every_byte() -> None:
     assert first.pages > 1 and "next: contextweaver recall 2 --page 2]" in first.text
     bodies = [weaver.recall(2, page=p).text.split("]\n", 1)[1] for p in range(1, first.pages + 1)]
     assert weaver.nodes[2].step.observation in "".join(bodies)
-    page = page_tokens(Budget(4000).messages, weaver.graph.node(0).full_tokens)  # a quarter of the room above the root
+    page = page_tokens(
+        Budget(4000).messages, weaver.graph.node(0).full_tokens
+    )  # a quarter of the room above the root
     assert page < 1000 and all(count_text(body) <= page + 2 for body in bodies)
 
 

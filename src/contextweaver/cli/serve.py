@@ -109,8 +109,9 @@ WILDCARDS = ("0.0.0.0", "::", "")
     default=DEFAULT_BOUND >> 20,
     show_default=True,
     type=click.IntRange(min=16),
-    help="Memory each weaving process keeps loaded sessions in, root and simulations included; least recently "
-    "used are dropped first, and a session larger than this is read from the store at each request.",
+    help="Memory each weaving process (or the proxy itself, with --weaving-processes 0) keeps loaded sessions "
+    "in, root and simulations included; least recently used are dropped first, and a session larger than this "
+    "is read from the store at each request.",
 )
 @click.option(
     "--header-timeout",
