@@ -15,21 +15,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import sys
 import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rss import peak, rss_tree  # noqa: E402
 from tests.serve.harness import task  # noqa: E402
 from tests.serve.processes import SERVE_ENV, serve_process, upstream_process  # noqa: E402
 from tests.serve.test_access_process import step  # noqa: E402
@@ -55,47 +55,13 @@ def big_body(marker: str, size: int) -> bytes:
     return json.dumps({"model": "m", "messages": messages}).encode()
 
 
-def rss_tree(pid: int) -> int:
-    """Resident bytes of `pid` and its children (the weaving processes)."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if entry.name == str(pid) or int(stat[1]) == pid:
-                total += int(stat[21]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
-
-
-@contextmanager
-def peak_rss(pid: int) -> Iterator[dict[str, int]]:
-    found = {"peak": rss_tree(pid)}
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            found["peak"] = max(found["peak"], rss_tree(pid))
-            time.sleep(0.02)
-
-    thread = threading.Thread(target=sample)
-    thread.start()
-    try:
-        yield found
-    finally:
-        done.set()
-        thread.join()
-
-
 def memory(tmp: Path, port: int, count: int, size_mb: int, *args: str) -> str:
     with serve_process(tmp, f"http://127.0.0.1:{port}/v1", "--budget", "20000", *args, token=TOKEN) as proxy:
         bodies = [big_body(f"mem-{n}", size_mb * MB) for n in range(count)]
         statuses: Counter[int] = Counter()
         idle = rss_tree(proxy.process.pid)
         started = time.perf_counter()
-        with peak_rss(proxy.process.pid) as rss:
+        with peak(proxy.process.pid, rss_tree) as rss:
 
             def send(n: int) -> None:
                 try:

@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rss import peak, rss  # noqa: E402
 from tests.serve.processes import SERVE_ENV, serve_process, upstream_process  # noqa: E402
 
 MB = 1024 * 1024
@@ -67,13 +64,6 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def rss(pid: int) -> int:
-    try:
-        return int((Path(f"/proc/{pid}/statm")).read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, IndexError, ValueError):
-        return 0
-
-
 def weaving_process(proxy_pid: int) -> int:
     """The proxy's weaving process: its child that is not the multiprocessing resource tracker."""
     deadline = time.monotonic() + 60
@@ -84,26 +74,6 @@ def weaving_process(proxy_pid: int) -> int:
                 return pid
         time.sleep(0.1)
     raise RuntimeError("the proxy started no weaving process")
-
-
-@contextmanager
-def sampled(pid: int) -> Iterator[dict[str, int]]:
-    """The peak RSS of `pid` over the block, sampled every 20 ms."""
-    found = {"peak": rss(pid)}
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            found["peak"] = max(found["peak"], rss(pid))
-            time.sleep(0.02)
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    try:
-        yield found
-    finally:
-        done.set()
-        thread.join()
 
 
 def session(client: httpx.Client, url: str, marker: str, root_bytes: int, steps: int) -> list[int]:
@@ -127,17 +97,17 @@ def run(tmp: Path, args: argparse.Namespace, extra: list[str]) -> int:
     ):
         pid = weaving_process(proxy.process.pid)
         print(f"weaving process {pid}: idle {rss(pid) / MB:.0f} MB; serve {' '.join(extra)}", flush=True)
-        peak, started = 0, time.perf_counter()
+        highest, started = 0, time.perf_counter()
         with httpx.Client(timeout=600) as client:
             for n in range(args.sessions):
-                with sampled(pid) as found:
+                with peak(pid) as found:
                     statuses = session(client, proxy.url, f"s{n}", int(args.root_mb * MB), args.steps)
-                peak = max(peak, found["peak"])
+                highest = max(highest, found["peak"])
                 print(f"session {n + 1:3d}: statuses {statuses}; weaving RSS {rss(pid) / MB:6.0f} MB "
                       f"(peak {found['peak'] / MB:6.0f} MB); {time.perf_counter() - started:6.1f} s", flush=True)  # fmt: skip
         kept = [line for line in proxy.log().splitlines() if "not kept" in line]
         print(f"sessions too large for the cache (logged): {len(kept)}")
-    return peak
+    return highest
 
 
 def main() -> None:
