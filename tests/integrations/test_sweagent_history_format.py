@@ -26,7 +26,9 @@ from contextweaver.weaving.budget import BudgetError
 from tests.shared_data import SHARED_DATA, absent
 
 DEMOS = SHARED_DATA / "trajectories" / "swe-agent" / "demonstrations"
-GIT = Path(os.environ.get("CONTEXTWEAVER_SWE_AGENT_GIT", "/work/.mirror/SWE-agent+SWE-agent/repo"))
+MIRROR = Path(__file__).resolve().parents[3] / ".mirror" / "SWE-agent+SWE-agent" / "repo"
+"""Where a snapshot of SWE-agent's repository lies beside the project (a bare git directory), if anywhere."""
+GIT = Path(os.environ.get("CONTEXTWEAVER_SWE_AGENT_GIT", MIRROR))
 FUNCTION_CALLING = "replay__marshmallow-code__marshmallow-1867__function_calling"
 TEXT = "replay__marshmallow-code__marshmallow-1867__default__"
 
@@ -59,7 +61,7 @@ def history_item_type() -> Any:
 
 def histories() -> list[Path]:
     if not DEMOS.exists():
-        pytest.skip(absent(DEMOS))
+        pytest.skip(absent(DEMOS), allow_module_level=True)  # called while collecting (parametrize)
     return sorted(p for p in DEMOS.glob("*.traj") if p.name.startswith((FUNCTION_CALLING, TEXT)))
 
 
