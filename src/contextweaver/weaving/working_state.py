@@ -162,6 +162,8 @@ class WorkingState:
         last: dict[str, tuple[int, str]] = {}
         for node in self.nodes[1:]:
             facts = node.facts
+            if not (facts.edited_files or facts.deleted_files or facts.reverted_files):
+                continue  # most steps: one test, not three loops (this runs over the run at each weave)
             for how, paths in (("", facts.edited_files), ("deleted", facts.deleted_files)):
                 last.update(dict.fromkeys(paths, (node.index, how)))
             for path in facts.reverted_files:  # under the spelling of the change it undoes
