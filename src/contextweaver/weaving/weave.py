@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, filterfalse
+from operator import attrgetter, not_
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
@@ -138,7 +138,7 @@ class _Room:
         """Set aside up to `share` of the room for the placeholders of the steps not chosen yet, once the
         recency floor and the older edits' calls are in (held before the floor, it trimmed the newest
         outputs). Chosen on the train splits (docs/TUNING.md)."""
-        calls = sum(n.compressed_tokens for n in steps if n.index not in self.chosen) if share else 0
+        calls = sum(compress(map(_COMPRESSED, steps), _unchosen(self.chosen, steps))) if share else 0
         held = min(calls, max(0.0, self.left) * share)
         self.left -= held
         return held
@@ -298,7 +298,12 @@ def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int, kept: in
 
 def _take_placeholders(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
     """The steps still left out as their placeholders, newest first, while they fit."""
+    smallest = min(map(_COMPRESSED, steps), default=0)
     for node in reversed(steps):
+        if (
+            room.left < smallest
+        ):  # nothing fits any more (the room only shrinks): the rest of the run is skipped
+            break
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
                 node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
@@ -310,7 +315,7 @@ def _note(
 ) -> list[Message]:
     """The working-state note in the room held for it, when the context cut anything."""
     room.left += noted
-    left_out = [n.index for n in steps if n.index not in room.chosen]
+    left_out = list(filterfalse(room.chosen.__contains__, map(_INDEX, steps)))
     cut = left_out or any(decision.mode != "full" for _, decision in room.chosen.values())
     written = (
         state.note(left_out, min(int(room.left), max(noted, CAP)), texts)
@@ -383,19 +388,14 @@ def _assemble(
     """Chosen steps in chronological order after the root, the working-state note after the root or
     last; the others are dropped whole and said so."""
     messages = [*full_messages(root), *([] if note_last else note), *status]
-    decisions = []
     budget = int(room.limit)
     why = f"dropped to fit the budget of {budget} tokens"
-    chosen = room.chosen
-    dropped = 0
-    for node in steps:  # every step of the run, each weave: the loop's body is kept to lookups
-        taken = chosen.get(node.index)
-        if taken is None:
-            decisions.append(_dropped(node.index, why))
-            dropped += 1
-        else:
-            messages += taken[0]
-            decisions.append(taken[1])
+    indices = list(map(_INDEX, steps))  # every step of the run, each weave: kept to maps run in C
+    taken = list(map(room.chosen.get, indices))
+    for step_messages, _ in filter(None, taken):
+        messages += step_messages
+    decisions = [_dropped(i, why) if t is None else t[1] for i, t in zip(indices, taken, strict=True)]
+    dropped = taken.count(None)
     messages += note if note_last else []
     notes = list(plan.notes)
     if dropped:
@@ -413,7 +413,15 @@ def _assemble(
 
 
 _FULL_TOKENS = attrgetter("full_tokens")
+_COMPRESSED = attrgetter("compressed_tokens")
+_INDEX = attrgetter("index")
 _KIND = attrgetter("step.kind")
+_EDITED = attrgetter("facts.edited_files")
+
+
+def _unchosen(chosen: Mapping[int, object], steps: Sequence[Node]) -> Iterator[bool]:
+    """For each step, whether it is not chosen yet (in C: a weave scans the whole run with it)."""
+    return map(not_, map(chosen.__contains__, map(_INDEX, steps)))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -447,7 +455,8 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHA
     """The calls of older steps that changed files, newest first, in up to `share` of the room left:
     a later edit often replaces what one of them wrote, and the cut would drop them whole."""
     spend = room.left * share
-    for node in reversed(steps):
+    newest_first = steps[::-1]
+    for node in compress(newest_first, map(_EDITED, newest_first)):  # the steps that changed files
         if spend <= 0:
             break
         if node.index in room.chosen or not _call_shows_change(node):
@@ -489,7 +498,8 @@ def _latest_changes(steps: Sequence[Node], current: int | None) -> list[Node]:
     """The step of each file's latest change, oldest first, but the current step (kept whole anyway; an
     older change of a file it changes again is no longer the file's text)."""
     latest: dict[str, Node] = {}
-    for node in reversed(steps):  # the first seen from the end is the latest
+    newest_first = steps[::-1]
+    for node in compress(newest_first, map(_EDITED, newest_first)):  # the first seen is the latest
         for path in node.facts.edited_files:
             latest.setdefault(path, node)
     return sorted({n.index: n for n in latest.values() if n.index != current}.values(), key=lambda n: n.index)
