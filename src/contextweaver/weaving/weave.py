@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import compress, filterfalse
-from operator import attrgetter, not_
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
@@ -138,7 +136,7 @@ class _Room:
         """Set aside up to `share` of the room for the placeholders of the steps not chosen yet, once the
         recency floor and the older edits' calls are in (held before the floor, it trimmed the newest
         outputs). Chosen on the train splits (docs/TUNING.md)."""
-        calls = sum(compress(map(_COMPRESSED, steps), _unchosen(self.chosen, steps))) if share else 0
+        calls = sum(n.compressed_tokens for n in steps if n.index not in self.chosen) if share else 0
         held = min(calls, max(0.0, self.left) * share)
         self.left -= held
         return held
@@ -203,8 +201,8 @@ def _budgeted(
 
 def _take_persons(room: _Room, steps: Sequence[Node]) -> None:
     """Steps a person wrote, whole when they fit, before anything else: the agent works for them."""
-    for node in compress(steps, map("user".__eq__, map(_KIND, steps))):  # a scan of the run, in C
-        if node.full_tokens <= room.left:
+    for node in steps:
+        if node.step.kind == "user" and node.full_tokens <= room.left:
             room.take(node.index, full_messages(node), _full(node, "written by a person: always kept"))
 
 
@@ -298,11 +296,9 @@ def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int, kept: in
 
 def _take_placeholders(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
     """The steps still left out as their placeholders, newest first, while they fit."""
-    smallest = min(map(_COMPRESSED, steps), default=0)
+    smallest = min((n.compressed_tokens for n in steps), default=0)
     for node in reversed(steps):
-        if (
-            room.left < smallest
-        ):  # nothing fits any more (the room only shrinks): the rest of the run is skipped
+        if room.left < smallest:  # none fits any more (the room only shrinks): the older steps are not read
             break
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
@@ -315,7 +311,7 @@ def _note(
 ) -> list[Message]:
     """The working-state note in the room held for it, when the context cut anything."""
     room.left += noted
-    left_out = list(filterfalse(room.chosen.__contains__, map(_INDEX, steps)))
+    left_out = [n.index for n in steps if n.index not in room.chosen]
     cut = left_out or any(decision.mode != "full" for _, decision in room.chosen.values())
     written = (
         state.note(left_out, min(int(room.left), max(noted, CAP)), texts)
@@ -388,14 +384,19 @@ def _assemble(
     """Chosen steps in chronological order after the root, the working-state note after the root or
     last; the others are dropped whole and said so."""
     messages = [*full_messages(root), *([] if note_last else note), *status]
+    decisions = []
     budget = int(room.limit)
     why = f"dropped to fit the budget of {budget} tokens"
-    indices = list(map(_INDEX, steps))  # every step of the run, each weave: kept to maps run in C
-    taken = list(map(room.chosen.get, indices))
-    for step_messages, _ in filter(None, taken):
-        messages += step_messages
-    decisions = [_dropped(i, why) if t is None else t[1] for i, t in zip(indices, taken, strict=True)]
-    dropped = taken.count(None)
+    chosen = room.chosen
+    dropped = 0
+    for node in steps:  # every step of the run, each weave: the body is kept to a lookup
+        taken = chosen.get(node.index)
+        if taken is None:
+            decisions.append(_dropped(node.index, why))
+            dropped += 1
+        else:
+            messages += taken[0]
+            decisions.append(taken[1])
     messages += note if note_last else []
     notes = list(plan.notes)
     if dropped:
@@ -404,24 +405,12 @@ def _assemble(
         messages=messages,
         decisions=decisions,
         tokens=int(room.limit - room.left),
-        full_history_tokens=root.full_tokens + sum(map(_FULL_TOKENS, steps)),
+        full_history_tokens=root.full_tokens + sum(n.full_tokens for n in steps),
         strategy=strategy,
         budget=budget,
         test_status=status[0]["content"] if status else None,
         notes=notes,
     )
-
-
-_FULL_TOKENS = attrgetter("full_tokens")
-_COMPRESSED = attrgetter("compressed_tokens")
-_INDEX = attrgetter("index")
-_KIND = attrgetter("step.kind")
-_EDITED = attrgetter("facts.edited_files")
-
-
-def _unchosen(chosen: Mapping[int, object], steps: Sequence[Node]) -> Iterator[bool]:
-    """For each step, whether it is not chosen yet (in C: a weave scans the whole run with it)."""
-    return map(not_, map(chosen.__contains__, map(_INDEX, steps)))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -455,8 +444,7 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHA
     """The calls of older steps that changed files, newest first, in up to `share` of the room left:
     a later edit often replaces what one of them wrote, and the cut would drop them whole."""
     spend = room.left * share
-    newest_first = steps[::-1]
-    for node in compress(newest_first, map(_EDITED, newest_first)):  # the steps that changed files
+    for node in reversed(steps):
         if spend <= 0:
             break
         if node.index in room.chosen or not _call_shows_change(node):
@@ -498,8 +486,7 @@ def _latest_changes(steps: Sequence[Node], current: int | None) -> list[Node]:
     """The step of each file's latest change, oldest first, but the current step (kept whole anyway; an
     older change of a file it changes again is no longer the file's text)."""
     latest: dict[str, Node] = {}
-    newest_first = steps[::-1]
-    for node in compress(newest_first, map(_EDITED, newest_first)):  # the first seen is the latest
+    for node in reversed(steps):  # the first seen from the end is the latest
         for path in node.facts.edited_files:
             latest.setdefault(path, node)
     return sorted({n.index: n for n in latest.values() if n.index != current}.values(), key=lambda n: n.index)

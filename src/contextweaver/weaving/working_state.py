@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, compress
-from operator import attrgetter, sub
+from itertools import chain
 
 from contextweaver.nodes.views import same_file
 from contextweaver.records import Message, Node
@@ -135,7 +134,7 @@ class WorkingState:
         else:
             marker = [[HEAD.format(step=step)]]
         marker = [form + self.recall_line for form in marker]
-        newest = list(map(self.nodes.__getitem__, sorted(left_out, reverse=True)))
+        newest = [self.nodes[i] for i in sorted(left_out, reverse=True)]
         room = tokens
         held = _tokens(*texts)  # the texts were held for apart from the note's own room
         for _ in range(3):  # the lines' counts are estimates of the joined text's: count it exactly
@@ -161,9 +160,10 @@ class WorkingState:
         """Edited, created, deleted or reverted paths as the agent wrote them, with the step of the last
         change and how it left the file ("deleted", "reverted" or ""), the most recently changed first."""
         last: dict[str, tuple[int, str]] = {}
-        steps = self.nodes[1:]
-        for node in compress(steps, map(any, map(_CHANGES, steps))):  # the scan of the run runs in C
+        for node in self.nodes[1:]:
             facts = node.facts
+            if not (facts.edited_files or facts.deleted_files or facts.reverted_files):
+                continue  # most steps: one test, not three loops (this runs over the run at each weave)
             for how, paths in (("", facts.edited_files), ("deleted", facts.deleted_files)):
                 last.update(dict.fromkeys(paths, (node.index, how)))
             for path in facts.reverted_files:  # under the spelling of the change it undoes
@@ -211,9 +211,6 @@ def _shortened(label: str, items: list[str], rest: str) -> list[Lines]:
     return forms
 
 
-_CHANGES = attrgetter("facts.edited_files", "facts.deleted_files", "facts.reverted_files")
-
-
 def _changes(node: Node) -> bool:
     facts = node.facts
     return bool(facts.edited_files or facts.deleted_files or facts.reverted_files)
@@ -239,7 +236,12 @@ def _command(node: Node) -> str:
 def _ranges(indices: Sequence[int]) -> str:
     """`3-19, 22` for [3..19, 22]."""
     ordered = sorted(indices)
-    gaps = compress(range(1, len(ordered)), map((1).__ne__, map(sub, ordered[1:], ordered)))
-    ends = [0, *gaps, len(ordered)]  # where each run starts (found in C: a long run omits thousands)
-    firsts, lasts = (ordered[a] for a in ends[:-1]), (ordered[b - 1] for b in ends[1:])
-    return ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in zip(firsts, lasts, strict=True))
+    parts, start, previous = [], ordered[0], ordered[0]
+    for index in [*ordered[1:], None]:
+        if index is not None and index == previous + 1:
+            previous = index
+            continue
+        parts.append(f"{start}-{previous}" if previous > start else str(start))
+        if index is not None:
+            start = previous = index
+    return ", ".join(parts)
