@@ -449,11 +449,20 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHA
             break
         if node.index in room.chosen or not _call_shows_change(node):
             continue
-        messages, tokens = call_messages(node)
+        tokens = _call_tokens(node)
         if tokens <= min(spend, room.left):
+            messages, _ = call_messages(node)
             why = f"the call of a step that changed {', '.join(sorted(node.facts.edited_files))}: a later edit may replace what it wrote"  # fmt: skip
             room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
             spend -= tokens
+
+
+def _call_tokens(node: Node) -> int:
+    """The tokens of the step's call form, without copying its messages: each weave weighs every older edit's."""
+    if node.call_form is None:
+        call_messages(node)
+    assert node.call_form is not None
+    return node.call_form[1]
 
 
 def _call_shows_change(node: Node) -> bool:
