@@ -3,13 +3,16 @@ on a run of 1 GB of output.
 
 Writes synthetic runs in the project's JSON Lines format to a temporary folder, streaming to disk (a
 realistic mix: file reads, greps, sed and heredoc edits, scripts, test runs with named failures), runs
-`contextweaver replay` on each in a fresh subprocess (the default strategies, stdout to /dev/null) and
-reports its CPU seconds (user + system, from wait4: on a shared machine wall time measures the others
-too), the ratio per doubling of steps, and its peak RSS.
+`contextweaver replay` on each in a fresh subprocess (the default strategies at a budget of 8000 tokens,
+the README's headline budget; stdout to /dev/null) and reports its CPU seconds (user + system, from
+wait4: on a shared machine wall time measures the others too), the ratio per doubling of steps, and its
+peak RSS. Without a budget a context is the whole history, so any per-step pass over the context makes
+the replay quadratic by definition: `--budget none` measures that case.
 
     python benchmarks/replay_scaling.py                          # 2k, 4k, 8k, 16k, 32k steps
     python benchmarks/replay_scaling.py --steps 2000,4000 --gigabyte
     python benchmarks/replay_scaling.py --steps '' --gigabyte    # the 1 GB run only (4,403 steps)
+    python benchmarks/replay_scaling.py --budget none            # unbounded contexts
 """
 
 from __future__ import annotations
@@ -126,9 +129,11 @@ def main() -> None:
     )
     parser.add_argument("--steps", default="2000,4000,8000,16000,32000", help="comma-separated step counts")
     parser.add_argument("--gigabyte", action="store_true", help="also the run of 1 GB of output")
+    parser.add_argument("--budget", default="8000", help="replay's --budget, or 'none' (unbounded)")
     parser.add_argument("--args", default="", help="extra replay arguments, e.g. '-s cw,full'")
     args = parser.parse_args()
-    extra = args.args.split()
+    extra = args.args.split() + ([] if args.budget == "none" else ["--budget", str(int(args.budget))])
+    print(f"budget: {args.budget}", flush=True)
     print(f"{'run':>10} {'MB':>6} {'CPU s':>7} {'ratio':>6} {'wall s':>7} {'peak RSS MB':>12}", flush=True)
     with tempfile.TemporaryDirectory(prefix="cw-scaling-") as folder:
         previous = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
@@ -230,7 +231,7 @@ def _take_plan(
     """Planned steps by priority. With a recency floor (`plan.ahead_of_edits`), once the current step is in,
     each file's latest change as its call and the note's texts; once the floor is in, older edits' calls and
     the placeholders' hold. Without a floor the hold comes right after the current step."""
-    by_index = {n.index: n for n in steps}
+    by_index = _Steps(steps)
     current = steps[-1].index if steps else None
     floor = plan.ahead_of_edits
     after_current, after_floor = _floor_marks(plan, current)
@@ -256,6 +257,24 @@ def _take_plan(
         _take_edit_calls(room, steps)
 
 
+class _Steps:
+    """The steps by index without a dict of the whole run per weave: steps are numbered consecutively, so
+    an index is a position (checked; a dict is built once when they are not)."""
+
+    def __init__(self, steps: Sequence[Node]) -> None:
+        self.steps = steps
+        self.first = steps[0].index if steps else 0
+        self.by_index: dict[int, Node] | None = None
+
+    def get(self, index: int) -> Node | None:
+        place = index - self.first
+        if 0 <= place < len(self.steps) and self.steps[place].index == index:
+            return self.steps[place]
+        if self.by_index is None:
+            self.by_index = {n.index: n for n in self.steps}
+        return self.by_index.get(index)
+
+
 def _floor_marks(plan: Plan, current: int | None) -> tuple[int | None, int | None]:
     """Where in the plan's order a recency floor's extra takes go: before its first step that is not the
     current one, and before its first step outside the floor (None: nowhere, or no floor)."""
@@ -277,7 +296,10 @@ def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int, kept: in
 
 def _take_placeholders(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
     """The steps still left out as their placeholders, newest first, while they fit."""
+    smallest = min((n.compressed_tokens for n in steps), default=0)
     for node in reversed(steps):
+        if room.left < smallest:  # none fits any more (the room only shrinks): the older steps are not read
+            break
         if node.index not in room.chosen and node.compressed_tokens <= room.left:
             room.take(
                 node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
@@ -364,16 +386,19 @@ def _assemble(
     messages = [*full_messages(root), *([] if note_last else note), *status]
     decisions = []
     budget = int(room.limit)
-    for node in steps:
-        if node.index in room.chosen:
-            step_messages, decision = room.chosen[node.index]
-            messages += step_messages
+    why = f"dropped to fit the budget of {budget} tokens"
+    chosen = room.chosen
+    dropped = 0
+    for node in steps:  # every step of the run, each weave: the body is kept to a lookup
+        taken = chosen.get(node.index)
+        if taken is None:
+            decisions.append(_dropped(node.index, why))
+            dropped += 1
         else:
-            decision = Decision(node.index, "dropped", f"dropped to fit the budget of {budget} tokens", 0)
-        decisions.append(decision)
+            messages += taken[0]
+            decisions.append(taken[1])
     messages += note if note_last else []
     notes = list(plan.notes)
-    dropped = sum(1 for d in decisions if d.mode == "dropped")
     if dropped:
         notes.append(f"{dropped} step(s) dropped whole (call and output together) to fit the budget")
     return WovenContext(
@@ -386,6 +411,13 @@ def _assemble(
         test_status=status[0]["content"] if status else None,
         notes=notes,
     )
+
+
+@lru_cache(maxsize=1 << 16)
+def _dropped(index: int, why: str) -> Decision:
+    """A dropped step's decision, shared between weaves (decisions are frozen): a step once dropped stays
+    dropped, and a weave of a long run would otherwise build one per step of the run each time."""
+    return Decision(index, "dropped", why, 0)
 
 
 def _take_calls(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
@@ -417,17 +449,27 @@ def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHA
             break
         if node.index in room.chosen or not _call_shows_change(node):
             continue
-        messages, tokens = call_messages(node)
+        tokens = _call_tokens(node)
         if tokens <= min(spend, room.left):
+            messages, _ = call_messages(node)
             why = f"the call of a step that changed {', '.join(sorted(node.facts.edited_files))}: a later edit may replace what it wrote"  # fmt: skip
             room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
             spend -= tokens
 
 
+def _call_tokens(node: Node) -> int:
+    """The tokens of the step's call form, without copying its messages: each weave weighs every older edit's."""
+    if node.call_form is None:
+        call_messages(node)
+    assert node.call_form is not None
+    return node.call_form[1]
+
+
 def _call_shows_change(node: Node) -> bool:
     """Whether the step's call names a file it changed: an editor's `edit N:M` on the open file names none,
     and a later edit of that file takes its line numbers from the output, not from this call."""
-    return any(path in node.step.action for path in node.facts.edited_files)
+    edited = node.facts.edited_files
+    return bool(edited) and any(path in node.step.action for path in edited)
 
 
 def _hold_texts(
@@ -453,8 +495,9 @@ def _latest_changes(steps: Sequence[Node], current: int | None) -> list[Node]:
     """The step of each file's latest change, oldest first, but the current step (kept whole anyway; an
     older change of a file it changes again is no longer the file's text)."""
     latest: dict[str, Node] = {}
-    for node in steps:
-        latest.update(dict.fromkeys(node.facts.edited_files, node))
+    for node in reversed(steps):  # the first seen from the end is the latest
+        for path in node.facts.edited_files:
+            latest.setdefault(path, node)
     return sorted({n.index: n for n in latest.values() if n.index != current}.values(), key=lambda n: n.index)
 
 

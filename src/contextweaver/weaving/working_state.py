@@ -11,7 +11,7 @@ weaving rewrites it every step, so there it goes last, where it breaks no cached
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
@@ -135,7 +135,6 @@ class WorkingState:
             marker = [[HEAD.format(step=step)]]
         marker = [form + self.recall_line for form in marker]
         newest = [self.nodes[i] for i in sorted(left_out, reverse=True)]
-        trace = [_trace(n) for n in newest if _changes(n)] + [_trace(n) for n in newest if not _changes(n)]
         room = tokens
         held = _tokens(*texts)  # the texts were held for apart from the note's own room
         for _ in range(3):  # the lines' counts are estimates of the joined text's: count it exactly
@@ -145,7 +144,7 @@ class WorkingState:
             lines = [line for form in kept for line in form]
             lines += texts
             used = MESSAGE_OVERHEAD + _tokens(*lines)
-            for line in chain(self.fixed_line, trace):  # while room is left
+            for line in chain(self.fixed_line, _trace_lines(newest)):  # while room is left
                 if used + _tokens(line) > room:
                     break
                 lines.append(line)
@@ -163,6 +162,8 @@ class WorkingState:
         last: dict[str, tuple[int, str]] = {}
         for node in self.nodes[1:]:
             facts = node.facts
+            if not (facts.edited_files or facts.deleted_files or facts.reverted_files):
+                continue  # most steps: one test, not three loops (this runs over the run at each weave)
             for how, paths in (("", facts.edited_files), ("deleted", facts.deleted_files)):
                 last.update(dict.fromkeys(paths, (node.index, how)))
             for path in facts.reverted_files:  # under the spelling of the change it undoes
@@ -213,6 +214,13 @@ def _shortened(label: str, items: list[str], rest: str) -> list[Lines]:
 def _changes(node: Node) -> bool:
     facts = node.facts
     return bool(facts.edited_files or facts.deleted_files or facts.reverted_files)
+
+
+def _trace_lines(newest: Sequence[Node]) -> Iterator[str]:
+    """The trace of the left-out steps, edits first, each newest first: made line by line, as the note
+    takes them (it stops at the first that does not fit, long before the oldest step of a long run)."""
+    yield from (_trace(n) for n in newest if _changes(n))
+    yield from (_trace(n) for n in newest if not _changes(n))
 
 
 def _trace(node: Node) -> str:
