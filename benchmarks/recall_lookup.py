@@ -13,28 +13,16 @@ benchmarks/session_listing.py fills it.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from contextweaver.serve.recall import SECRET, RecallRoute, capability
 from contextweaver.store import Store, open_store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from session_listing import fill  # noqa: E402
-
-
-def median_ms(work: Callable[[], Any], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        work()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+from session_listing import fill, median_ms  # noqa: E402
 
 
 def main() -> None:
@@ -57,7 +45,7 @@ def main() -> None:
         key = store.secret(SECRET).encode()
         known = capability(key, f"s-{args.sessions // 2}")
 
-        def old() -> str | None:
+        def old(store: Store) -> str | None:
             return {capability(key, info.id): info.id for info in store.sessions()}.get("0" * 24)
 
         started = time.perf_counter()
@@ -65,12 +53,12 @@ def main() -> None:
         fill_ms = (time.perf_counter() - started) * 1000
         found = route._session(known)
         assert found is not None and route._session("0" * 24) is None
-        miss = median_ms(lambda: route._session("0" * 24), args.repeats)
-        hit = median_ms(lambda: route._session(known), args.repeats)
+        miss = median_ms(lambda _: route._session("0" * 24), store, args.repeats)
+        hit = median_ms(lambda _: route._session(known), store, args.repeats)
         backend = "postgresql" if args.dsn else "sqlite"
         print(
             f"| backend | sessions | old miss (ms) | miss (ms) | hit (ms) | one-off fill at start (ms) |\n"
-            f"|---|---|---|---|---|---|\n| {backend} | {args.sessions:,} | {median_ms(old, args.repeats):.1f} | "
+            f"|---|---|---|---|---|---|\n| {backend} | {args.sessions:,} | {median_ms(old, store, args.repeats):.1f} | "
             f"{miss:.2f} | {hit:.2f} | {fill_ms:.0f} |"
         )
         store.close()
