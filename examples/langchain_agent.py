@@ -20,7 +20,7 @@ from toy_repo import make_repo
 from contextweaver.integrations.langgraph import ContextWeaverMiddleware
 from contextweaver.tokens import count_text
 
-PYTEST = f"{sys.executable} -m pytest -v -p no:cacheprovider"
+PYTEST = f"{sys.executable} -m pytest -v --no-header -p no:cacheprovider"
 TURNS = [
     ("Look at the repository.", "ls -la"),
     ("Read the module.", "cat -n calc.py"),

@@ -21,7 +21,7 @@ from toy_repo import make_repo
 from contextweaver.integrations.minisweagent import ContextWeaverAgent
 from contextweaver.tokens import count_message
 
-PYTEST = f"{sys.executable} -m pytest -v -p no:cacheprovider"
+PYTEST = f"{sys.executable} -m pytest -v --no-header -p no:cacheprovider"
 TURNS = [  # (thought, command): what the scripted model answers, one query at a time
     ("Look at the repository.", "ls -la"),
     ("Read the module.", "cat -n calc.py"),

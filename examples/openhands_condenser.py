@@ -29,7 +29,7 @@ from contextweaver.testing.fake_server import FakeLLMServer, Reply
 from contextweaver.tokens import content_text, count_message
 
 warnings.filterwarnings("ignore", message="Cost calculation failed")  # the fake model has no price
-PYTEST = f"{sys.executable} -m pytest -v -p no:cacheprovider"
+PYTEST = f"{sys.executable} -m pytest -v --no-header -p no:cacheprovider"
 TURNS = [
     ("Look at the repository.", "shell", {"command": "ls -la"}),
     ("Read the module.", "shell", {"command": "cat -n calc.py"}),

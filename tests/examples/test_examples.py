@@ -87,7 +87,9 @@ def openhands_python() -> str:
 
 def test_openhands() -> None:
     out = run("openhands_condenser.py", python=openhands_python(), timeout=300)
-    assert "1 placeholders" in out and NOTE in out and "calc.py fixed: True" in out
+    cuts = [int(n) for n in re.findall(r"(\d+) placeholders", out)]
+    assert cuts[0] == 0 and max(cuts) > 0, out  # nothing cut at first, outputs cut once the budget is reached
+    assert NOTE in out and "calc.py fixed: True" in out
     assert "contextweaver_recall of step 3 returned the failing run whole: True" in out
 
 
