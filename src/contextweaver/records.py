@@ -191,6 +191,14 @@ class WovenContext:
     notes: list[str] = field(default_factory=list)
     compacted: bool = False
     """True when this context was woven anew in lazy mode (a cut): its prefix differs from the last one."""
+    taken: list[Decision] | None = field(default=None, repr=False, compare=False)
+    """The decisions of the steps it holds in some form (not dropped), in order, when the weave knows them
+    without reading every step's (a budgeted weave): a long run's context drops most of it."""
+
+    @property
+    def shown(self) -> list[Decision]:
+        """The decisions of the steps it holds in some form, in order."""
+        return self.taken if self.taken is not None else [d for d in self.decisions if d.mode != "dropped"]
 
     @property
     def kept(self) -> list[int]:

@@ -184,7 +184,7 @@ def upgraded_plan(plan: Plan, base: WovenContext, nodes: Sequence[Node], target:
     """
     room = target - base.tokens
     extra: list[tuple[int, str]] = []
-    for decision in reversed(base.decisions):
+    for decision in reversed(base.shown):
         if decision.mode != "compressed" or decision.index in plan.compressed_reasons:
             continue
         grow = nodes[decision.index].full_tokens - nodes[decision.index].compressed_tokens

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from contextweaver.config import WeaverConfig
@@ -14,7 +13,8 @@ from contextweaver.records import Decision, Message, Node, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaving.budget import Budget, BudgetError, Need
 from contextweaver.weaving.plan import Plan
-from contextweaver.weaving.working_state import CAP, SHARE, WorkingState
+from contextweaver.weaving.run_index import MinTree, RunIndex, run_index
+from contextweaver.weaving.working_state import CAP, SHARE, Omitted, WorkingState
 
 if TYPE_CHECKING:
     from contextweaver.weaving.excerpts import Excerpt
@@ -115,13 +115,15 @@ def unbounded_step(node: Node, wanted: dict[int, str], plan: Plan) -> tuple[list
 class _Room:
     """What is left of the budget, and the steps chosen so far with their messages and decision."""
 
-    def __init__(self, root: Node, budget: Budget, steps: Sequence[Node], min_trim: int) -> None:
+    def __init__(self, root: Node, budget: Budget, run: RunIndex, min_trim: int) -> None:
         """Refuse a budget that cannot hold the root, naming the root with a person's messages and the newest
         step's least form, so the value asked for holds them all."""
+        steps = run.steps
         if not budget.holds(Need(root.full_tokens)):
             need = starved(root, steps[-1], min_trim) if steps else Need(root.full_tokens)
-            persons = sum(n.full_tokens for n in steps if n.step.kind == "user")
+            persons = sum(steps[p].full_tokens for p in run.persons)
             raise BudgetError.of(budget, replace(need, kept=persons))
+        self.run = run
         self.budget = budget
         self.limit = budget.messages
         """The o200k tokens the messages may take."""
@@ -132,11 +134,13 @@ class _Room:
         self.chosen[index] = (messages, decision)
         self.left -= decision.tokens
 
-    def hold(self, share: float, steps: Sequence[Node]) -> float:
+    def hold(self, share: float) -> float:
         """Set aside up to `share` of the room for the placeholders of the steps not chosen yet, once the
         recency floor and the older edits' calls are in (held before the floor, it trimmed the newest
         outputs). Chosen on the train splits (docs/TUNING.md)."""
-        calls = sum(n.compressed_tokens for n in steps if n.index not in self.chosen) if share else 0
+        run = self.run
+        chosen = sum(run.steps[run.position[i]].compressed_tokens for i in self.chosen)
+        calls = run.compressed_sums[-1] - chosen if share else 0
         held = min(calls, max(0.0, self.left) * share)
         self.left -= held
         return held
@@ -183,26 +187,27 @@ def _budgeted(
     """The fixed order of cuts, one phase each: person's steps, status, the working-state note's room,
     the plan by priority, short calls, the newest step's check, placeholders; the note is written last."""
     newest = steps[-1] if steps else None
-    room = _Room(root, budget, steps, min_trim)
-    _take_persons(room, steps)
+    room = _Room(root, budget, run_index(root, steps), min_trim)
+    _take_persons(room)
     status = room.fit_status(status)
     kept = int(room.limit - room.left) - root.full_tokens
     held = _Held(note=_reserve_note(room, state, newest, min_trim))
-    _take_plan(room, held, steps, plan, min_trim, state)
+    _take_plan(room, held, plan, min_trim, state)
     room.left += held.calls
     if plan.short_calls:
-        _take_calls(room, steps, plan)
+        _take_calls(room, plan)
     if newest is not None:
         _check_newest(room, root, newest, min_trim, kept)
-    _take_placeholders(room, steps, plan)
-    note = _note(state, steps, room, held.note, held.texts)
-    return _assemble(root, steps, plan, strategy, status, room, note, state is not None and state.last)
+    _take_placeholders(room, plan)
+    note = _note(state, room, held.note, held.texts)
+    return _assemble(root, plan, strategy, status, room, note, state is not None and state.last)
 
 
-def _take_persons(room: _Room, steps: Sequence[Node]) -> None:
+def _take_persons(room: _Room) -> None:
     """Steps a person wrote, whole when they fit, before anything else: the agent works for them."""
-    for node in steps:
-        if node.step.kind == "user" and node.full_tokens <= room.left:
+    for position in room.run.persons:
+        node = room.run.steps[position]
+        if node.full_tokens <= room.left:
             room.take(node.index, full_messages(node), _full(node, "written by a person: always kept"))
 
 
@@ -225,26 +230,25 @@ def _reserve_note(room: _Room, state: WorkingState | None, newest: Node | None, 
     return noted
 
 
-def _take_plan(
-    room: _Room, held: _Held, steps: Sequence[Node], plan: Plan, min_trim: int, state: WorkingState | None
-) -> None:
+def _take_plan(room: _Room, held: _Held, plan: Plan, min_trim: int, state: WorkingState | None) -> None:
     """Planned steps by priority. With a recency floor (`plan.ahead_of_edits`), once the current step is in,
     each file's latest change as its call and the note's texts; once the floor is in, older edits' calls and
     the placeholders' hold. Without a floor the hold comes right after the current step."""
-    by_index = _Steps(steps)
+    run = room.run
+    steps = run.steps
     current = steps[-1].index if steps else None
     floor = plan.ahead_of_edits
     after_current, after_floor = _floor_marks(plan, current)
     for position, (index, reason) in enumerate(plan.full):
-        if position == after_current:
-            _take_edit_calls(room, _latest_changes(steps, current), LATEST_EDIT_SHARE)
+        if position == after_current:  # each file's latest change but the current step's (kept whole anyway)
+            _take_edit_calls(room, run.latest_edit_calls(), len(steps) - 1, LATEST_EDIT_SHARE)
             if held.note and state is not None:
                 held.texts, texts = _hold_texts(room, state, steps, {*floor, *room.chosen})
                 held.note += texts
         if position == after_floor:
-            _take_edit_calls(room, steps)
-            held.calls = room.hold(plan.calls_share, steps)
-        node = by_index.get(index)
+            _take_edit_calls(room, run.edit_calls(), len(steps))
+            held.calls = room.hold(plan.calls_share)
+        node = run.get(index)
         if node is None:
             continue
         if index in floor:
@@ -252,27 +256,9 @@ def _take_plan(
         if index not in room.chosen:
             _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
         if index == current and not floor:
-            held.calls = room.hold(plan.calls_share, steps)
+            held.calls = room.hold(plan.calls_share)
     if floor and after_floor is None:
-        _take_edit_calls(room, steps)
-
-
-class _Steps:
-    """The steps by index without a dict of the whole run per weave: steps are numbered consecutively, so
-    an index is a position (checked; a dict is built once when they are not)."""
-
-    def __init__(self, steps: Sequence[Node]) -> None:
-        self.steps = steps
-        self.first = steps[0].index if steps else 0
-        self.by_index: dict[int, Node] | None = None
-
-    def get(self, index: int) -> Node | None:
-        place = index - self.first
-        if 0 <= place < len(self.steps) and self.steps[place].index == index:
-            return self.steps[place]
-        if self.by_index is None:
-            self.by_index = {n.index: n for n in self.steps}
-        return self.by_index.get(index)
+        _take_edit_calls(room, run.edit_calls(), len(steps))
 
 
 def _floor_marks(plan: Plan, current: int | None) -> tuple[int | None, int | None]:
@@ -294,25 +280,28 @@ def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int, kept: in
         raise BudgetError.of(room.budget, replace(starved(root, newest, min_trim), kept=kept))
 
 
-def _take_placeholders(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
-    """The steps still left out as their placeholders, newest first, while they fit."""
-    smallest = min((n.compressed_tokens for n in steps), default=0)
-    for node in reversed(steps):
-        if room.left < smallest:  # none fits any more (the room only shrinks): the older steps are not read
-            break
-        if node.index not in room.chosen and node.compressed_tokens <= room.left:
-            room.take(
-                node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index))
-            )
+def _take_placeholders(room: _Room, plan: Plan) -> None:
+    """The steps still left out as their placeholders, newest first, while they fit (the room only shrinks,
+    so each is the newest one left whose placeholder fits: older steps that cannot fit are not read)."""
+    for node in _newest_fitting(room, room.run.placeholders()):
+        room.take(node.index, compressed_messages(node), _compressed(node, plan.why_compressed(node.index)))
 
 
-def _note(
-    state: WorkingState | None, steps: Sequence[Node], room: _Room, noted: int, texts: Sequence[str] = ()
-) -> list[Message]:
+def _newest_fitting(room: _Room, sizes: MinTree) -> Iterator[Node]:
+    """The steps not chosen yet whose size in `sizes` fits the room left when reached, newest first: the
+    steps a walk from the newest would take (the room only shrinks), without reading those that cannot fit."""
+    steps, before = room.run.steps, len(room.run.steps)
+    while (position := sizes.last_at_most(room.left, before)) >= 0:
+        before = position
+        if steps[position].index not in room.chosen:
+            yield steps[position]
+
+
+def _note(state: WorkingState | None, room: _Room, noted: int, texts: Sequence[str] = ()) -> list[Message]:
     """The working-state note in the room held for it, when the context cut anything."""
     room.left += noted
-    left_out = [n.index for n in steps if n.index not in room.chosen]
-    cut = left_out or any(decision.mode != "full" for _, decision in room.chosen.values())
+    left_out = Omitted(room.run, room.chosen)
+    cut = len(left_out) or any(decision.mode != "full" for _, decision in room.chosen.values())
     written = (
         state.note(left_out, min(int(room.left), max(noted, CAP)), texts)
         if state is not None and noted and cut
@@ -373,7 +362,6 @@ def _take_planned(
 
 def _assemble(
     root: Node,
-    steps: Sequence[Node],
     plan: Plan,
     strategy: str,
     status: list[Message],
@@ -382,21 +370,21 @@ def _assemble(
     note_last: bool,
 ) -> WovenContext:
     """Chosen steps in chronological order after the root, the working-state note after the root or
-    last; the others are dropped whole and said so."""
+    last; the others are dropped whole and said so (their decisions are shared: `RunIndex.dropped`)."""
     messages = [*full_messages(root), *([] if note_last else note), *status]
-    decisions = []
-    budget = int(room.limit)
-    why = f"dropped to fit the budget of {budget} tokens"
-    chosen = room.chosen
-    dropped = 0
-    for node in steps:  # every step of the run, each weave: the body is kept to a lookup
-        taken = chosen.get(node.index)
-        if taken is None:
-            decisions.append(_dropped(node.index, why))
-            dropped += 1
-        else:
-            messages += taken[0]
-            decisions.append(taken[1])
+    decisions: list[Decision] = []
+    taken: list[Decision] = []
+    run, chosen = room.run, room.chosen
+    start = 0
+    for position in sorted(run.position[index] for index in chosen):
+        step_messages, decision = chosen[run.steps[position].index]
+        decisions += run.dropped(start, position)
+        decisions.append(decision)
+        taken.append(decision)
+        messages += step_messages
+        start = position + 1
+    decisions += run.dropped(start, len(run.steps))
+    dropped = len(run.steps) - len(taken)
     messages += note if note_last else []
     notes = list(plan.notes)
     if dropped:
@@ -405,33 +393,26 @@ def _assemble(
         messages=messages,
         decisions=decisions,
         tokens=int(room.limit - room.left),
-        full_history_tokens=root.full_tokens + sum(n.full_tokens for n in steps),
+        full_history_tokens=root.full_tokens + run.full_sums[-1],
         strategy=strategy,
-        budget=budget,
+        budget=int(room.limit),
         test_status=status[0]["content"] if status else None,
         notes=notes,
+        taken=taken,
     )
 
 
-@lru_cache(maxsize=1 << 16)
-def _dropped(index: int, why: str) -> Decision:
-    """A dropped step's decision, shared between weaves (decisions are frozen): a step once dropped stays
-    dropped, and a weave of a long run would otherwise build one per step of the run each time."""
-    return Decision(index, "dropped", why, 0)
-
-
-def _take_calls(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
+def _take_calls(room: _Room, plan: Plan) -> None:
     """Every step not chosen keeps its call without the reasoning, newest first while they fit (a step
     dropped whole loses its call too); then the newest get their reasoning back while it fits."""
-    for node in reversed(steps):
-        if node.index in room.chosen:
-            continue
+    run = room.run
+    for node in _newest_fitting(room, run.calls()):
         messages, tokens = call_messages(node)
-        if tokens <= room.left:
-            room.take(node.index, messages, Decision(node.index, "compressed", SHORT_CALL, tokens))
-    for node in reversed(steps):
-        chosen = room.chosen.get(node.index)
-        if chosen is None or chosen[1].mode != "compressed":
+        room.take(node.index, messages, Decision(node.index, "compressed", SHORT_CALL, tokens))
+    for index in sorted(room.chosen, key=run.position.__getitem__, reverse=True):
+        node = run.steps[run.position[index]]
+        chosen = room.chosen[index]
+        if chosen[1].mode != "compressed":
             continue
         short = chosen[1].tokens
         if short < node.compressed_tokens <= room.left + short:
@@ -440,36 +421,20 @@ def _take_calls(room: _Room, steps: Sequence[Node], plan: Plan) -> None:
             room.take(node.index, compressed_messages(node), _compressed(node, why))
 
 
-def _take_edit_calls(room: _Room, steps: Sequence[Node], share: float = EDIT_SHARE) -> None:
-    """The calls of older steps that changed files, newest first, in up to `share` of the room left:
-    a later edit often replaces what one of them wrote, and the cut would drop them whole."""
+def _take_edit_calls(room: _Room, edits: MinTree, before: int, share: float = EDIT_SHARE) -> None:
+    """The calls of the steps in `edits` (those whose call names a file they changed) before position
+    `before`, newest first, in up to `share` of the room left: a later edit often replaces what one of them
+    wrote, and the cut would drop them whole."""
     spend = room.left * share
-    for node in reversed(steps):
-        if spend <= 0:
-            break
-        if node.index in room.chosen or not _call_shows_change(node):
+    steps = room.run.steps
+    while spend > 0 and (position := edits.last_at_most(min(spend, room.left), before)) >= 0:
+        before, node = position, steps[position]
+        if node.index in room.chosen:
             continue
-        tokens = _call_tokens(node)
-        if tokens <= min(spend, room.left):
-            messages, _ = call_messages(node)
-            why = f"the call of a step that changed {', '.join(sorted(node.facts.edited_files))}: a later edit may replace what it wrote"  # fmt: skip
-            room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
-            spend -= tokens
-
-
-def _call_tokens(node: Node) -> int:
-    """The tokens of the step's call form, without copying its messages: each weave weighs every older edit's."""
-    if node.call_form is None:
-        call_messages(node)
-    assert node.call_form is not None
-    return node.call_form[1]
-
-
-def _call_shows_change(node: Node) -> bool:
-    """Whether the step's call names a file it changed: an editor's `edit N:M` on the open file names none,
-    and a later edit of that file takes its line numbers from the output, not from this call."""
-    edited = node.facts.edited_files
-    return bool(edited) and any(path in node.step.action for path in edited)
+        messages, tokens = call_messages(node)
+        why = f"the call of a step that changed {', '.join(sorted(node.facts.edited_files))}: a later edit may replace what it wrote"  # fmt: skip
+        room.take(node.index, messages, Decision(node.index, "compressed", why, tokens))
+        spend -= tokens
 
 
 def _hold_texts(
@@ -489,16 +454,6 @@ def _hold_texts(
 def _named(node: Node) -> frozenset[str]:
     facts = node.facts
     return facts.files | facts.observed | facts.edited_files | facts.viewed_files
-
-
-def _latest_changes(steps: Sequence[Node], current: int | None) -> list[Node]:
-    """The step of each file's latest change, oldest first, but the current step (kept whole anyway; an
-    older change of a file it changes again is no longer the file's text)."""
-    latest: dict[str, Node] = {}
-    for node in reversed(steps):  # the first seen from the end is the latest
-        for path in node.facts.edited_files:
-            latest.setdefault(path, node)
-    return sorted({n.index: n for n in latest.values() if n.index != current}.values(), key=lambda n: n.index)
 
 
 def _full(node: Node, reason: str) -> Decision:

@@ -11,7 +11,7 @@ weaving rewrites it every step, so there it goes last, where it breaks no cached
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
@@ -20,6 +20,7 @@ from contextweaver.nodes.views import same_file
 from contextweaver.records import Message, Node
 from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
 from contextweaver.validation.tracker import TestTracker, shown_id
+from contextweaver.weaving.run_index import RunIndex, changes, run_index
 from contextweaver.weaving.written import WrittenFiles
 
 SHARE = 1 / 3
@@ -116,7 +117,7 @@ class WorkingState:
         return held if held >= MIN_TOKENS else 0
 
     def note(
-        self, left_out: Sequence[int], tokens: int, texts: Sequence[str] = ()
+        self, left_out: Omitted | Sequence[int], tokens: int, texts: Sequence[str] = ()
     ) -> tuple[Message, int] | None:
         """The note for a context that dropped the steps `left_out`, within `tokens`, and its size. The
         marker, the files and the failing tests come first, in their short forms when room is short;
@@ -124,9 +125,11 @@ class WorkingState:
         tests and the trace of the omitted steps while room is left: the edits first (what a later edit
         replaces is often what one of them wrote), newest first."""
         step = len(self.nodes) - 1
+        if not isinstance(left_out, Omitted):
+            left_out = Omitted.listed(self.nodes, left_out)
         if left_out:
-            ranges = f"{_ranges(left_out)} ({len(left_out)} of {step})"
-            brief = f"{len(left_out)} of {step}, between {min(left_out)} and {max(left_out)}"
+            ranges = f"{left_out.ranges()} ({len(left_out)} of {step})"
+            brief = f"{len(left_out)} of {step}, between {left_out.first()} and {left_out.last()}"
             marker = [[HEAD.format(step=step), f"- steps omitted: {ranges}"],
                       [SHORT_HEAD.format(step=step, omitted=ranges)],
                       [SHORT_HEAD.format(step=step, omitted=brief)],
@@ -134,7 +137,6 @@ class WorkingState:
         else:
             marker = [[HEAD.format(step=step)]]
         marker = [form + self.recall_line for form in marker]
-        newest = [self.nodes[i] for i in sorted(left_out, reverse=True)]
         room = tokens
         held = _tokens(*texts)  # the texts were held for apart from the note's own room
         for _ in range(3):  # the lines' counts are estimates of the joined text's: count it exactly
@@ -144,7 +146,7 @@ class WorkingState:
             lines = [line for form in kept for line in form]
             lines += texts
             used = MESSAGE_OVERHEAD + _tokens(*lines)
-            for line in chain(self.fixed_line, _trace_lines(newest)):  # while room is left
+            for line in chain(self.fixed_line, _trace_lines(left_out)):  # while room is left
                 if used + _tokens(line) > room:
                     break
                 lines.append(line)
@@ -211,20 +213,15 @@ def _shortened(label: str, items: list[str], rest: str) -> list[Lines]:
     return forms
 
 
-def _changes(node: Node) -> bool:
-    facts = node.facts
-    return bool(facts.edited_files or facts.deleted_files or facts.reverted_files)
-
-
-def _trace_lines(newest: Sequence[Node]) -> Iterator[str]:
+def _trace_lines(left_out: Omitted) -> Iterator[str]:
     """The trace of the left-out steps, edits first, each newest first: made line by line, as the note
     takes them (it stops at the first that does not fit, long before the oldest step of a long run)."""
-    yield from (_trace(n) for n in newest if _changes(n))
-    yield from (_trace(n) for n in newest if not _changes(n))
+    yield from (_trace(n) for n in left_out.newest(changed=True))
+    yield from (_trace(n) for n in left_out.newest() if not changes(n))
 
 
 def _trace(node: Node) -> str:
-    return f"- step {node.index} {'changed' if _changes(node) else 'did'}: {_command(node)}"
+    return f"- step {node.index} {'changed' if changes(node) else 'did'}: {_command(node)}"
 
 
 def _command(node: Node) -> str:
@@ -233,15 +230,57 @@ def _command(node: Node) -> str:
     return f"`{text[:TRACE_CHARS]}`" + ("…" if len(text) > TRACE_CHARS else "")
 
 
-def _ranges(indices: Sequence[int]) -> str:
-    """`3-19, 22` for [3..19, 22]."""
-    ordered = sorted(indices)
-    parts, start, previous = [], ordered[0], ordered[0]
-    for index in [*ordered[1:], None]:
-        if index is not None and index == previous + 1:
-            previous = index
-            continue
-        parts.append(f"{start}-{previous}" if previous > start else str(start))
-        if index is not None:
-            start = previous = index
-    return ", ".join(parts)
+class Omitted:
+    """The steps of the run a context leaves out, read as far as the note needs: how many, the first and
+    the last, their ranges, the newest ones. A long run's context omits most of it; the note reads the
+    chosen steps and a few of the others."""
+
+    def __init__(self, run: RunIndex, chosen: Collection[int]) -> None:
+        """`chosen`: the indices of the steps the context keeps in some form."""
+        self.run = run
+        self.kept = sorted(run.position[index] for index in chosen)
+        self.kept_set = set(self.kept)
+
+    @classmethod
+    def listed(cls, nodes: Sequence[Node], indices: Sequence[int]) -> Omitted:
+        """The steps `indices` of the run `nodes` (the root first)."""
+        left_out = set(indices)
+        return cls(run_index(nodes[0], nodes[1:]), [n.index for n in nodes[1:] if n.index not in left_out])
+
+    def __len__(self) -> int:
+        return len(self.run.steps) - len(self.kept)
+
+    def first(self) -> int:
+        return next(self._spans())[0]
+
+    def last(self) -> int:
+        stop = len(self.run.steps)  # the newest steps are most often kept: walk down past them
+        for position in reversed(self.kept):
+            if position != stop - 1:
+                break
+            stop = position
+        return self.run.steps[stop - 1].index
+
+    def ranges(self) -> str:
+        """`3-19, 22` for [3..19, 22]."""
+        return ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in self._spans())
+
+    def _spans(self) -> Iterator[tuple[int, int]]:
+        """Runs of consecutive omitted step numbers, oldest first: the gaps between kept steps, split where
+        the steps are not numbered consecutively."""
+        steps = self.run.steps
+        for start, stop in zip([0, *(p + 1 for p in self.kept)], [*self.kept, len(steps)], strict=True):
+            while start < stop:  # one span when numbered consecutively, as the graph numbers them
+                end = start
+                if steps[stop - 1].index - steps[start].index != stop - 1 - start:
+                    while end + 1 < stop and steps[end + 1].index == steps[end].index + 1:
+                        end += 1
+                else:
+                    end = stop - 1
+                yield steps[start].index, steps[end].index
+                start = end + 1
+
+    def newest(self, changed: bool = False) -> Iterator[Node]:
+        """The omitted steps newest first; with `changed`, only those that changed a file."""
+        positions = reversed(self.run.changed) if changed else range(len(self.run.steps) - 1, -1, -1)
+        return (self.run.steps[p] for p in positions if p not in self.kept_set)

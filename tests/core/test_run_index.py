@@ -1,0 +1,66 @@
+"""The run index answers what a walk over the whole run would: the newest position whose value fits a bound,
+each file's latest change, the dropped steps' shared decisions, and a run that changed is read again."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextweaver.records import Facts, Node, Step
+from contextweaver.weaving.run_index import NONE, MinTree, run_index
+
+
+def walk(values: list[int], bound: float, before: int) -> int:
+    return next((p for p in range(min(before, len(values)) - 1, -1, -1) if values[p] <= bound), -1)
+
+
+@given(
+    st.lists(st.integers(0, 60), max_size=70),
+    st.lists(st.tuples(st.integers(0, 80), st.integers(0, 75)), max_size=25),
+    st.lists(st.tuples(st.integers(0, 69), st.integers(0, 60)), max_size=10),
+)
+def test_last_at_most_is_the_walk_from_the_newest(values, queries, updates) -> None:
+    tree = MinTree()
+    for value in values:
+        tree.append(value)
+    for position, value in updates:
+        if position < len(values):
+            values[position] = value
+            tree.set(position, value)
+    for bound, before in queries:
+        assert tree.last_at_most(bound, before) == walk(values, bound, before)
+
+
+def node(index: int, edited: tuple[str, ...] = (), action: str = "") -> Node:
+    step = Step(action=action or f"sed -i s/a/b/ {' '.join(edited)}", observation="ok")
+    return Node(index, step, facts=Facts(edited_files=frozenset(edited)), full_tokens=10, compressed_tokens=5)
+
+
+def test_each_files_latest_change_moves_with_the_run() -> None:
+    root = node(0)
+    steps = [node(1, ("a.py",)), node(2, ("b.py",)), node(3, ("a.py", "c.py")), node(4)]
+    run = run_index(root, steps[:2])
+    latest = run.latest_edit_calls()
+    assert latest.last_at_most(NONE - 1, 2) == 1  # b.py's change; a.py's too (step 1)
+    run = run_index(root, steps)
+    found = [p for p in range(4) if latest.tree[latest.capacity + p] < NONE]
+    assert found == [1, 2]  # step 1 is no longer a.py's latest change; step 3 is a.py's and c.py's
+
+
+def test_a_run_that_changed_is_read_again() -> None:
+    root = node(0)
+    first = [node(1), node(2)]
+    run = run_index(root, first)
+    assert [n.index for n in run.steps] == [1, 2]
+    other = [node(1), node(2), node(3)]  # new nodes (the run was rebuilt), not the ones indexed
+    run = run_index(root, other)
+    assert run.steps == other and all(a is b for a, b in zip(run.steps, other, strict=True))
+    assert run.full_sums[-1] == 30
+
+
+def test_dropped_decisions_are_shared_between_weaves() -> None:
+    root = node(0)
+    run = run_index(root, [node(i) for i in range(1, 6)])
+    assert run.dropped(1, 3) == run.dropped(1, 3)
+    assert all(a is b for a, b in zip(run.dropped(0, 5)[1:3], run.dropped(1, 3), strict=True))
+    assert [d.index for d in run.dropped(0, 5)] == [1, 2, 3, 4, 5]
