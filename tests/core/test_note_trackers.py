@@ -14,7 +14,7 @@ from contextweaver.nodes.views import SpellingIndex, file_key, same_file
 from contextweaver.records import Node, Step
 from contextweaver.tokens import count_text
 from contextweaver.weaving.changed import ChangedFiles, Fenwick, item_tokens
-from contextweaver.weaving.working_state import FILES, FileForms, _shortened
+from contextweaver.weaving.working_state import FILES, FileForms, _shortened, _tokens
 from contextweaver.weaving.written import WrittenFiles
 
 SPELLINGS = ["a.py", "./a.py", "src/a.py", "/testbed/src/a.py", "lib/a.py", "b.py", "/testbed/b.py",
@@ -57,21 +57,14 @@ def test_the_changed_files_kept_per_step_are_those_a_scan_of_the_run_finds(
         assert [(c.path, c.step, c.how) for c in changed.newest()] == expected
         for n in range(len(expected) + 1):  # the costs of the n most recent, as summed one by one
             assert changed.bare_tokens(n) == sum(item_tokens(c.bare) for c in list(changed.newest())[:n])
-    if len(changed):
-        assert FileForms(changed).costs == forms_costs(changed)
+        if expected:  # what each form costs is what its line, written out, counts to
+            assert FileForms(changed).costs == forms_costs(changed)
 
 
 def forms_costs(changed: ChangedFiles) -> list[int]:
-    """The files line's forms written out, each costed item by item."""
-    entries = list(changed.newest())
-    dated = [c.dated for c in entries[:FILES]]
-    bare = [c.bare for c in entries]
-    lines = [["- files changed so far", *dated, *bare[FILES:]], ["- files changed", *bare]]
-    shown = len(bare) // 2
-    while shown:
-        lines.append(["- files changed", *bare[:shown], f"+{len(bare) - shown} older"])
-        shown //= 2
-    return [count_text(items[0]) + sum(count_text(", " + i) for i in items[1:]) + 1 for items in lines]
+    """The tokens of the files line's forms, written out (`_tokens`: the line's count and its break)."""
+    forms = FileForms(changed)
+    return [_tokens(*forms.lines(k)) for k in range(len(forms.costs))]
 
 
 def test_the_files_line_is_written_as_the_note_wrote_it() -> None:
@@ -249,3 +242,15 @@ def test_the_written_files_indexed_by_name_are_those_a_scan_keeps(
         assert indexed.edited_in_place() == scanned.edited_in_place()
         for named, shown, tokens in weaves:
             assert indexed.blocks(named, shown, tokens) == scanned.blocks(named, shown, tokens)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.frozensets(st.text(st.sampled_from("aZ9_-./ ()'sü,+:"), max_size=10), max_size=3), max_size=40
+    )
+)
+def test_what_a_form_of_the_files_line_costs_is_what_its_line_counts_to(edits: list[frozenset[str]]) -> None:
+    changed = ChangedFiles.of(node(i, paths, frozenset(), frozenset()) for i, paths in enumerate(edits, 1))
+    if len(changed):
+        assert FileForms(changed).costs == forms_costs(changed)

@@ -36,8 +36,16 @@ class Change:
 
 
 def item_tokens(text: str) -> int:
-    """An item's tokens in a comma-separated list (with its separator): summed, an estimate of the line's."""
-    return count_text(", " + text)
+    """An item's tokens in a list `a, b, c` as the tokenizer splits it (at a letter after a space, at a run
+    of punctuation): the item with the space before it and the comma after it. Summed, with the list's
+    last comma taken off (`comma`), they are the list's tokens, but where a text is split to be encoded
+    in pieces (`tokens.encode`: lines of thousands of files)."""
+    return count_text(f" {text},")
+
+
+def comma(text: str) -> int:
+    """The tokens the comma after `text` adds (none when it joins a bracket before it)."""
+    return item_tokens(text) - count_text(" " + text)
 
 
 class ChangedFiles:
@@ -92,6 +100,9 @@ class ChangedFiles:
 
     def __len__(self) -> int:
         return len(self._last)
+
+    def oldest(self) -> Change:
+        return next(iter(self._last.values()))
 
     def newest(self, n: int | None = None) -> Iterator[Change]:
         """The `n` (None: all) most recently changed, the most recent first (one step's by path)."""

@@ -20,7 +20,7 @@ from typing import Protocol
 from contextweaver.records import Message, Node
 from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
 from contextweaver.validation.tracker import TestTracker, shown_id
-from contextweaver.weaving.changed import ChangedFiles
+from contextweaver.weaving.changed import ChangedFiles, comma
 from contextweaver.weaving.run_index import RunIndex, changes, run_index
 from contextweaver.weaving.written import WrittenFiles
 
@@ -41,9 +41,9 @@ RECALL = "- reread step #N: {hint}"
 """Given once, in every form of the marker (N: a step the note omits, or a placeholder, trim or excerpt
 marks `#N`): the marks then carry only the step number."""
 FILES = 15
+"""Files the full form gives with the step of their last change (the short form names every file)."""
 FILES_LABEL = "- files changed so far: "
 SHORT_FILES_LABEL = "- files changed: "
-"""Files the full form gives with the step of their last change (the short form names every file)."""
 TESTS = 10
 """Failing tests per step in the full form (the short form names every one)."""
 TRACE_CHARS = 90
@@ -222,8 +222,8 @@ class Written:
 class FileForms:
     """The files changed: the full form dates the FILES most recent ones, the second names every file,
     the next ones the most recent half, quarter... (`_shortened`). Their costs add up the tokens each
-    entry was counted to when its change was recorded (an estimate: `note` counts the message it
-    writes); only the chosen form is written."""
+    entry was counted to when its change was recorded (`changed.item_tokens`: the line's own count but
+    for a line too long to encode whole); only the chosen form is written."""
 
     changed: ChangedFiles
     _written: dict[int, Lines] = field(default_factory=dict, compare=False)
@@ -231,13 +231,14 @@ class FileForms:
     @cached_property
     def costs(self) -> list[int]:
         changed, n = self.changed, len(self.changed)
-        dated = min(FILES, n)
-        full = count_text(FILES_LABEL.rstrip(": ")) + changed.dated_tokens(dated)
+        dated, oldest = min(FILES, n), changed.oldest()
+        full = count_text(FILES_LABEL.rstrip()) + changed.dated_tokens(dated)
         full += changed.bare_tokens(n) - changed.bare_tokens(dated)
-        label = count_text(SHORT_FILES_LABEL.rstrip(": "))
-        costs = [full + 1, label + changed.bare_tokens(n) + 1]
+        full -= comma(oldest.dated if n <= FILES else oldest.bare)
+        label = count_text(SHORT_FILES_LABEL.rstrip())
+        costs = [full + 1, label + changed.bare_tokens(n) - comma(oldest.bare) + 1]
         for shown in _halves(n):
-            costs.append(label + changed.bare_tokens(shown) + count_text(f", +{n - shown} older") + 1)
+            costs.append(label + changed.bare_tokens(shown) + count_text(f" +{n - shown} older") + 1)
         return costs
 
     def lines(self, form: int) -> Lines:
