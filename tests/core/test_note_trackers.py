@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from contextweaver.nodes.extract import make_node
 from contextweaver.nodes.views import SpellingIndex, file_key, same_file
 from contextweaver.records import Node, Step
-from contextweaver.tokens import count_text
+from contextweaver.tokens import PIECE_CHARS, count_text
 from contextweaver.weaving.changed import ChangedFiles, Fenwick, item_tokens
 from contextweaver.weaving.working_state import FILES, FileForms, _shortened, _tokens
 from contextweaver.weaving.written import WrittenFiles
@@ -254,3 +254,11 @@ def test_what_a_form_of_the_files_line_costs_is_what_its_line_counts_to(edits: l
     changed = ChangedFiles.of(node(i, paths, frozenset(), frozenset()) for i, paths in enumerate(edits, 1))
     if len(changed):
         assert FileForms(changed).costs == forms_costs(changed)
+
+
+def test_a_files_line_too_long_to_encode_whole_is_counted_as_written() -> None:
+    changed = ChangedFiles.of(
+        node(i, frozenset({f"src/pkg_{i}/module_{i}.py"}), frozenset(), frozenset()) for i in range(1, 900)
+    )
+    forms = FileForms(changed)
+    assert len(forms.lines(1)[0]) > PIECE_CHARS and forms.tokens(1) == _tokens(*forms.lines(1))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import islice
 
 from contextweaver.nodes.views import SpellingIndex
@@ -26,11 +27,11 @@ class Change:
     step: int
     how: str
 
-    @property
+    @cached_property
     def bare(self) -> str:
         return self.path + (f" ({self.how})" if self.how else "")
 
-    @property
+    @cached_property
     def dated(self) -> str:
         return f"{self.path} ({self.how + ', ' if self.how else ''}step {self.step})"
 

@@ -18,7 +18,7 @@ from itertools import chain
 from typing import Protocol
 
 from contextweaver.records import Message, Node
-from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
+from contextweaver.tokens import MESSAGE_OVERHEAD, PIECE_CHARS, count_message, count_text
 from contextweaver.validation.tracker import TestTracker, shown_id
 from contextweaver.weaving.changed import ChangedFiles, comma
 from contextweaver.weaving.run_index import RunIndex, changes, run_index
@@ -256,7 +256,9 @@ class FileForms:
         return [SHORT_FILES_LABEL + ", ".join(c.bare for c in changed.newest(shown)) + more]
 
     def tokens(self, form: int) -> int:
-        return _tokens(*self.lines(form))
+        """Its cost, but for a line long enough to be encoded in pieces (then its cost is an estimate)."""
+        line = self.lines(form)[0]
+        return self.costs[form] if len(line) <= PIECE_CHARS else _tokens(line)
 
 
 def _halves(n: int) -> Iterator[int]:
