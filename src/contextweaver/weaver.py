@@ -25,6 +25,7 @@ from contextweaver.selectors import build_selector
 from contextweaver.selectors.repeats import drop_repeated_outputs
 from contextweaver.validation import TestTracker
 from contextweaver.weaving.budget import Budget
+from contextweaver.weaving.changed import ChangedFiles
 from contextweaver.weaving.lazy import LazyContext
 from contextweaver.weaving.modes import WeaveSettings, Weaving, cut_selector
 from contextweaver.weaving.plan import Plan, warmup_plan
@@ -44,6 +45,7 @@ class ContextWeaver:
         self.graph = DependencyGraph(self.config.max_parents)
         self.tracker = TestTracker()
         self.written = WrittenFiles()
+        self.changed = ChangedFiles()
         self.open_file = OpenFile()
         self.selector = build_selector(self.config)
         cut = cut_selector(self.config)
@@ -93,6 +95,7 @@ class ContextWeaver:
         candidates = self.graph.candidates(k)  # 3. parents among earlier passed/unknown nodes
         self.graph.add(node)
         self.written.record(node)
+        self.changed.record(node)
         for earlier in verdict.supersedes:
             self.graph.label(earlier, ValidationStatus.SUPERSEDED, k, verdict.reason)
 
@@ -115,6 +118,7 @@ class ContextWeaver:
         node.recall = self.config.recall
         self.graph.add(node)
         self.written.record(node)
+        self.changed.record(node)
         self.graph.set_parents(node.index, list(parents))
         for label in labels:
             self.graph.label(label.index, label.status, label.by, label.reason)
@@ -166,7 +170,9 @@ class ContextWeaver:
 
     def _state(self, note_last: bool) -> WorkingState | None:
         return (
-            WorkingState(self.graph.nodes, self.tracker, note_last, self.written, self._recall_hint)
+            WorkingState(
+                self.graph.nodes, self.tracker, note_last, self.written, self._recall_hint, self.changed
+            )
             if self.config.working_state
             else None
         )

@@ -39,6 +39,52 @@ def same_file(a: str, b: str) -> bool:
     return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 
+class SpellingIndex:
+    """Known paths by file name, so the spellings of one file (`same_file`) are found without a pass over
+    every path: two spellings of one file share its `file_key`, but a path that names no file (`/`, `./`,
+    "") may match others of any name, so those are checked with every lookup (and look at every path)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, dict[str, int]] = {}
+        """file_key -> its paths, each with the order it was added in."""
+        self._nameless: dict[str, int] = {}
+        self._added = 0
+
+    def add(self, path: str) -> None:
+        """Know `path`, after every path known so far (a path known already keeps its place)."""
+        key = file_key(path)
+        bucket = self.by_key.setdefault(key, {})
+        if path not in bucket:
+            self._added += 1
+            bucket[path] = self._added
+            if _nameless(path):
+                self._nameless[path] = self._added
+
+    def discard(self, path: str) -> None:
+        key = file_key(path)
+        bucket = self.by_key.get(key, {})
+        if bucket.pop(path, None) is not None and not bucket:
+            del self.by_key[key]
+        self._nameless.pop(path, None)
+
+    def spellings(self, path: str) -> list[str]:
+        """The known paths `same_file` as `path`, the first added first."""
+        if _nameless(path):
+            candidates = {p: order for bucket in self.by_key.values() for p, order in bucket.items()}
+        else:
+            candidates = {**self.by_key.get(file_key(path), {}), **self._nameless}
+        return sorted((p for p in candidates if same_file(p, path)), key=candidates.__getitem__)
+
+    def order(self, path: str) -> int:
+        """When `path` was added (larger: later)."""
+        return self.by_key[file_key(path)][path]
+
+
+def _nameless(path: str) -> bool:
+    """A path with no file name (`/`, `./`, ""): `same_file` may match it with paths of any name."""
+    return not path.removeprefix("./").rstrip("/")
+
+
 VIEW = re.compile(
     r"\b(?:cat|head|tail|nl|less|more|bat|open|view|sed\s+-n\s+(?:'[^']*'|\"[^\"]*\"|\S+)"
     r"|grep\s+(?:-\S+\s+)*(?:'[^']*'|\"[^\"]*\"|\S+))\s+(?:-\S+\s+(?:\d+\s+)?)*['\"]?([\w./-]+\.\w{1,5})\b"

@@ -15,11 +15,12 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
+from typing import Protocol
 
-from contextweaver.nodes.views import same_file
 from contextweaver.records import Message, Node
-from contextweaver.tokens import MESSAGE_OVERHEAD, count_message, count_text
+from contextweaver.tokens import MESSAGE_OVERHEAD, PIECE_CHARS, count_message, count_text
 from contextweaver.validation.tracker import TestTracker, shown_id
+from contextweaver.weaving.changed import ChangedFiles, comma
 from contextweaver.weaving.run_index import RunIndex, changes, run_index
 from contextweaver.weaving.written import WrittenFiles
 
@@ -41,6 +42,8 @@ RECALL = "- reread step #N: {hint}"
 marks `#N`): the marks then carry only the step number."""
 FILES = 15
 """Files the full form gives with the step of their last change (the short form names every file)."""
+FILES_LABEL = "- files changed so far: "
+SHORT_FILES_LABEL = "- files changed: "
 TESTS = 10
 """Failing tests per step in the full form (the short form names every one)."""
 TRACE_CHARS = 90
@@ -60,25 +63,20 @@ class WorkingState:
     """The texts the agent wrote, as they now stand: the note gives those of the files in use."""
     recall: str = ""
     """How the agent reads a step again (`WeaverConfig.recall_hint`), "" with recall off."""
+    changed: ChangedFiles | None = None
+    """The files changed, recorded as the steps were added (None: recorded here from `nodes`)."""
 
     @cached_property
     def recall_line(self) -> list[str]:
         return [RECALL.format(hint=self.recall)] if self.recall else []
 
     @cached_property
-    def state_forms(self) -> list[list[Lines]]:
+    def state_parts(self) -> list[Forms]:
         """The parts that do not depend on what is cut, each in its forms, fullest first: the files
         changed (the short form names every one without its step) and the failing tests (the short
-        form names every one without the command that ran it)."""
-        changed = self._changed_files()
-        files: list[Lines] = []
-        if changed:
-            dated = [
-                f"{path} ({how + ', ' if how else ''}step {step})" for path, step, how in changed[:FILES]
-            ]
-            bare = [path + (f" ({how})" if how else "") for path, _, how in changed]
-            files = [[f"- files changed so far: {', '.join(dated + bare[FILES:])}"],
-                     *_shortened("- files changed: ", bare, "older")]  # fmt: skip
+        form names every one without the command that ran it). The tests are as many as the suite's,
+        not the steps: their forms are written out; the files' only once chosen."""
+        changed = self.changed if self.changed is not None else ChangedFiles.of(self.nodes)
         by_step: dict[int, list[str]] = {}
         for test, step in self.tracker.failing():
             by_step.setdefault(step, []).append(shown_id(test))
@@ -89,7 +87,8 @@ class WorkingState:
                     for step, names in ordered]  # fmt: skip
             names = [name for _, step_names in ordered for name in step_names]
             tests = [full, *_shortened("- failing: ", names, "other")]
-        return [forms for forms in (files, tests) if forms]
+        files: list[Forms] = [FileForms(changed)] if len(changed) else []
+        return [*files, *([Written(tests)] if tests else [])]
 
     @cached_property
     def fixed_line(self) -> list[str]:
@@ -103,16 +102,15 @@ class WorkingState:
         """Tokens to set aside out of `room` for the note (0: no note at this budget): its full form up
         to a share of the room and the cap, and always at least its short form when the room holds it;
         the trace of omitted steps gets only what the steps leave."""
-        forms = self.state_forms
+        parts = self.state_parts
         full = (
             MESSAGE_OVERHEAD
             + OMITTED_LINE
             + _tokens(HEAD, *self.fixed_line, *self.recall_line)
-            + sum(_tokens(*f[0]) for f in forms)
+            + sum(p.costs[0] for p in parts)
         )
-        every = [f[min(1, len(f) - 1)] for f in forms]  # every file and test named, without their steps
-        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD, *self.recall_line)
-        short += sum(_tokens(*f) for f in every)
+        every = [p.costs[min(1, len(p.costs) - 1)] for p in parts]  # every file and test named, without steps
+        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD, *self.recall_line) + sum(every)
         held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
@@ -139,13 +137,15 @@ class WorkingState:
         marker = [form + self.recall_line for form in marker]
         room = tokens
         held = _tokens(*texts)  # the texts were held for apart from the note's own room
+        parts = [Written(marker), *self.state_parts]
         for _ in range(3):  # the lines' counts are estimates of the joined text's: count it exactly
-            kept = _fit([marker, *self.state_forms], room - held)
+            kept = _fit([p.costs for p in parts], room - held)
             if kept is None:
                 return None
-            lines = [line for form in kept for line in form]
+            chosen = list(zip(parts, kept, strict=False))
+            lines = [line for part, form in chosen for line in part.lines(form)]
             lines += texts
-            used = MESSAGE_OVERHEAD + _tokens(*lines)
+            used = MESSAGE_OVERHEAD + sum(part.tokens(form) for part, form in chosen) + held
             for line in chain(self.fixed_line, _trace_lines(left_out)):  # while room is left
                 if used + _tokens(line) > room:
                     break
@@ -158,41 +158,26 @@ class WorkingState:
             room -= exact - tokens
         return None
 
-    def _changed_files(self) -> list[tuple[str, int, str]]:
-        """Edited, created, deleted or reverted paths as the agent wrote them, with the step of the last
-        change and how it left the file ("deleted", "reverted" or ""), the most recently changed first."""
-        last: dict[str, tuple[int, str]] = {}
-        for node in self.nodes[1:]:
-            facts = node.facts
-            if not (facts.edited_files or facts.deleted_files or facts.reverted_files):
-                continue  # most steps: one test, not three loops (this runs over the run at each weave)
-            for how, paths in (("", facts.edited_files), ("deleted", facts.deleted_files)):
-                last.update(dict.fromkeys(paths, (node.index, how)))
-            for path in facts.reverted_files:  # under the spelling of the change it undoes
-                known = next((p for p in last if same_file(p, path)), path)
-                last[known] = (node.index, "reverted")
-        return sorted(((p, s, how) for p, (s, how) in last.items()), key=lambda item: (-item[1], item[0]))
-
 
 def _tokens(*lines: str) -> int:
     """Estimated tokens of lines joined by line breaks (each line's count plus its break)."""
     return sum(count_text(line) + 1 for line in lines)
 
 
-def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
-    """One form per part within `tokens`: every part in its shortest form first (the later parts left
-    out when even that does not fit, the marker never), then each part after the marker, in order, and
-    the marker last, in the fullest form the room left allows: first up to the second form (every file,
-    every test), then the full one. None when the marker alone does not fit."""
-    chosen = [len(forms) - 1 for forms in parts]
-    costs = [[_tokens(*form) for form in forms] for forms in parts]
-    while parts and MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=False)) > tokens:
-        if len(parts) == 1:
+def _fit(costs: list[list[int]], tokens: int) -> list[int] | None:
+    """The form to take of each part (by the tokens of its forms) within `tokens`: every part in its
+    shortest form first (the later parts left out when even that does not fit, the marker never), then
+    each part after the marker, in order, and the marker last, in the fullest form the room left allows:
+    first up to the second form (every file, every test), then the full one. None when the marker alone
+    does not fit."""
+    chosen = [len(forms) - 1 for forms in costs]
+    while costs and MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=False)) > tokens:
+        if len(costs) == 1:
             return None
-        parts, costs, chosen = parts[:-1], costs[:-1], chosen[:-1]
+        costs, chosen = costs[:-1], chosen[:-1]
     used = MESSAGE_OVERHEAD + sum(c[i] for c, i in zip(costs, chosen, strict=True))
     for fullest in (1, 0):  # every item named (each part's second form) before any part's full form
-        for part in [*range(1, len(parts)), 0]:  # the marker's detail last
+        for part in [*range(1, len(costs)), 0]:  # the marker's detail last
             cost = costs[part]
             for form in range(min(fullest, chosen[part]), chosen[part]):
                 extra = cost[form] - cost[chosen[part]]
@@ -200,7 +185,87 @@ def _fit(parts: list[list[Lines]], tokens: int) -> list[Lines] | None:
                     used += extra
                     chosen[part] = form
                     break
-    return [forms[i] for forms, i in zip(parts, chosen, strict=True)]
+    return chosen
+
+
+class Forms(Protocol):
+    """A part of the note in its forms, fullest first: what each costs, and the lines of one."""
+
+    @property
+    def costs(self) -> list[int]: ...
+
+    def lines(self, form: int) -> Lines: ...
+
+    def tokens(self, form: int) -> int:
+        """`_tokens` of the form's lines."""
+        ...
+
+
+@dataclass(frozen=True)
+class Written:
+    """A part whose forms are written out (the marker, the failing tests: as many as the suite's tests)."""
+
+    forms: list[Lines]
+
+    @cached_property
+    def costs(self) -> list[int]:
+        return [_tokens(*form) for form in self.forms]
+
+    def lines(self, form: int) -> Lines:
+        return self.forms[form]
+
+    def tokens(self, form: int) -> int:
+        return self.costs[form]
+
+
+@dataclass(frozen=True)
+class FileForms:
+    """The files changed: the full form dates the FILES most recent ones, the second names every file,
+    the next ones the most recent half, quarter... (`_shortened`). Their costs add up the tokens each
+    entry was counted to when its change was recorded (`changed.item_tokens`: the line's own count but
+    for a line too long to encode whole); only the chosen form is written."""
+
+    changed: ChangedFiles
+    _written: dict[int, Lines] = field(default_factory=dict, compare=False)
+
+    @cached_property
+    def costs(self) -> list[int]:
+        changed, n = self.changed, len(self.changed)
+        dated, oldest = min(FILES, n), changed.oldest()
+        full = count_text(FILES_LABEL.rstrip()) + changed.dated_tokens(dated)
+        full += changed.bare_tokens(n) - changed.bare_tokens(dated)
+        full -= comma(oldest.dated if n <= FILES else oldest.bare)
+        label = count_text(SHORT_FILES_LABEL.rstrip())
+        costs = [full + 1, label + changed.bare_tokens(n) - comma(oldest.bare) + 1]
+        for shown in _halves(n):
+            costs.append(label + changed.bare_tokens(shown) + count_text(f" +{n - shown} older") + 1)
+        return costs
+
+    def lines(self, form: int) -> Lines:
+        if form not in self._written:
+            self._written[form] = self._write(form)
+        return self._written[form]
+
+    def _write(self, form: int) -> Lines:
+        changed, n = self.changed, len(self.changed)
+        if form == 0:
+            items = [c.dated if i < FILES else c.bare for i, c in enumerate(changed.newest())]
+            return [FILES_LABEL + ", ".join(items)]
+        shown = n if form == 1 else n >> (form - 1)
+        more = f", +{n - shown} older" if shown < n else ""
+        return [SHORT_FILES_LABEL + ", ".join(c.bare for c in changed.newest(shown)) + more]
+
+    def tokens(self, form: int) -> int:
+        """Its cost, but for a line long enough to be encoded in pieces (then its cost is an estimate)."""
+        line = self.lines(form)[0]
+        return self.costs[form] if len(line) <= PIECE_CHARS else _tokens(line)
+
+
+def _halves(n: int) -> Iterator[int]:
+    shown = n // 2
+    while shown:
+        yield shown
+        shown //= 2
 
 
 def _shortened(label: str, items: list[str], rest: str) -> list[Lines]:

@@ -11,10 +11,11 @@ change no action shows (`sed -i`, a script) is said with the text, never hidden;
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from contextweaver.nodes.views import file_key, same_file
+from contextweaver.nodes.views import SpellingIndex, file_key
 from contextweaver.nodes.writes import Write, find_writes
 from contextweaver.records import Node
 from contextweaver.tokens import count_text
@@ -32,11 +33,18 @@ class Part:
 
 @dataclass
 class WrittenFiles:
-    """Each path's parts as its writes left them, the most recently written path last."""
+    """Each path's parts as its writes left them, the most recently written path last. Indexed by file
+    name, so a step's writes and a weave's texts cost what they touch, not a pass over every file."""
 
     files: dict[str, list[Part]] = field(default_factory=dict)
     changed_since: dict[str, int] = field(default_factory=dict)
     """A file changed since in a way no action shows (`sed -i`, a script): the step of that change."""
+    _paths: SpellingIndex = field(default_factory=SpellingIndex)
+    """The paths of `files`, in its order."""
+    _in_place: Counter[str] = field(default_factory=Counter)
+    """The file names of the files never written whole, with how many paths have each."""
+    _blocks: dict[str, tuple[int | None, list[int], str, int]] = field(default_factory=dict)
+    """path -> (its `changed_since`, its steps, its block, the block's tokens), while its parts stand."""
 
     def record(self, node: Node) -> None:
         """Replay one step's writes; note the changes its action does not show, forget deleted files."""
@@ -47,18 +55,18 @@ class WrittenFiles:
         written = {w.path for w in writes}
         gone = (facts.deleted_files | facts.reverted_files) - written  # a revert: the repository's text again
         changed = facts.edited_files - written
-        if not gone and not changed:  # the usual step: no pass over every file written so far
+        if not gone and not changed:  # the usual step
             return
-        for path in list(self.files):
-            if any(same_file(path, g) for g in gone):
-                del self.files[path]
-            elif any(same_file(path, c) for c in changed):
-                self.changed_since[path] = node.index
+        deleted = {p for g in gone for p in self._paths.spellings(g)}
+        for path in deleted:
+            self._pop(path)
+        for path in {p for c in changed for p in self._paths.spellings(c)} - deleted:
+            self.changed_since[path] = node.index
 
     def _apply(self, index: int, write: Write) -> None:
         # one file under two spellings (`r.py`, `/testbed/r.py`) is one entry
-        known = next((p for p in self.files if same_file(p, write.path)), write.path)
-        parts = self.files.pop(known, [])
+        known = next(iter(self._paths.spellings(write.path)), write.path)
+        parts = self._pop(known)
         if known in self.changed_since:  # kept under the spelling the agent uses now
             self.changed_since[write.path] = self.changed_since.pop(known)
         if write.old is None and not write.append:
@@ -74,11 +82,35 @@ class WrittenFiles:
             elif write.new.strip():
                 parts = [p for p in parts if not p.whole][-(PARTS - 1) :] + [Part(write.new, [index], False)]
         if parts:
-            self.files[write.path] = parts
+            self._put(write.path, parts)
+
+    def _pop(self, path: str) -> list[Part]:
+        parts = self.files.pop(path, [])
+        if parts:
+            self._paths.discard(path)
+            self._forget(path, parts)
+        return parts
+
+    def _put(self, path: str, parts: list[Part]) -> None:
+        """Set `path`'s parts: a new path goes last, a known one keeps its place (as in a dict)."""
+        if path in self.files:
+            self._forget(path, self.files[path])
+        self._paths.add(path)
+        self.files[path] = parts
+        if not parts[0].whole:
+            self._in_place[file_key(path)] += 1
+
+    def _forget(self, path: str, parts: list[Part]) -> None:
+        """Drop what was derived from `path`'s parts."""
+        self._blocks.pop(path, None)
+        if not parts[0].whole:
+            self._in_place[file_key(path)] -= 1
+            if not self._in_place[file_key(path)]:
+                del self._in_place[file_key(path)]
 
     def edited_in_place(self) -> set[str]:
         """The file names of the files never written whole: the files the agent changed in place."""
-        return {file_key(path) for path, parts in self.files.items() if not parts[0].whole}
+        return set(self._in_place)
 
     def blocks(self, named: Collection[str], shown: Collection[int], tokens: float) -> tuple[list[str], int]:
         """Texts of the files `named` (by file name), the most recently written first, each whole or
@@ -86,17 +118,27 @@ class WrittenFiles:
         is not repeated."""
         out: list[str] = []
         taken = 0
-        kept = set(shown)
-        for path, parts in reversed(self.files.items()):
-            steps = sorted({s for p in parts for s in p.steps})
-            if file_key(path) not in named or kept.issuperset(steps):
+        kept = shown if isinstance(shown, set | frozenset) else set(shown)
+        paths = {p for key in set(named) for p in self._paths.by_key.get(key, ())}
+        for path in sorted(paths, key=self._paths.order, reverse=True):
+            steps, block, cost = self._block(path)
+            if kept.issuperset(steps):
                 continue
-            block = _block(path, parts, steps, self.changed_since.get(path))
-            cost = count_text(block) + 1
             if taken + cost <= tokens:
                 out.append(block)
                 taken += cost
         return out, taken
+
+    def _block(self, path: str) -> tuple[list[int], str, int]:
+        """The path's steps, its block and the block's tokens, made once while its text stands."""
+        changed = self.changed_since.get(path)
+        cached = self._blocks.get(path)
+        if cached is None or cached[0] != changed:
+            parts = self.files[path]
+            steps = sorted({s for p in parts for s in p.steps})
+            block = _block(path, parts, steps, changed)
+            cached = self._blocks[path] = (changed, steps, block, count_text(block) + 1)
+        return cached[1:]
 
 
 def _block(path: str, parts: list[Part], steps: list[int], changed: int | None) -> str:
