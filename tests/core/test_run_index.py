@@ -64,3 +64,32 @@ def test_dropped_decisions_are_shared_between_weaves() -> None:
     assert run.dropped(1, 3) == run.dropped(1, 3)
     assert all(a is b for a, b in zip(run.dropped(0, 5)[1:3], run.dropped(1, 3), strict=True))
     assert [d.index for d in run.dropped(0, 5)] == [1, 2, 3, 4, 5]
+
+
+def brute_ranges(indices: list[int]) -> str:
+    parts: list[str] = []
+    for index in sorted(indices):
+        if parts and parts[-1][1] == index - 1:
+            parts[-1][1] = index
+        else:
+            parts.append([index, index])  # type: ignore[arg-type]
+    return ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in parts)
+
+
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=40), st.data())
+def test_omitted_reads_as_the_list_of_left_out_steps(gaps, data) -> None:
+    """Ranges, count, first, last and newest of the steps left out, numbered with gaps or not."""
+    from contextweaver.weaving.working_state import Omitted
+
+    numbers = [sum(gaps[: i + 1]) for i in range(len(gaps))]
+    steps = [node(n, ("f.py",) if n % 3 == 0 else ()) for n in numbers]
+    chosen = data.draw(st.sets(st.sampled_from(numbers), max_size=len(numbers) - 1))
+    left_out = [n for n in numbers if n not in chosen]
+    omitted = Omitted(run_index(node(0), steps), chosen)
+    assert len(omitted) == len(left_out)
+    assert omitted.ranges() == brute_ranges(left_out)
+    assert (omitted.first(), omitted.last()) == (min(left_out), max(left_out))
+    assert [n.index for n in omitted.newest()] == sorted(left_out, reverse=True)
+    assert [n.index for n in omitted.newest(changed=True)] == [
+        n for n in sorted(left_out, reverse=True) if n % 3 == 0
+    ]
