@@ -10,14 +10,17 @@ from tests.identity.digests import synthetic_run
 
 from contextweaver.eval.replay import replay_steps
 from contextweaver.selectors import output_index
+from contextweaver.selectors.select import SelectSelector
 from contextweaver.strategies import build_strategy
+from contextweaver.weaver import ContextWeaver
 
 RUN = synthetic_run(160)
 
 
-def replayed(budget: int | None) -> tuple[list[Any], Any]:
+def replayed(budget: int | None) -> tuple[list[Any], output_index.OutputIndex]:
     """Every context of a cw-select replay (messages and tokens), and its output index."""
     strategy = build_strategy("cw-select", seed=0).strategy
+    assert isinstance(strategy, ContextWeaver) and isinstance(strategy.selector, SelectSelector)
     contexts = [(r.context.messages, r.context.tokens) for r in replay_steps(RUN, strategy, (budget,))]
     return contexts, strategy.selector.index
 

@@ -33,10 +33,11 @@ from contextweaver.selectors.repeat_cut import TASK, OutputKeys, RepeatIndex
 from contextweaver.tokens import content_text
 from contextweaver.weaving.excerpts import WORD, OutputLines
 
-DETAIL_LINES = 200_000
+DETAIL_LINES = 400_000
 """Output lines whose details are held, least recently read dropped first (never one read for the
-current step): a plan reads the last `window` outputs and a few dozen candidates, which fit with room to
-spare in runs of 5,000-line outputs. A detail costs about 230 bytes a line (`benchmarks/replay_scaling.py`)."""
+current step's plan). A plan reads the last `window` outputs and a few dozen candidates: 110k lines a step
+in a run of 5,000-line outputs, where this bound builds 1.6 details per output (1 when all are held; 2.9
+at 200k lines) and holds about 100 MB (a detail costs about 260 bytes a line)."""
 
 
 @dataclass(frozen=True)
