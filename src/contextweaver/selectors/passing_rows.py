@@ -33,5 +33,12 @@ def passing_row() -> re.Pattern[str]:
 def passing_rows(lines: Sequence[str]) -> frozenset[int]:
     """The numbers of the lines that only report passing tests; empty unless there are MIN_ROWS+ of them."""
     row = passing_row()
-    found = [n for n, line in enumerate(lines) if len(line) < MAX_CHARS and row.fullmatch(line.strip())]
+    matched: dict[str, bool] = {}  # a row printed again (a log's) is matched once
+    found = []
+    for n, line in enumerate(lines):
+        hit = matched.get(line)
+        if hit is None:
+            hit = matched[line] = len(line) < MAX_CHARS and row.fullmatch(line.strip()) is not None
+        if hit:
+            found.append(n)
     return frozenset(found) if len(found) >= MIN_ROWS else frozenset()

@@ -3,14 +3,15 @@
 A kept output's line is cut when the context holds it anyway: in a later kept output, in the thought
 or action of a kept step (a script written with a heredoc, code the agent quoted), in the task, or
 earlier in the same output. The current step's output is never cut, and a run of repeated lines stays
-when it costs no more than the marker that would replace it. Every key is computed once per node; a
+when it costs no more than the marker that would replace it. A step's said lines are kept per step; an
+output's keys are built with its lines (`OutputKeys`, which the output index may drop and build again); a
 plan reads only the kept steps.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from contextweaver.weaving.excerpts import (
@@ -75,60 +76,75 @@ class Cut:
         return " or ".join(where)
 
 
+@dataclass(frozen=True)
+class OutputKeys:
+    """One output's repeat keys, built from its lines and its own step's thought and action alone (so an
+    index can drop them and build them again: `output_index.py`)."""
+
+    keys: tuple[str | None, ...]
+    """Each line's key (`OutputLines.keys`)."""
+    key_set: frozenset[str | None]
+    echoes: dict[int, int]
+    """Each line that repeats an earlier line of the same output -> that earlier line."""
+    own: frozenset[int]
+    """The lines that repeat its own step's thought or action (an editor's echo of the edit)."""
+
+    @classmethod
+    def of(cls, lines: OutputLines, said: str) -> OutputKeys:
+        """`said`: the step's thought and action, also read with its shell quoting undone."""
+        keys = lines.keys()
+        spoken = line_keys(said) | spoken_keys(said)
+        own = (
+            frozenset(
+                n
+                for n, line in enumerate(lines.lines)
+                if len(key := unnumbered(line)) >= MIN_DEDUPE_CHARS and key in spoken
+            )
+            if spoken
+            else frozenset()
+        )
+        return cls(keys, frozenset(keys), echoes(keys), own)
+
+
 class RepeatIndex:
-    """Per node, once: each output line's key, the lines an output repeats of itself, and the lines each
-    step (and the root) said."""
+    """The lines each step (and the root) said, kept per step; an output's own keys (`OutputKeys`) are
+    read from the caller when a plan keeps it."""
 
     def __init__(self) -> None:
-        self._keys: dict[int, tuple[str | None, ...]] = {}
-        self._key_set: dict[int, frozenset[str | None]] = {}
-        self._echoes: dict[int, dict[int, int]] = {}
-        """Per output, each line that repeats an earlier line of the same output -> that earlier line."""
         self._said: dict[int, frozenset[str]] = {}
-        self._own: dict[int, frozenset[int]] = {}
-        """Per output, the lines that repeat its own step's thought or action (an editor's echo of the edit)."""
-        self._spoken: tuple[int, frozenset[str]] = (TASK, frozenset())
-        """The last step's said lines, also with its shell quoting undone (read when its output is added)."""
 
     def add_said(self, index: int, text: str) -> None:
         """A step's thought and action, or (TASK) the root's messages."""
-        self._said[index] = keys = line_keys(text)
-        self._spoken = (index, keys | spoken_keys(text))
-
-    def add_output(self, index: int, lines: OutputLines) -> None:
-        keys = self._keys[index] = lines.keys()
-        self._key_set[index] = frozenset(keys)
-        self._echoes[index] = echoes(keys)
-        spoken, said = self._spoken
-        if spoken == index and said:
-            self._own[index] = frozenset(
-                n
-                for n, line in enumerate(lines.lines)
-                if len(key := unnumbered(line)) >= MIN_DEDUPE_CHARS and key in said
-            )
-
-    def own(self, index: int) -> frozenset[int]:
-        """The output's lines its own step's thought or action holds: the context holds them with that step
-        (an edit's output echoing the new text, a script's output echoing the command)."""
-        return self._own.get(index, frozenset())
+        self._said[index] = line_keys(text)
 
     def cuts(
-        self, keep: Mapping[int, set[int] | None], current: int, outputs: Mapping[int, OutputLines]
+        self,
+        keep: Mapping[int, set[int] | None],
+        current: int,
+        output: Callable[[int], tuple[OutputLines, OutputKeys] | None],
     ) -> Iterator[tuple[int, Cut]]:
-        """Newest first, each kept output's cut (`keep`: output -> its chosen lines, None for all)."""
+        """Newest first, each kept output's cut (`keep`: output -> its chosen lines, None for all;
+        `output`: a step's output lines and keys, None for a step without output)."""
         later = dict.fromkeys(self._said.get(TASK, ()), TASK)
         for index in sorted(keep, reverse=True):
             later.update({key: index for key in self._said.get(index, ()) if key not in later})
-            if index in outputs:
-                yield index, self._cut(index, outputs[index], keep[index], later, index == current)
+            found = output(index)
+            if found is not None:
+                yield index, self._cut(index, *found, keep[index], later, index == current)
 
     def _cut(
-        self, index: int, lines: OutputLines, wanted: set[int] | None, later: dict[str, int], current: bool
+        self,
+        index: int,
+        lines: OutputLines,
+        keyed: OutputKeys,
+        wanted: set[int] | None,
+        later: dict[str, int],
+        current: bool,
     ) -> Cut:
-        keys = self._keys[index]
+        keys = keyed.keys
         if wanted is None:
             numbers: Sequence[int] = range(len(lines.lines))
-            present = self._key_set[index]
+            present = keyed.key_set
         else:
             numbers = sorted(wanted)
             present = frozenset([keys[n] for n in numbers])
@@ -136,7 +152,7 @@ class RepeatIndex:
             repeats: set[int] = set()
         else:
             repeats = {n for n in numbers if keys[n] in later}
-        echo = {} if current else self._echoes[index]
+        echo = {} if current else keyed.echoes
         inside = {n for n, first in echo.items() if wanted is None or (n in wanted and first in wanted)}
         repeats |= inside
         kept = set(numbers) - repeats

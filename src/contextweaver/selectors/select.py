@@ -322,10 +322,11 @@ class SelectSelector:
             return self._offer_cache[key]
         if len(self._offer_cache) >= self.excerpt_cache:
             self._offer_cache.clear()
-        lines = self.index.outputs[index]
+        lines = self.index.lines(index)
+        assert lines is not None  # a candidate is an agent output (it holds words or is a view)
         score: dict[int, float] = {}
         hits = []
-        own = self.index.repeats.own(index)  # in the context with the step's own action: worth nothing here
+        own = self.index.own(index)  # in the context with the step's own action: worth nothing here
         for word in sorted(words):
             found = lines.words[word]
             if len(found) > self.crowded:
@@ -361,9 +362,9 @@ class SelectSelector:
         if found is None:
             if len(self._excerpts) >= self.excerpt_cache:
                 self._excerpts.clear()
-            found = self._excerpts[key] = build_excerpt(
-                graph.node(index), self.index.outputs[index], kept, why
-            )
+            lines = self.index.lines(index)
+            assert lines is not None  # only outputs are excerpted
+            found = self._excerpts[key] = build_excerpt(graph.node(index), lines, kept, why)
         return found
 
     def _dedupe(
@@ -373,9 +374,9 @@ class SelectSelector:
         that says why its lines were cut; an output all of whose lines recur is compressed instead."""
         excerpts: dict[int, Excerpt] = {}
         repeated: dict[int, int] = {}
-        outputs = self.index.outputs
-        for index, cut in self.index.repeats.cuts(keep, k, outputs):
-            lines, wanted, kept = outputs[index], keep[index], cut.kept
+        for index, cut in self.index.repeats.cuts(keep, k, self.index.keyed):
+            lines, wanted, kept = self.index.lines(index), keep[index], cut.kept
+            assert lines is not None  # `cuts` yields outputs only
             if cut.seen_in and not any(lines.lines[n].strip() for n in kept):
                 repeated[index] = min(cut.seen_in)
                 continue

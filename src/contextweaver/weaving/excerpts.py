@@ -74,8 +74,12 @@ class OutputLines:
                 spans[position] = (len(lines), len(lines) + sum(map(len, pieces)))
                 lines += [line for piece in pieces for line in piece]
         words: dict[str, list[int]] = {}
+        said: dict[str, set[str]] = {}  # a line printed again (a log's) is searched once
         for number, line in enumerate(lines):
-            for word in set(WORD.findall(line)):
+            found = said.get(line)
+            if found is None:
+                found = said[line] = set(WORD.findall(line))
+            for word in found:
                 words.setdefault(word, []).append(number)
         index = {word: tuple(numbers) for word, numbers in words.items()}
         per_char = max(0, node.full_tokens - call_tokens) / max(1, sum(len(line) + 1 for line in lines))
