@@ -13,6 +13,7 @@ the replay quadratic by definition: `--budget none` measures that case.
     python benchmarks/replay_scaling.py --steps 2000,4000 --gigabyte
     python benchmarks/replay_scaling.py --steps '' --gigabyte    # the 1 GB run only (4,403 steps)
     python benchmarks/replay_scaling.py --budget none            # unbounded contexts
+    python benchmarks/replay_scaling.py --steps '' --gigabyte --output-mb 150 --args "-s cw-select"
 """
 
 from __future__ import annotations
@@ -129,6 +130,9 @@ def main() -> None:
     )
     parser.add_argument("--steps", default="2000,4000,8000,16000,32000", help="comma-separated step counts")
     parser.add_argument("--gigabyte", action="store_true", help="also the run of 1 GB of output")
+    parser.add_argument(
+        "--output-mb", type=int, default=1000, help="the output of `--gigabyte`'s run in MB (default: 1000)"
+    )
     parser.add_argument("--budget", default="8000", help="replay's --budget, or 'none' (unbounded)")
     parser.add_argument("--args", default="", help="extra replay arguments, e.g. '-s cw,full'")
     args = parser.parse_args()
@@ -150,10 +154,11 @@ def main() -> None:
             path.unlink()
         if args.gigabyte:
             path = Path(folder) / "run-1gb.jsonl"
-            size = write_run(path, GIGABYTE_STEPS, pad=10**9 // GIGABYTE_STEPS * 100 // 83)
+            pad = args.output_mb * 10**6 // GIGABYTE_STEPS * 100 // 83
+            size = write_run(path, GIGABYTE_STEPS, pad=pad)
             got = measure(path, extra)
             print(
-                f"{'1 GB':>10} {size / 1e6:>6.0f} {got['cpu_s']:>7} {'':>6} {got['wall_s']:>7} {got['peak_mb']:>12}",
+                f"{f'{GIGABYTE_STEPS}+pad':>10} {size / 1e6:>6.0f} {got['cpu_s']:>7} {'':>6} {got['wall_s']:>7} {got['peak_mb']:>12}",
                 flush=True,
             )
 
