@@ -93,3 +93,17 @@ def test_omitted_reads_as_the_list_of_left_out_steps(gaps, data) -> None:
     assert [n.index for n in omitted.newest(changed=True)] == [
         n for n in sorted(left_out, reverse=True) if n % 3 == 0
     ]
+
+
+@given(st.integers(0, 30), st.integers(-35, 35), st.integers(-35, 35), st.integers(-3, 3).filter(bool))
+def test_newest_first_reads_as_its_list(last, start, stop, stride) -> None:
+    """A plan of every step, made as it is read, is the list it stands for."""
+    from contextweaver.weaving.plan import NewestFirst
+
+    listed = [(i, "why") for i in range(last, 0, -1)]
+    made = NewestFirst(last, "why")
+    assert list(made) == listed and len(made) == len(listed)
+    assert made[start:stop:stride] == listed[start:stop:stride]
+    for position in (start, stop):
+        if -len(listed) <= position < len(listed):
+            assert made[position] == listed[position]

@@ -12,7 +12,7 @@ import re
 
 from contextweaver.baselines.base import HistoryStrategy
 from contextweaver.records import Node, Step
-from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.plan import NewestFirst, Plan
 
 _TERM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 _PART = re.compile(r"[A-Za-z][a-z0-9]+|[A-Z]+(?![a-z])|\d+")
@@ -82,7 +82,7 @@ class BM25Retrieval(HistoryStrategy):
         last = len(self.nodes) - 1
         if last <= self.k + 1:
             reason = f"warmup: at most k+1={self.k + 1} steps"
-            return Plan(full=[(i, reason) for i in range(last, 0, -1)], compressed_reason=reason)
+            return Plan(full=NewestFirst(last, reason), compressed_reason=reason)
         full = [(last, "current step")]
         for index, score in self.ranked()[: self.k]:
             full.append((index, f"BM25 match to step {last} (score {score:.1f})"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextweaver.baselines.base import HistoryStrategy
 from contextweaver.weaving.modes import WeaveSettings
-from contextweaver.weaving.plan import Plan
+from contextweaver.weaving.plan import NewestFirst, Plan
 
 REASON = "full history"
 
@@ -15,4 +15,4 @@ class FullHistory(HistoryStrategy):
 
     def plan(self) -> Plan:
         last = len(self.nodes) - 1
-        return Plan(full=[(i, REASON) for i in range(last, 0, -1)], compressed_reason="")
+        return Plan(full=NewestFirst(last, REASON), compressed_reason="")

@@ -3,8 +3,9 @@ into messages under the budget. The current step is always the newest one, whate
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from contextweaver.nodes.graph import DependencyGraph
@@ -18,7 +19,7 @@ class Plan:
     Every other step is compressed to the placeholder with `compressed_reason`.
     """
 
-    full: list[tuple[int, str]]
+    full: Sequence[tuple[int, str]]
     compressed_reason: str
     notes: list[str] = field(default_factory=list)
     compressed_reasons: dict[int, str] = field(default_factory=dict)
@@ -47,4 +48,29 @@ def warmup_plan(graph: DependencyGraph, window: int) -> Plan | None:
     if k > window:
         return None
     reason = f"warmup: the history has at most W={window} steps"
-    return Plan(full=[(i, reason) for i in range(k, 0, -1)], compressed_reason=reason)
+    return Plan(full=NewestFirst(k, reason), compressed_reason=reason)
+
+
+class NewestFirst(Sequence[tuple[int, str]]):
+    """Steps `last` down to 1, each with `reason`: the plan of a strategy that keeps every step, made as it is
+    read. Under a budget a weave reads it only until nothing more fits, not to the run's first step."""
+
+    def __init__(self, last: int, reason: str) -> None:
+        self.last, self.reason = last, reason
+
+    def __len__(self) -> int:
+        return max(0, self.last)
+
+    @overload
+    def __getitem__(self, position: int) -> tuple[int, str]: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[tuple[int, str]]: ...
+    def __getitem__(self, position: int | slice) -> tuple[int, str] | list[tuple[int, str]]:
+        if isinstance(position, slice):
+            return [self[p] for p in range(*position.indices(len(self)))]
+        if not -len(self) <= position < len(self):
+            raise IndexError(position)
+        return self.last - (position % len(self)), self.reason
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return ((index, self.reason) for index in range(self.last, 0, -1))

@@ -107,6 +107,8 @@ class RunIndex:
         self.persons: list[int] = []
         self.full_sums = [0]
         self.compressed_sums = [0]
+        self.smallest = NONE
+        """The fewest tokens any step's whole or placeholder form takes."""
         self.changed: list[int] = []
         """Positions of the steps that changed a file (`changes`)."""
         self._trees: dict[str, tuple[MinTree, Grow]] = {}
@@ -134,6 +136,7 @@ class RunIndex:
             self.persons.append(position)
         if changes(node):
             self.changed.append(position)
+        self.smallest = min(self.smallest, node.full_tokens, node.compressed_tokens)
         self.full_sums.append(self.full_sums[-1] + node.full_tokens)
         self.compressed_sums.append(self.compressed_sums[-1] + node.compressed_tokens)
         for tree, grow in self._trees.values():

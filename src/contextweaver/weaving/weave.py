@@ -239,7 +239,14 @@ def _take_plan(room: _Room, held: _Held, plan: Plan, min_trim: int, state: Worki
     current = steps[-1].index if steps else None
     floor = plan.ahead_of_edits
     after_current, after_floor = _floor_marks(plan, current)
+    marks = [p for p in (after_current, after_floor, _last_floor(plan)) if p is not None]
+    last_mark = max(marks, default=-1)
+    smallest = min(run.smallest, min_trim, *(e.tokens for e in plan.excerpts.values()))
+    seen_current = False
     for position, (index, reason) in enumerate(plan.full):
+        if seen_current and position > last_mark and room.left < smallest:
+            break  # nothing the plan has left fits in any form: a plan of the whole run is not read to its end
+        seen_current = seen_current or index == current
         if position == after_current:  # each file's latest change but the current step's (kept whole anyway)
             _take_edit_calls(room, run.latest_edit_calls(), len(steps) - 1, LATEST_EDIT_SHARE)
             if held.note and state is not None:
@@ -270,6 +277,14 @@ def _floor_marks(plan: Plan, current: int | None) -> tuple[int | None, int | Non
     order = [index for index, _ in plan.full]
     after_current = next((p for p, index in enumerate(order) if index != current), None)
     return after_current, next((p for p, index in enumerate(order) if index not in floor), None)
+
+
+def _last_floor(plan: Plan) -> int | None:
+    """The place in the plan's order of its last step in the recency floor (taking it may reopen room)."""
+    floor = plan.ahead_of_edits
+    return (
+        max((p for p, (index, _) in enumerate(plan.full) if index in floor), default=None) if floor else None
+    )
 
 
 def _check_newest(room: _Room, root: Node, newest: Node, min_trim: int, kept: int) -> None:
