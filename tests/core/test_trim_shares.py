@@ -57,3 +57,13 @@ def test_even_outputs_share_the_room_evenly() -> None:
     assert tokens <= 600
     sizes = [count_message(m) for m in messages[1:]]
     assert max(sizes) - min(sizes) <= 2 and all(m["content"] != LISTING for m in messages[1:])
+
+
+def test_a_call_without_text_stays_verbatim_when_every_message_is_trimmed() -> None:
+    """Where even the outputs' shares are too small and every message is trimmed, a call whose content is
+    None (tool calls only) keeps None: an empty string made the newest call differ from what the agent sent."""
+    step = parallel_step([LISTING, LISTING, LISTING])
+    call = {**step.messages[0], "content": None}
+    step = Step(action=step.action, observation=step.observation, messages=(call, *step.messages[1:]))
+    messages, _ = trimmed_messages(make_node(1, step), 60)
+    assert messages[0] == call

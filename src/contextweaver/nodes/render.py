@@ -239,7 +239,7 @@ def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
         limit = (
             (max_tokens * size // total - MESSAGE_OVERHEAD - 4) if trim_all else next(given) if seen else None
         )
-        if limit is not None:
+        if limit is not None and message.get("content") is not None:  # a call without text has none to trim
             text = content_text(message.get("content"))
             message = {**message, "content": trim_output(text, max(0, limit), node.handle)}
         out.append(dict(message))
