@@ -315,11 +315,13 @@ def _newest_fitting(room: _Room, sizes: MinTree) -> Iterator[Node]:
 def _note(state: WorkingState | None, room: _Room, noted: int, texts: Sequence[str] = ()) -> list[Message]:
     """The working-state note in the room held for it, when the context cut anything."""
     room.left += noted
-    left_out = Omitted(room.run, room.chosen)
-    cut = len(left_out) or any(decision.mode != "full" for _, decision in room.chosen.values())
+    if state is None or not noted:  # most strategies write no note: the omitted steps are not read
+        return []
+    left_out = len(room.run.steps) - len(room.chosen)
+    cut = left_out or any(decision.mode != "full" for _, decision in room.chosen.values())
     written = (
-        state.note(left_out, min(int(room.left), max(noted, CAP)), texts)
-        if state is not None and noted and cut
+        state.note(Omitted(room.run, room.chosen), min(int(room.left), max(noted, CAP)), texts)
+        if cut
         else None
     )
     if written is None:
