@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -177,12 +177,55 @@ class Decision:
     tokens: int
 
 
+class Decisions(Sequence[Decision]):
+    """Every step's decision in order, made on first read: a long run's context drops most of its steps, and
+    listing them all at every step made a replay quadratic in the run; readers of what a context holds read
+    `WovenContext.shown`. Compares equal to a list of the same decisions; copied or pickled as a list."""
+
+    def __init__(self, count: int, make: Callable[[], list[Decision]]) -> None:
+        self._count = count
+        self._make: Callable[[], list[Decision]] | None = make
+        self._made: list[Decision] = []
+
+    @property
+    def listed(self) -> list[Decision]:
+        if self._make is not None:
+            self._made, self._make = self._make(), None
+        return self._made
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, item: Any) -> Any:
+        return self.listed[item]
+
+    def __iter__(self) -> Iterator[Decision]:
+        return iter(self.listed)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.listed == list(other)
+
+    def __add__(self, other: Sequence[Decision]) -> list[Decision]:
+        return [*self.listed, *other]
+
+    def __radd__(self, other: Sequence[Decision]) -> list[Decision]:
+        return [*other, *self.listed]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (self.listed,))
+
+    def __repr__(self) -> str:
+        return repr(self.listed)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass
 class WovenContext:
     """What a strategy returns before an LLM call: messages plus the explanation of each choice."""
 
     messages: list[Message]
-    decisions: list[Decision]
+    decisions: Sequence[Decision]
     tokens: int
     full_history_tokens: int
     strategy: str

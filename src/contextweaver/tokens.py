@@ -6,6 +6,8 @@ import binascii
 import gzip
 import importlib.resources
 import json
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
@@ -85,9 +87,30 @@ def encode(text: str) -> list[int]:
     return ids
 
 
+RECOUNTED_CHARS = (2_048, 262_144)
+"""Texts of this many characters have their counts kept (`count_text`)."""
+RECOUNTED = 64
+"""How many such counts are kept, the last used."""
+_recounted: OrderedDict[str, int] = OrderedDict()
+_recounting = threading.Lock()
+
+
 def count_text(text: str) -> int:
-    """Tokens of `text` (see `encode`)."""
-    return len(encode(text)) if text else 0
+    """Tokens of `text` (see `encode`). A long text counted again is looked up: a cut counts its note to
+    fit it, then the prompt-cache ledger counts it again, and a step trimmed to fit is measured at each try."""
+    if not RECOUNTED_CHARS[0] <= len(text) <= RECOUNTED_CHARS[1]:
+        return len(encode(text)) if text else 0
+    with _recounting:
+        count = _recounted.get(text)
+        if count is not None:
+            _recounted.move_to_end(text)
+            return count
+    count = len(encode(text))
+    with _recounting:
+        _recounted[text] = count
+        if len(_recounted) > RECOUNTED:
+            _recounted.popitem(last=False)
+    return count
 
 
 def count_images(content: Any) -> int:

@@ -3,10 +3,12 @@ each file's latest change, the dropped steps' shared decisions, and a run that c
 
 from __future__ import annotations
 
+import pickle
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextweaver.records import Facts, Node, Step
+from contextweaver.records import Decision, Facts, Node, Step
 from contextweaver.weaving.run_index import NONE, MinTree, run_index
 
 
@@ -58,12 +60,29 @@ def test_a_run_that_changed_is_read_again() -> None:
     assert run.full_sums[-1] == 30
 
 
-def test_dropped_decisions_are_shared_between_weaves() -> None:
+def test_dropped_decisions_are_shared_and_listed_as_they_stood() -> None:
     root = node(0)
-    run = run_index(root, [node(i) for i in range(1, 6)])
-    assert run.dropped(1, 3) == run.dropped(1, 3)
-    assert all(a is b for a, b in zip(run.dropped(0, 5)[1:3], run.dropped(1, 3), strict=True))
-    assert [d.index for d in run.dropped(0, 5)] == [1, 2, 3, 4, 5]
+    steps = [node(i) for i in range(1, 6)]
+    run = run_index(root, steps)
+    kept = Decision(3, "full", "kept", 10)
+    first = run.decisions([2], [kept])
+    assert len(first) == 5
+    again = run.decisions([], [])
+    assert all(a is b for a, b in zip(first, again, strict=True) if a is not kept)  # made once, shared
+    run = run_index(root, [*steps, node(6)])
+    grown = run.decisions([0], [Decision(1, "compressed", "old", 2)])
+    assert [(d.index, d.mode) for d in first] == [
+        (1, "dropped"),
+        (2, "dropped"),
+        (3, "full"),
+        (4, "dropped"),
+        (5, "dropped"),
+    ]
+    assert [d.index for d in grown] == [1, 2, 3, 4, 5, 6] and grown[0].mode == "compressed"
+    assert first == list(first) and pickle.loads(pickle.dumps(first)) == list(first)
+    late = run.decisions([], [])
+    run_index(root, [node(1), node(2)])  # the run read again from the start: what was woven stays
+    assert [d.index for d in late] == [1, 2, 3, 4, 5, 6]
 
 
 def brute_ranges(indices: list[int]) -> str:

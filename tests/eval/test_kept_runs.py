@@ -1,4 +1,5 @@
-"""KeptRuns equals index_runs of `kept` at every step, however the decisions change."""
+"""KeptRuns equals index_runs of `kept` at every step, however the decisions change, read from every
+decision or from those of the steps a context shows."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ def test_kept_runs_follow_decisions_that_grow_change_and_shrink() -> None:
     rng = random.Random(5)
     modes = ["full", "trimmed", "compressed", "dropped"]
     decisions: list[Decision] = []
-    runs = KeptRuns()
+    runs, from_shown = KeptRuns(), KeptRuns()
     for _ in range(300):
         change = rng.random()
         if change < 0.6:  # steps appended, as a growing context does
@@ -25,3 +26,5 @@ def test_kept_runs_follow_decisions_that_grow_change_and_shrink() -> None:
             decisions = decisions[: rng.randrange(len(decisions) + 1)]
         kept = [d.index for d in decisions if d.mode in ("full", "trimmed")]
         assert runs.update(decisions) == index_runs(kept)
+        shown = [d for d in decisions if d.mode != "dropped"]  # what a replay reads (`WovenContext.shown`)
+        assert from_shown.update(shown) == index_runs(kept)

@@ -140,6 +140,6 @@ class LLMSummary(HistoryStrategy):
             for n in folded
             if n.step.kind != "user"
         ]
-        woven.decisions = sorted(gone + woven.decisions, key=lambda d: d.index)
+        woven.decisions = sorted([*gone, *woven.decisions], key=lambda d: d.index)
         woven.full_history_tokens = sum(n.full_tokens for n in self.nodes)
         return woven

@@ -60,7 +60,7 @@ class Row:
     def of(cls, action: str, record: ReplayStep, tokens: list[int], kept: KeptRuns) -> Row:
         """`kept` follows the strategy's contexts step by step (its runs are read, not the whole context)."""
         first = (action.splitlines() or [""])[0][:48]
-        return cls(record.node, record.index, first, runs_text(kept.update(record.context.decisions)), tokens)
+        return cls(record.node, record.index, first, runs_text(kept.update(record.context.shown)), tokens)
 
     @property
     def status(self) -> str:

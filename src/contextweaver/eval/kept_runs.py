@@ -1,8 +1,10 @@
 """The steps a strategy's successive contexts keep, as runs, read from what changed since the last one.
 
 `WovenContext.kept` reads every decision: O(history) per step, so a replay printing it every step is
-quadratic. A context mostly repeats the last one's decisions (the same objects, found in one comparison
-done in C), so `KeptRuns` keeps the runs as they stood after each decision and reads only the rest.
+quadratic. A dropped step never extends a run, so the runs are read from the decisions of the steps a
+context shows (`WovenContext.shown`, as many as the context holds); and a context mostly repeats the last
+one's (the same objects, found in one comparison done in C), so `KeptRuns` keeps the runs as they stood
+after each decision and reads only the rest.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ class KeptRuns:
         """Per decision of the last context: how many runs there were after it, and where the last ended."""
 
     def update(self, decisions: Sequence[Decision]) -> list[list[int]]:
-        """The runs of `decisions` (the caller reads them before the next update, which changes them)."""
+        """The runs of the steps `decisions` keeps (a context's `shown`, or all its decisions; the caller reads
+        them before the next update, which changes them)."""
         decisions = decisions if isinstance(decisions, list) else list(decisions)
         same = common_prefix(self._decisions, decisions)
         count, end = self._marks[same - 1] if same else (0, 0)

@@ -136,7 +136,7 @@ def evaluate(
                 "full_tokens": context.full_history_tokens,
                 "items": len(needed),
                 "covered": len(held),
-                "kept": [list(run) for run in kept_runs[budget].update(context.decisions)],
+                "kept": [list(run) for run in kept_runs[budget].update(context.shown)],
                 "seconds": replayed.add_seconds + replayed.weave_seconds[tokens],
             }
             distance: dict[str, list[int]] = {}

@@ -17,7 +17,7 @@ from dataclasses import astuple, replace
 from typing import Any
 
 from contextweaver.nodes.render import full_messages
-from contextweaver.records import Decision, Message, Node, WovenContext
+from contextweaver.records import Decision, Decisions, Message, Node, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaving.budget import BudgetError
 from contextweaver.weaving.plan import Plan
@@ -56,7 +56,12 @@ class LazyContext:
         self.high = high
         self.low = low
         self.messages: list[Message] = full_messages(root)
-        self.decisions: list[Decision] = []
+        self.cut: Sequence[Decision] = []
+        """The decisions of the last cut (every step up to it)."""
+        self.appended: list[Decision] = []
+        """The decisions of the steps appended since (a new list at each cut: contexts share this one)."""
+        self.taken: list[Decision] = []
+        """The decisions of the steps the context holds in some form (`WovenContext.taken`)."""
         self.tokens = root.full_tokens
         self.full_history_tokens = root.full_tokens
         self.root_tokens = root.full_tokens
@@ -71,7 +76,9 @@ class LazyContext:
         """`nodes` is the whole history with the root at 0; only the steps after `upto` are read."""
         for node in nodes[self.upto + 1 :]:
             self.messages += full_messages(node)
-            self.decisions.append(Decision(node.index, "full", APPENDED, node.full_tokens))
+            decision = Decision(node.index, "full", APPENDED, node.full_tokens)
+            self.appended.append(decision)
+            self.taken.append(decision)
             self.tokens += node.full_tokens
             self.full_history_tokens += node.full_tokens
         self.upto = len(nodes) - 1
@@ -82,7 +89,7 @@ class LazyContext:
             self._weave_down(compact, status_tokens, len(nodes) - 1)
         return WovenContext(
             messages=[*self.messages, *status],  # shared with later contexts: copy to change
-            decisions=list(self.decisions),
+            decisions=self._decisions(),
             tokens=self.tokens + status_tokens,
             full_history_tokens=self.full_history_tokens,
             strategy=strategy,
@@ -90,7 +97,17 @@ class LazyContext:
             test_status=status_line if status else None,
             notes=list(self.notes),
             compacted=crossed,
+            taken=list(self.taken),
         )
+
+    @property
+    def decisions(self) -> list[Decision]:
+        return [*self.cut, *self.appended]
+
+    def _decisions(self) -> Decisions:
+        """Every step's decision as it stands now, listed only when read (a copy per step was quadratic)."""
+        cut, appended, count = self.cut, self.appended, len(self.appended)
+        return Decisions(len(cut) + count, lambda: [*cut, *appended[:count]])
 
     def state(self) -> dict[str, Any]:
         """What the context holds as plain data (messages, decisions, counters), to rebuild it after a
@@ -104,7 +121,9 @@ class LazyContext:
         """Continue from `state()`; only the steps after its `upto` are appended by the next context."""
         for name in STATE_FIELDS:
             setattr(self, name, state[name])
-        self.decisions = [Decision(*d) for d in state["decisions"]]
+        self.cut = [Decision(*d) for d in state["decisions"]]
+        self.appended = []
+        self.taken = [d for d in self.cut if d.mode != "dropped"]
 
     def mark(self, share: float) -> float:
         """The water mark at `share` of the room above the root, which is always kept verbatim: a share
@@ -164,7 +183,7 @@ class LazyContext:
                     exc.budget, replace(exc.need, kept=exc.need.kept + status_tokens)
                 ) from None
         self.messages = woven.messages
-        self.decisions = woven.decisions
+        self.cut, self.appended, self.taken = woven.decisions, [], list(woven.shown)
         self.tokens = woven.tokens
         self.notes = [
             *woven.notes,

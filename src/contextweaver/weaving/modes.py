@@ -26,6 +26,7 @@ from contextweaver.weaving.budget import Budget, BudgetError
 from contextweaver.weaving.lazy import LazyContext, upgraded_plan
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.reweave import Reweave
+from contextweaver.weaving.run_index import AfterRoot
 from contextweaver.weaving.weave import weave
 from contextweaver.weaving.working_state import WorkingState
 
@@ -155,7 +156,7 @@ class Weaving:
         nodes = self._nodes()
         return weave(
             nodes[0],
-            nodes[1:],
+            AfterRoot(nodes),
             plan,
             strategy=self.strategy,
             budget=budget,

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from contextweaver.nodes.render import call_messages
-from contextweaver.records import Decision, Node
+from contextweaver.records import Decision, Decisions, Node
 
 NONE = 1 << 62
 """The value of a position that holds nothing to find."""
@@ -74,6 +75,25 @@ class MinTree:
         while node < capacity:
             node = 2 * node + 1 if tree[2 * node + 1] <= bound else 2 * node
         return node - capacity
+
+
+class AfterRoot(Sequence[Node]):
+    """The steps of a run after its root, read in place: `nodes[1:]` copied the whole run at every weave."""
+
+    def __init__(self, nodes: Sequence[Node]) -> None:
+        self.nodes = nodes
+
+    def __len__(self) -> int:
+        return len(self.nodes) - 1
+
+    def __getitem__(self, item: Any) -> Any:
+        if isinstance(item, slice):
+            return [self.nodes[i + 1] for i in range(*item.indices(len(self)))]
+        if item < 0:
+            item += len(self)
+        if not 0 <= item < len(self):
+            raise IndexError(item)
+        return self.nodes[item + 1]
 
 
 def call_tokens(node: Node) -> int:
@@ -188,13 +208,24 @@ class RunIndex:
         if position in self._latest_of and shows_change(node):
             tree.set(position, call_tokens(node))
 
-    def dropped(self, start: int, stop: int) -> list[Decision]:
-        """The decisions of the steps at positions [start, stop) as dropped, made once per step and shared by
-        every weave (decisions are frozen): a long run's contexts drop most of it, at every weave."""
-        row = self._dropped
-        if len(row) < stop:
-            row += [Decision(n.index, "dropped", DROPPED, 0) for n in self.steps[len(row) : stop]]
-        return row[start:stop]
+    def decisions(self, positions: Sequence[int], taken: Sequence[Decision]) -> Decisions:
+        """Every step's decision: `taken` (those of the steps at `positions`, in order) and the others as
+        dropped, listed only when read (`Decisions`). A dropped step's decision is made once and shared by
+        every weave (decisions are frozen); the row is extended now, so a later weave's growing it, or a
+        run read again from the start, leaves what this one lists as it was."""
+        row, count = self._dropped, len(self.steps)
+        row += [Decision(n.index, "dropped", DROPPED, 0) for n in self.steps[len(row) :]]
+
+        def make() -> list[Decision]:
+            made: list[Decision] = []
+            start = 0
+            for position, decision in zip(positions, taken, strict=True):
+                made += row[start:position]
+                made.append(decision)
+                start = position + 1
+            return made + row[start:count]
+
+        return Decisions(count, make)
 
 
 _INDEXES: dict[int, RunIndex] = {}

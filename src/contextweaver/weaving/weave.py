@@ -389,18 +389,13 @@ def _assemble(
     """Chosen steps in chronological order after the root, the working-state note after the root or
     last; the others are dropped whole and said so (their decisions are shared: `RunIndex.dropped`)."""
     messages = [*full_messages(root), *([] if note_last else note), *status]
-    decisions: list[Decision] = []
     taken: list[Decision] = []
     run, chosen = room.run, room.chosen
-    start = 0
-    for position in sorted(run.position[index] for index in chosen):
+    positions = sorted(run.position[index] for index in chosen)
+    for position in positions:
         step_messages, decision = chosen[run.steps[position].index]
-        decisions += run.dropped(start, position)
-        decisions.append(decision)
         taken.append(decision)
         messages += step_messages
-        start = position + 1
-    decisions += run.dropped(start, len(run.steps))
     dropped = len(run.steps) - len(taken)
     messages += note if note_last else []
     notes = list(plan.notes)
@@ -408,7 +403,7 @@ def _assemble(
         notes.append(f"{dropped} step(s) dropped whole (call and output together) to fit the budget")
     return WovenContext(
         messages=messages,
-        decisions=decisions,
+        decisions=run.decisions(positions, taken),
         tokens=int(room.limit - room.left),
         full_history_tokens=root.full_tokens + run.full_sums[-1],
         strategy=strategy,
