@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, repeat
 from typing import Any
@@ -95,11 +96,11 @@ class PrefixCache:
     """
 
     def __init__(
-        self, prices: Sequence[CachePrices] = tuple(PRICES.values()), tokens: dict[Any, int] | None = None
+        self, prices: Sequence[CachePrices] = tuple(PRICES.values()), tokens: TokenCounts | None = None
     ) -> None:
         self.prices = tuple(prices)
         self._seen = _Seen()
-        self._tokens: dict[tuple[Any, ...], int] = {} if tokens is None else tokens
+        self._tokens = TokenCounts() if tokens is None else tokens
         """Tokens per distinct message; another cache of the same run may share it (`token_counts`)."""
         self._last: list[Message] = []
         self._keys: list[tuple[Any, ...]] = []
@@ -159,18 +160,15 @@ class PrefixCache:
         return CacheUse(total, shared, cached, billed)
 
     @property
-    def token_counts(self) -> dict[Any, int]:
+    def token_counts(self) -> TokenCounts:
         return self._tokens
 
     def tokens(self, message: Message) -> int:
-        """Tokens of a message, counted once per distinct message (a replay's other metrics share it)."""
-        return self._count(message, message_key(message))
+        """Tokens of a message, counted once per distinct recent message (a replay's other metrics share it)."""
+        return self._tokens.of(message)
 
     def _count(self, message: Message, key: tuple[Any, ...]) -> int:
-        tokens = self._tokens.get(key)
-        if tokens is None:
-            tokens = self._tokens[key] = count_message(message)
-        return tokens
+        return self._tokens.of(message, key)
 
 
 class _Seen:
@@ -237,6 +235,37 @@ def message_key(message: Message) -> tuple[Any, ...]:
         json.dumps(calls, sort_keys=True, default=str) if calls else "",
         message.get("tool_call_id", ""),
     )
+
+
+RECENT_MESSAGES = 4096
+"""Distinct messages whose token counts `TokenCounts` keeps: several strategies' contexts of a few hundred."""
+
+
+class TokenCounts:
+    """Token counts per distinct message (`message_key`), the RECENT_MESSAGES last used kept: a context
+    repeats most of the last one's messages. Keeping every count held every trimmed output and note ever
+    woven (their keys hold the text): a 1 GB run's replay grew by ~130 KB a step."""
+
+    def __init__(self, count: Callable[[Message], int] = count_message, size: int = RECENT_MESSAGES) -> None:
+        self._count = count
+        self._size = size
+        self._counts: OrderedDict[tuple[Any, ...], int] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def of(self, message: Message, key: tuple[Any, ...] | None = None) -> int:
+        """The message's tokens (`key`: its `message_key` when already made)."""
+        key = message_key(message) if key is None else key
+        counts = self._counts
+        tokens = counts.get(key)
+        if tokens is None:
+            tokens = counts[key] = self._count(message)
+            if len(counts) > self._size:
+                counts.popitem(last=False)
+        else:
+            counts.move_to_end(key)
+        return tokens
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contextweaver.prompt_cache import PRICES, PrefixCache, run_cost
+from contextweaver.prompt_cache import PRICES, PrefixCache, TokenCounts, run_cost
 from contextweaver.tokens import count_message
 from tests.conftest import reference_cache
 
@@ -82,3 +82,21 @@ def test_reusing_the_previous_request_gives_what_a_full_pass_gives() -> None:
         use = incremental.request([dict(m) for m in messages])
         assert (use.tokens, use.shared) == (total, shared)
         assert use.billed == {p: PRICES[p].billed(total, PRICES[p].cached(shared)) for p in PRICES}
+
+
+def test_token_counts_keep_the_recent_messages_only() -> None:
+    counted: list[str] = []
+
+    def count(message: dict) -> int:
+        counted.append(message["content"])
+        return len(message["content"])
+
+    counts = TokenCounts(count, size=3)
+    messages = [{"role": "user", "content": "x" * n} for n in range(1, 6)]
+    assert [counts.of(m) for m in messages[:3]] == [1, 2, 3]
+    assert counts.of(dict(messages[0])) == 1 and len(counted) == 3  # an equal message is not counted again
+    counts.of(messages[3])  # the least recently used (the 2-char one) makes room
+    assert len(counts) == 3
+    counts.of(messages[0])
+    counts.of(messages[1])
+    assert counted == ["x", "xx", "xxx", "xxxx", "xx"]

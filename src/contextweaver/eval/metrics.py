@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
-from typing import Any
 
-from contextweaver.prompt_cache import message_key
+from contextweaver.prompt_cache import TokenCounts
 from contextweaver.records import Message
 from contextweaver.tokens import count_message
 
@@ -83,18 +82,14 @@ def run_indices(runs: Iterable[Sequence[int]]) -> set[int]:
 
 
 class MessageTokens:
-    """Token counts of chat messages, memoized by content: a context repeats most of the previous one."""
+    """Token counts of chat messages, memoized by content (the recent ones: `TokenCounts`): a context repeats
+    most of the previous one."""
 
     def __init__(self, count: Callable[[Message], int] = count_message) -> None:
-        self._count = count
-        self._memo: dict[tuple[Any, ...], int] = {}
+        self._counts = TokenCounts(count)
 
     def __call__(self, message: Message) -> int:
-        key = message_key(message)
-        cached = self._memo.get(key)
-        if cached is None:
-            cached = self._memo[key] = self._count(message)
-        return cached
+        return self._counts.of(message)
 
 
 def common_prefix_tokens(
