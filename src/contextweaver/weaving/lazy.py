@@ -100,10 +100,6 @@ class LazyContext:
             taken=list(self.taken),
         )
 
-    @property
-    def decisions(self) -> list[Decision]:
-        return [*self.cut, *self.appended]
-
     def _decisions(self) -> Decisions:
         """Every step's decision as it stands now, listed only when read (a copy per step was quadratic)."""
         cut, appended, count = self.cut, self.appended, len(self.appended)
@@ -114,7 +110,7 @@ class LazyContext:
         restart with `restore`: taken right after a cut, it is the frozen prefix."""
         return {
             **{name: getattr(self, name) for name in STATE_FIELDS},
-            "decisions": [list(astuple(d)) for d in self.decisions],
+            "decisions": [list(astuple(d)) for d in self._decisions()],
         }
 
     def restore(self, state: dict[str, Any]) -> None:
