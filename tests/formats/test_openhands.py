@@ -72,6 +72,19 @@ def test_event_list_groups_one_response_and_skips_bookkeeping(write):
     assert (finish.thought, finish.action, finish.messages) == ("Renamed.", "finish", ())
 
 
+def test_ids_and_kinds_that_are_lists_or_objects_are_read_not_raised(write):
+    """A damaged file's event id, cause or observation kind may be a list or an object: the events are read."""
+    one = response("r1", ("c1", "execute_bash", '{"command": "ls"}'))
+    events = [
+        {"id": 1, "source": "user", "action": "message", "args": {"content": "List the files."}},
+        {**action(2, "run", {"command": "ls", "thought": ""}, "c1", "execute_bash", one), "id": [2]},
+        {**observation(3, 2, "run", "a.py"), "cause": [2]},
+        {**observation(4, 2, "run", "b.py"), "observation": ["run"]},
+    ]
+    trajectory = load_trajectory(write("replay.json", events))
+    assert [s.observation for s in trajectory.steps] == ["a.py"]  # matched by its cause, list and all
+
+
 def test_output_jsonl_with_old_flat_events_holds_several_runs(write):
     def record(number: int, command: str) -> dict:
         history = [

@@ -73,6 +73,12 @@ class _Open:
     ids: list[Any] = field(default_factory=list)
 
 
+def _key(value: Any) -> Any:
+    """An event field used as a key (an id, a cause, an observation's kind) as it can be looked up: damaged
+    files hold lists and objects there."""
+    return value if isinstance(value, str | int | float | bool | None) else json.dumps(value, default=str)
+
+
 class OpenHandsReader:
     name = "openhands-v0"
     expected = "an OpenHands v0 event list or output.jsonl record with 'history' (action/observation events)"
@@ -134,9 +140,9 @@ class OpenHandsReader:
 
         for event in events:
             if "observation" in event:
-                if event["observation"] in SKIPPED:
+                if _key(event["observation"]) in SKIPPED:
                     continue
-                call = by_id.get(event.get("cause")) if event.get("cause") is not None else last_call
+                call = by_id.get(_key(event.get("cause"))) if event.get("cause") is not None else last_call
                 if call is not None and call.observation is None:
                     call.observation = text_of(event.get("content"))
                 continue
@@ -177,7 +183,7 @@ class OpenHandsReader:
             )
             current.calls.append(call)
             current.ids.append(event.get("id"))
-            by_id[event.get("id")] = call
+            by_id[_key(event.get("id"))] = call
             last_call = call
         close()
         if not any(m["role"] == "user" for m in root) and meta.get("instruction"):
