@@ -205,12 +205,6 @@ class Decisions(Sequence[Decision]):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and self.listed == list(other)
 
-    def __add__(self, other: Sequence[Decision]) -> list[Decision]:
-        return [*self.listed, *other]
-
-    def __radd__(self, other: Sequence[Decision]) -> list[Decision]:
-        return [*other, *self.listed]
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (self.listed,))
 

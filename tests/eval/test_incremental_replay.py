@@ -14,10 +14,10 @@ from tests.conftest import reference_cache
 from contextweaver.eval.context_track import ContextTrack
 from contextweaver.eval.evidence import covered_in, found_in, next_step_evidence
 from contextweaver.eval.lockstep import Lockstep
-from contextweaver.eval.metrics import MessageTokens, common_prefix_tokens
+from contextweaver.eval.metrics import common_prefix_tokens
 from contextweaver.eval.replay import replay_steps
 from contextweaver.formats.base import Trajectory
-from contextweaver.prompt_cache import PRICES, CostMeter, PrefixCache
+from contextweaver.prompt_cache import PRICES, CostMeter, PrefixCache, TokenCounts
 from contextweaver.records import Message, Step
 from contextweaver.strategies import REPLAY_DEFAULT, build_strategy
 from contextweaver.weaving.weave import weave
@@ -122,7 +122,7 @@ def edited_contexts(seed: int) -> list[list[Message]]:
 def test_tracking_and_cache_equal_the_whole_context_computation(seed: int) -> None:
     contexts = edited_contexts(seed)
     asked = [frozenset({"helper_3", "legacy mode", "111", "helper_9", "line 74\nhelper_2"}), frozenset()]
-    track, cache, tokens = ContextTrack(set().union(*asked) - {"111"}), PrefixCache(), MessageTokens()
+    track, cache, tokens = ContextTrack(set().union(*asked) - {"111"}), PrefixCache(), TokenCounts().of
     expected = reference_cache(contexts)
     previous = None
     for messages, (total, shared) in zip(contexts, expected, strict=True):

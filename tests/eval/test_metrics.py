@@ -7,7 +7,6 @@ import math
 import pytest
 
 from contextweaver.eval.metrics import (
-    MessageTokens,
     common_prefix_tokens,
     jaccard,
     mean_pairwise_jaccard,
@@ -15,6 +14,7 @@ from contextweaver.eval.metrics import (
     recall,
     std,
 )
+from contextweaver.prompt_cache import TokenCounts
 from contextweaver.tokens import count_message
 
 
@@ -49,7 +49,7 @@ def test_prefix_tokens_stop_at_the_first_changed_message() -> None:
     c = {"role": "assistant", "content": "ls"}
     placeholder = {"role": "user", "content": "Old environment output: (3 lines omitted)"}
     full = {"role": "user", "content": "a\nb\nc"}
-    tokens = MessageTokens()
+    tokens = TokenCounts().of
     shared = common_prefix_tokens([a, b, c, full], [a, b, c, placeholder, c], tokens)
     assert shared == count_message(a) + count_message(b) + count_message(c)
     assert common_prefix_tokens([b], [a, b], tokens) == 0
@@ -62,7 +62,7 @@ def test_message_tokens_memo_counts_each_distinct_message_once() -> None:
         seen.append(message["content"])
         return len(message["content"])
 
-    tokens = MessageTokens(counting)
+    tokens = TokenCounts(counting).of
     message = {"role": "user", "content": "same text"}
     assert tokens(message) == tokens(dict(message)) == 9
     assert tokens({"role": "assistant", "content": "same text"}) == 9

@@ -20,8 +20,7 @@ from itertools import compress, islice
 from operator import itemgetter
 
 from contextweaver.eval.evidence import finder
-from contextweaver.eval.metrics import MessageTokens
-from contextweaver.prompt_cache import common_prefix
+from contextweaver.prompt_cache import TokenCounts, common_prefix
 from contextweaver.records import Message, message_text, messages_to_text
 
 
@@ -31,7 +30,7 @@ class ContextTrack:
     def __init__(self, items: Iterable[str], tokens: Callable[[Message], int] | None = None) -> None:
         self._words = frozenset(i for i in items if i and "\n" not in i)
         self._find = finder(set(self._words))
-        self._tokens = tokens or MessageTokens()
+        self._tokens = tokens or TokenCounts().of
         self._messages: list[Message] = []
         self._held: list[frozenset[str]] = []
         """Per message of the context: the tracked items its text holds."""

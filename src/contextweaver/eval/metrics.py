@@ -6,9 +6,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
 
-from contextweaver.prompt_cache import TokenCounts
 from contextweaver.records import Message
-from contextweaver.tokens import count_message
 
 
 def mean(values: Iterable[float]) -> float:
@@ -81,19 +79,8 @@ def run_indices(runs: Iterable[Sequence[int]]) -> set[int]:
     return {i for first, last in runs for i in range(first, last + 1)}
 
 
-class MessageTokens:
-    """Token counts of chat messages, memoized by content (the recent ones: `TokenCounts`): a context repeats
-    most of the previous one."""
-
-    def __init__(self, count: Callable[[Message], int] = count_message) -> None:
-        self._counts = TokenCounts(count)
-
-    def __call__(self, message: Message) -> int:
-        return self._counts.of(message)
-
-
 def common_prefix_tokens(
-    previous: Sequence[Message], current: Sequence[Message], tokens: MessageTokens
+    previous: Sequence[Message], current: Sequence[Message], tokens: Callable[[Message], int]
 ) -> int:
     """Tokens of the leading messages `current` shares verbatim with `previous` (what a prompt cache reuses).
 

@@ -387,7 +387,7 @@ def _assemble(
     note_last: bool,
 ) -> WovenContext:
     """Chosen steps in chronological order after the root, the working-state note after the root or
-    last; the others are dropped whole and said so (their decisions are shared: `RunIndex.dropped`)."""
+    last; the others are dropped whole and said so (their decisions are shared: `RunIndex.decisions`)."""
     messages = [*full_messages(root), *([] if note_last else note), *status]
     taken: list[Decision] = []
     run, chosen = room.run, room.chosen
