@@ -24,6 +24,7 @@ from contextweaver.formats import load_trajectory
 from contextweaver.formats.base import Trajectory
 from contextweaver.records import Step
 from contextweaver.strategies import TABLE, build_strategy
+from contextweaver.weaving.budget import BudgetError
 
 HERE = Path(__file__).resolve().parent
 RECORD = HERE / "context_digests.json"
@@ -82,9 +83,13 @@ def runs() -> Iterator[tuple[str, Trajectory]]:
 
 def contexts(name: str, trajectory: Trajectory, budget: int | None) -> Iterator[dict[str, Any]]:
     """Every context of one replay as the digest hashes it (a fresh strategy per budget: the lazy state is
-    per budget)."""
+    per budget), ending with the refusal when the budget cannot hold a step (the agent's run ends there)."""
     built = build_strategy(name, seed=0)
-    for replayed in replay_steps(trajectory, built.strategy, (budget,)):
+    refused: dict[int | None, BudgetError] = {}
+    for replayed in replay_steps(trajectory, built.strategy, (budget,), refused=refused):
+        if refused:
+            yield {"refused": str(refused[budget])}
+            return
         yield {"messages": replayed.context.messages, "tokens": replayed.context.tokens}
 
 
@@ -92,6 +97,9 @@ def digest(name: str, trajectory: Trajectory, budget: int | None) -> str:
     """One sha256 over every context of one replay."""
     hasher = hashlib.sha256()
     for context in contexts(name, trajectory, budget):
+        if "refused" in context:
+            hasher.update(f"refused|{context['refused']}".encode())
+            break
         hasher.update(json.dumps(context["messages"], sort_keys=True, ensure_ascii=False).encode())
         hasher.update(f"|{context['tokens']}|".encode())
     return hasher.hexdigest()[:16]

@@ -74,3 +74,30 @@ def run_steps(draw: Any, min_steps: int = 1, max_steps: int = 14) -> list[Step]:
         else:
             steps.append(Step(observation=draw(line) or "go on", kind="user"))
     return steps
+
+
+def three_calls_beside_a_long_output() -> Step:
+    """A step found by the weaving property: its text and three calls (two test runs, a heredoc) fit a small
+    budget only if its long output is trimmed, and a weave once trimmed its text too (the call changed)."""
+    commands = [
+        "python -m pytest -q tests/",
+        "python -m pytest -q tests/",
+        "cat > pkg/core.py <<'EOF'\nx = 1\nEOF",
+    ]
+    ids = [f"call_0_{i}" for i in range(len(commands))]
+    numbered = "\n".join(f"{i:>5}\tdef func_{i}(value): return value + {i}" for i in range(14))
+    outputs = [
+        numbered,
+        "\ncore core core core\ncore core core core core core core core",
+        "core core\n" + "core " * 16,
+    ]
+    assistant: Message = {
+        "role": "assistant",
+        "content": " ".join(["core"] * 10),
+        "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": "bash", "arguments": _arguments(c)}}
+            for i, c in zip(ids, commands, strict=True)
+        ],
+    }
+    results = [{"role": "tool", "tool_call_id": i, "content": o} for i, o in zip(ids, outputs, strict=True)]
+    return chat_step([assistant, *results])

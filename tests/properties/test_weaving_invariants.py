@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from contextweaver.records import Message, Step, WovenContext
@@ -16,7 +16,7 @@ from contextweaver.testing.invariants import missing_verbatim, unpaired_tool_cal
 from contextweaver.tokens import count_message
 from contextweaver.weaving.budget import BudgetError
 from tests.properties import sized
-from tests.properties.runs import ROOT, run_steps
+from tests.properties.runs import ROOT, run_steps, three_calls_beside_a_long_output
 
 pytestmark = pytest.mark.property
 
@@ -54,6 +54,8 @@ def newest_present(messages: list[Message], newest: Step) -> bool:
 
 @sized(40)
 @given(name=st.sampled_from(STRATEGIES), steps=run_steps(), budget=budgets)
+@example(name="cw", steps=[three_calls_beside_a_long_output()], budget=174)  # its text was trimmed away
+@example(name="cw", steps=[three_calls_beside_a_long_output()], budget=158)
 def test_every_context_keeps_the_invariants(name: str, steps: list[Step], budget: int | None) -> None:
     for k, woven in enumerate(contexts(name, steps, budget)):
         where = f"{name} at {budget}, after step {k + 1}"

@@ -217,11 +217,15 @@ def with_placeholders(step: Step, texts: Sequence[str]) -> tuple[Message, ...]:
     )
 
 
-def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
+def trimmed_messages(
+    node: Node, max_tokens: int, keep_call: bool = False
+) -> tuple[list[Message], int] | None:
     """Head/tail-trim the step's text so it fits in `max_tokens`; returns messages and their tokens.
 
     Observations are trimmed first, the room shared so that a short one stays whole and gives what it leaves
-    to the long ones; the assistant's own text only when the call alone does not fit.
+    to the long ones; the assistant's own text only when the call alone does not fit. With `keep_call` (the
+    newest step: the agent must see the call it just made as it made it) the call is never trimmed, and None
+    says the outputs cannot be trimmed beside it.
     """
     step = node.step
     messages = step.chat_messages()
@@ -232,6 +236,8 @@ def trimmed_messages(node: Node, max_tokens: int) -> tuple[list[Message], int]:
         [size for size, seen in zip(sizes, observed, strict=True) if seen], max_tokens - fixed
     )
     trim_all = limits is None
+    if trim_all and keep_call:
+        return None
     total = max(1, sum(sizes))
     given = iter(limits or ())
     out = []

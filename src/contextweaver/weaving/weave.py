@@ -340,11 +340,11 @@ def least_tokens(newest: Node, min_trim: int) -> int:
     the weave takes. A long call leaves a trim little room below its placeholder form, so the least trim
     is searched for (a few trims, assuming a trim that fits in n tokens fits in more)."""
     low, high = least_estimate(newest, min_trim), newest.full_tokens
-    if low >= high or _trim_to_fit(newest, low) is not None:
+    if low >= high or _trim_to_fit(newest, low, newest=True) is not None:
         return low
     while high - low > LEAST_STEP:
         middle = (low + high) // 2
-        low, high = (low, middle) if _trim_to_fit(newest, middle) is not None else (middle, high)
+        low, high = (low, middle) if _trim_to_fit(newest, middle, newest=True) is not None else (middle, high)
     return high
 
 
@@ -367,7 +367,7 @@ def _take_planned(
         room.take(node.index, full_messages(node), _full(node, reason))
         return
     if room.left >= node.compressed_tokens + min_trim or (current and room.left >= min_trim):
-        trimmed = _trim_to_fit(node, int(room.left))
+        trimmed = _trim_to_fit(node, int(room.left), newest=current)
         if trimmed is not None:
             why = f"{reason}; output head/tail-trimmed to fit the budget of {int(room.limit)} tokens"
             room.take(node.index, trimmed[0], Decision(node.index, "trimmed", why, trimmed[1]))
@@ -476,12 +476,15 @@ def _compressed(node: Node, reason: str) -> Decision:
     return Decision(node.index, "compressed", reason, node.compressed_tokens)
 
 
-def _trim_to_fit(node: Node, room: int) -> tuple[list[Message], int] | None:
-    """Trimming works on token estimates per message; shrink the target until the result fits."""
+def _trim_to_fit(node: Node, room: int, newest: bool = False) -> tuple[list[Message], int] | None:
+    """Trimming works on token estimates per message; shrink the target until the result fits. The `newest`
+    step keeps its call verbatim (only its outputs are trimmed), or does not fit."""
     target = room
     for _ in range(4):
-        messages, tokens = trimmed_messages(node, target)
-        if tokens <= room:
-            return messages, tokens
-        target -= tokens - room + 8
+        trimmed = trimmed_messages(node, target, keep_call=newest)
+        if trimmed is None:
+            return None
+        if trimmed[1] <= room:
+            return trimmed
+        target -= trimmed[1] - room + 8
     return None
