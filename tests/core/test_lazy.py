@@ -10,6 +10,7 @@ from contextweaver.config import WeaverConfig, load_config
 from contextweaver.records import Step, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaver import ContextWeaver
+from contextweaver.weaving.budget import GAP_STEPS, KEEP_STEPS
 from tests.core.helpers import ROOT, step
 
 FAILING = "tests/test_pager.py::test_last_page FAILED\n=========== 1 failed, 3 passed in 0.12s ==========="
@@ -295,3 +296,21 @@ def test_steps_too_big_for_a_one_step_gap_cut_halfway_between_the_marks_not_at_t
     cuts = sum(c.compacted for c in contexts[5:])
     assert 0 < cuts < len(contexts[5:])  # not every step
     assert all(c.tokens <= budget for c in contexts)
+
+
+def test_a_room_of_many_steps_appends_about_gap_steps_between_cuts() -> None:
+    """A room of 25+ mean steps (the budget a refusal suggests holds ROOM_STEPS typical ones): a cut keeps
+    KEEP_STEPS and leaves a gap of GAP_STEPS, so cuts come about every GAP_STEPS steps, not every two."""
+    given = long_steps(120, thought_lines=2)
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(ROOT)
+    weaver.add_step(given[0])
+    root, step = weaver.nodes[0].full_tokens, weaver.nodes[1].full_tokens
+    budget = int(root + 25 * step)
+    contexts = replay_steps(WeaverConfig(), given, budget)
+    indices = [k for k, c in enumerate(contexts) if c.compacted]
+    gaps = [b - a for a, b in zip(indices, indices[1:], strict=False)]
+    assert len(indices) > 3 and min(gaps) >= GAP_STEPS - 1, gaps
+    assert all(c.tokens <= budget for c in contexts)
+    kept = [contexts[k].tokens - root for k in indices]
+    assert min(kept) >= (KEEP_STEPS - 1) * step, (kept, step)

@@ -38,7 +38,7 @@ from contextweaver.serve.session_bytes import DEFAULT_BOUND, multipliers, root_b
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
 from contextweaver.tokens import count_message
-from contextweaver.weaving.budget import ROOM_STEPS, Budget, BudgetError, Need, ahead_of
+from contextweaver.weaving.budget import GAP_STEPS, Budget, BudgetError, Need, ahead_of
 
 log = logging.getLogger("contextweaver.serve")
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
@@ -366,7 +366,7 @@ class SessionManager:
         where = f"--budget {self.budget}" if self.budget else "no --budget: nothing is cut"
         return (
             f"root {need.root + budget.tools:,} tokens, {budget.tools:,} of them tool definitions ({where}; "
-            f"least {budget.least(need)}, suggested {budget.suggested(need)} for about {ROOM_STEPS} steps between cuts)"
+            f"least {budget.least(need)}, suggested {budget.suggested(need)}: a cut about every {GAP_STEPS} steps)"
         )
 
     def _current(self, info: SessionInfo) -> Session:

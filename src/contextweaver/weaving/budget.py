@@ -18,10 +18,16 @@ from contextweaver.errors import ContextWeaverError
 TYPICAL_STEP = 900
 """o200k tokens of a typical step (a call and its output): each training set's median over its train runs of
 a run's 75th percentile of step tokens, the median of those (`benchmarks/step_sizes.py`, docs/TUNING.md)."""
-ROOM_STEPS = 10
-"""Typical steps a suggested budget holds above the root and the tools. A lazy cut weaves down to 0.7-0.85
-of that room, so two or three steps are appended unchanged (their prefix cached) between cuts; at the least
-budget every step is a cut that rewrites everything after the root (docs/TUNING.md)."""
+GAP_STEPS = 8
+"""Mean steps appended between lazy cuts where the room holds KEEP_STEPS more (`weaving/lazy.py`): a cut
+rewrites the cached prefix, so in a room of many steps cuts come about every GAP_STEPS steps."""
+KEEP_STEPS = 12
+"""Mean steps a lazy cut keeps below that gap: the recent outputs a lower mark would drop cost next-step
+evidence. Both chosen on the train splits (docs/TUNING.md)."""
+ROOM_STEPS = KEEP_STEPS + GAP_STEPS
+"""Typical steps a suggested budget holds above the root and the tools: a cut keeps KEEP_STEPS and about
+GAP_STEPS are appended unchanged (their prefix cached) before the next; at the least budget every step is a
+cut that rewrites everything after the root (docs/TUNING.md)."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,7 @@ class Budget:
         return (
             f"a budget of {int(self.tokens):,} tokens cannot hold {held}, which are always sent: raise the "
             f"budget{where} to at least {self.least(need)} tokens ({ahead}suggested: {self.suggested(need)}, "
-            f"room for about {ROOM_STEPS} typical steps, so that cuts stay rare)"
+            f"room for about {ROOM_STEPS} typical steps: a cut about every {GAP_STEPS})"
         )
 
     def retried(self, need: Need, first: Need, first_tools: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from contextweaver.nodes.render import full_messages
 from contextweaver.records import Decision, Decisions, Message, Node, WovenContext
 from contextweaver.tokens import count_message
-from contextweaver.weaving.budget import BudgetError
+from contextweaver.weaving.budget import GAP_STEPS, KEEP_STEPS, BudgetError
 from contextweaver.weaving.plan import Plan
 
 Compact = Callable[[float, bool], WovenContext]
@@ -137,8 +137,9 @@ class LazyContext:
         return [{"role": "user", "content": status_line}]
 
     def low_share(self) -> float:
-        """The share a cut weaves down to: low enough that the gap up to the high mark holds
-        AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
+        """The share a cut weaves down to. In a room of more than KEEP_STEPS + AMORTIZE_STEPS mean steps, a gap
+        of what the room holds beyond KEEP_STEPS, at most GAP_STEPS (never above the low mark). Otherwise low
+        enough that the gap up to the high mark holds AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
         LOW_FLOOR; when even that cannot be had, a gap of one mean step in a room of ONE_STEP_ROOM or
         more (a cut every other step, not every step); when not even that, halfway between the marks in
         such a room (`steps_too_big`), else the high mark (a small room re-cuts every step or two
@@ -146,6 +147,10 @@ class LazyContext:
         assert self.limit is not None
         room = max(self.limit - self.root_tokens, 1.0)
         mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
+        steps = room / max(mean_step, 1.0)
+        gap = min(GAP_STEPS, steps - KEEP_STEPS)
+        if gap > AMORTIZE_STEPS:  # a room of many steps: a gap of up to GAP_STEPS, KEEP_STEPS kept below it
+            return min(self.low, self.high - gap / steps)
         wanted = self.high - AMORTIZE_STEPS * mean_step / room
         if wanted >= self.low:
             return self.low
