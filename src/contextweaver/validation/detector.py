@@ -49,12 +49,18 @@ class ValidationDetector:
             elif failures:
                 parts.append(f"{len(failures)} failed")
             else:
-                parts.append("runner reported failure")
+                parts.append(report.reason or "runner reported failure")
             if failures:
                 parts[-1] += f" ({_names(failures)})"
+                if report.reason:
+                    parts.append(report.reason)
             if not report.complete:
                 parts.append("totals line missing")
             return Label(ValidationStatus.FAILED, f"{report.runner}: {'; '.join(parts)}")
+        if not report.complete and not report.tests:
+            crash = runner_crash(clean, command)
+            if crash:
+                return Label(ValidationStatus.FAILED, crash)
         if not report.complete:
             return Label(
                 ValidationStatus.UNKNOWN, f"{report.runner}: totals line missing (output truncated?)"
@@ -75,6 +81,9 @@ class ValidationDetector:
         exception = python_script_crash(clean, command)
         if exception:
             return Label(ValidationStatus.FAILED, f"python script raised {exception}")
+        crash = runner_crash(clean, command)
+        if crash:
+            return Label(ValidationStatus.FAILED, crash)
         return Label(ValidationStatus.UNKNOWN, "no test-runner output")
 
 
@@ -83,9 +92,51 @@ def foreign_failure(text: str, command: str) -> str | None:
     beside another runner's passing summary)."""
     text = framed(text)
     for parser in parsers_in_order():
-        if parser.failure_marker.search(text) and not detects(parser, text, command):
+        if parser.fails_in(text) and not detects(parser, text, command):
             return parser.runner
     return None
+
+
+def runner_crash(clean: CleanText, command: str) -> str | None:
+    """Why a runner the command names stopped before its first test, or None: its own crash line
+    (`crash_pattern`) or, for a Python runner, a traceback that ends the output. An exit code of 0 says
+    it did not crash."""
+    if clean.returncode == 0 or not command:
+        return None
+    text = framed(clean.text)
+    for parser in parsers_in_order():
+        if not parser.command_matches(command):
+            continue
+        if parser.crash_pattern.search(text):
+            return f"{parser.runner}: stopped before its first test ({last_exception(clean.text) or 'see its output'})"
+        if parser.python_runner and (exception := final_exception(clean.text)):
+            return f"{parser.runner}: crashed before its first test ({exception})"
+    return None
+
+
+def last_exception(text: str, lines: int = 60) -> str | None:
+    """The last exception line (`E   ImportError: ...` as pytest quotes it, or bare) among the output's
+    last lines."""
+    for line in reversed(text[-20_000:].splitlines()[-lines:]):
+        line = line[1:].strip() if line.startswith("E ") else line.strip()
+        if _EXCEPTION_LAST.match(line):
+            return _shown(line)
+    return None
+
+
+def final_exception(text: str) -> str | None:
+    """The exception line that ends the output when the output's last traceback runs to its end."""
+    start = text.rfind("Traceback (most recent call last):")
+    if start < 0 or not _TRACEBACK.search(text, start):
+        return None
+    tail = text[start:].rstrip().splitlines()
+    if len(tail) < 2:
+        return None
+    return _shown(tail[-1]) if _EXCEPTION_LAST.match(tail[-1]) else None
+
+
+def _shown(line: str, limit: int = 160) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def python_script_crash(clean: CleanText, command: str) -> str | None:
