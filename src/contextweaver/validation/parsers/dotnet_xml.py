@@ -79,26 +79,32 @@ class _Trx:
         self.text = text
         self.results: list[tuple[str, str, TestStatus]] = []
         """(testName, testId, status) in report order."""
+        self.defined = "<TestMethod" in text
+        """Whether the report has definitions to name a result's class by (a test id is read only then)."""
 
     def add(self, raw: str) -> None:
         status = _OUTCOMES.get((attribute(raw, "outcome") or "").lower())
         if status is not None:
-            self.results.append((attribute(raw, "testName") or "", attribute(raw, "testId") or "", status))
+            test_id = attribute(raw, "testId") or "" if self.defined else ""
+            self.results.append((attribute(raw, "testName") or "", test_id, status))
 
     def tests(self, totals: dict[str, int]) -> dict[str, TestStatus]:
         """The results by name, each also counted into `totals` (a repeated name counts each time)."""
-        definitions = _trx_definitions(self.text) if self.results else {}
-        owners: dict[str, set[str]] = {}
+        definitions = _trx_definitions(self.text) if self.defined and self.results else {}
+        first_owner: dict[str, str] = {}
+        shared: set[str] = set()
+        """Names whose results belong to more than one class."""
         named: list[tuple[str, str, TestStatus]] = []
         for name, test_id, status in self.results:
-            defined_name, owner = definitions.get(test_id, ("", ""))
+            defined_name, owner = definitions.get(test_id, ("", "")) if definitions else ("", "")
             name = name or defined_name
             if name:
-                owners.setdefault(name, set()).add(owner)
+                if first_owner.setdefault(name, owner) != owner:
+                    shared.add(name)
                 named.append((name, owner, status))
         tests: dict[str, TestStatus] = {}
         for name, owner, status in named:
-            if len(owners[name]) > 1 and owner and not name.startswith(owner + "."):
+            if name in shared and owner and not name.startswith(owner + "."):
                 name = f"{owner}.{name}"
             record(tests, name, status)
             totals[STATUS_KEY[status]] += 1

@@ -9,7 +9,7 @@ from contextweaver.records import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.report import STATUS_KEY, TestReport, record
 
-ATTRIBUTES = r"""(?:[^<>"']|"[^"<]*+"|'[^'<]*+')*+"""
+ATTRIBUTES = r"""[^<>"']*+(?:(?:"[^"<]*+"|'[^'<]*+')[^<>"']*+)*+"""
 """A tag's attributes: a `>` inside a quoted value (a parameter `"a>b"`) does not end the tag, and an
 opening whose `>` never comes stops at the next `<` instead of rescanning the rest of the text (a raw
 `<` cannot occur inside a well-formed tag)."""
@@ -182,18 +182,18 @@ def _case_status(text: str, raw: str, position: int, case_end: int) -> TestStatu
         outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
         if outcomes:
             status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
-    if status is TestStatus.PASSED and _not_run(raw):
+    if status is TestStatus.PASSED and ("s=" in raw or "t=" in raw or "d=" in raw) and _not_run(raw):
         return TestStatus.SKIPPED
     return status
 
 
 def _not_run(raw: str) -> bool:
     """A testcase's attributes saying it did not run: `status="notrun"` (CTest), `result="suppressed"`
-    (GoogleTest), `disabled="true"` or `skipped="true"` (a `<skipped/>` written as an attribute)."""
-    if "=" not in raw:
-        return False
+    (GoogleTest), `disabled="true"` or `skipped="true"` (a `<skipped/>` written as an attribute). The
+    caller first looks for the keys' last letters before `=` (`s=`, `t=`, `d=`): most testcases have
+    none of them, and three short scans cost less than a call."""
     for key, words in (("status", _NOT_RUN), ("result", _NOT_RUN), ("disabled", _YES), ("skipped", _YES)):
-        if f"{key}=" in raw and (attribute(raw, key) or "").strip().lower() in words:
+        if (attribute(raw, key) or "").strip().lower() in words:
             return True
     return False
 
