@@ -38,25 +38,8 @@ class ValidationDetector:
     def label(self, report: TestReport | None, clean: CleanText, command: str) -> Label:
         if report is None:
             return self._without_runner(clean, command)
-        failures = report.failures
-        totals = report.totals or {}
-        if failures or report.has_failure:
-            failed = totals.get("failed", 0)
-            errors = totals.get("error", 0)
-            parts = []
-            if failed or errors:
-                parts.append(f"{failed} failed" + (f", {errors} error" if errors else ""))
-            elif failures:
-                parts.append(f"{len(failures)} failed")
-            else:
-                parts.append(report.reason or "runner reported failure")
-            if failures:
-                parts[-1] += f" ({_names(failures)})"
-                if report.reason:
-                    parts.append(report.reason)
-            if not report.complete:
-                parts.append("totals line missing")
-            return Label(ValidationStatus.FAILED, f"{report.runner}: {'; '.join(parts)}")
+        if report.failures or report.has_failure:
+            return _failed(report)
         if not report.complete and not report.tests:
             crash = runner_crash(clean, command)
             if crash:
@@ -70,6 +53,7 @@ class ValidationDetector:
             return Label(
                 ValidationStatus.UNKNOWN, f"{report.runner}: passed, but a {foreign} failure line is present"
             )
+        totals = report.totals or {}
         passed = sum(1 for s in report.tests.values() if s.value == "passed") or totals.get("passed", 0)
         ran = passed or totals.get("total", 0) - totals.get("skipped", 0)
         if ran <= 0:
@@ -85,6 +69,29 @@ class ValidationDetector:
         if crash:
             return Label(ValidationStatus.FAILED, crash)
         return Label(ValidationStatus.UNKNOWN, "no test-runner output")
+
+
+def _failed(report: TestReport) -> Label:
+    """A failed run's label: the counts or the failing tests' names, the runner's own reason, and
+    whether the closing totals are missing."""
+    failures = report.failures
+    totals = report.totals or {}
+    failed = totals.get("failed", 0)
+    errors = totals.get("error", 0)
+    parts = []
+    if failed or errors:
+        parts.append(f"{failed} failed" + (f", {errors} error" if errors else ""))
+    elif failures:
+        parts.append(f"{len(failures)} failed")
+    else:
+        parts.append(report.reason or "runner reported failure")
+    if failures:
+        parts[-1] += f" ({_names(failures)})"
+        if report.reason:
+            parts.append(report.reason)
+    if not report.complete:
+        parts.append("totals line missing")
+    return Label(ValidationStatus.FAILED, f"{report.runner}: {'; '.join(parts)}")
 
 
 def foreign_failure(text: str, command: str) -> str | None:

@@ -107,6 +107,8 @@ class JunitXmlParser(RunnerParser):
         found = False
         case_end = 0
         """Where the current testcase's `</testcase>` is (-1: there is none left), found once per case."""
+        # A state machine over the tags reads better than a table here: a testcase's name and a suite's
+        # counts depend on the stack of suites open around it, which only a running stack keeps in one pass.
         for match in _TAG.finditer(text):
             tag, raw, closing = match.groups()
             if closing:

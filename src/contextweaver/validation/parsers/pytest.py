@@ -207,6 +207,8 @@ def split_runs(text: str) -> list[tuple[str, bool]]:
     depth = 0
     last_end = 0
     last_summary = max((i for i, event in enumerate(events) if event[1] == "summary"), default=-1)
+    # A state machine over the events reads better than a table here: a session header means a new run
+    # or a nested one depending on the report section and nesting depth the events before it left.
     for index, (position, kind, end) in enumerate(events):
         if kind == "summary" and depth > 0 and index == last_summary:
             # the output's last closing line closes the outer run: a nested session left unclosed
