@@ -25,6 +25,9 @@ _NOT_RUN = frozenset(("disabled", "notrun", "skipped", "suppressed"))
 """A testcase's own `status=` or `result=` saying it did not run (CTest, GoogleTest): skipped, not passed."""
 _YES = frozenset(("true", "1", "yes"))
 """A testcase's `disabled=` or `skipped=` flag (the `<skipped/>` child written as an attribute)."""
+_NOT_RUN_KEYS = ("status=", "result=", 'disabled="', 'skipped="t', 'skipped="1"', 'skipped="y')
+"""What the report must hold for any testcase to say by attribute that it did not run (a suite's
+`skipped="3"` count does not count), searched once per report rather than once per testcase."""
 _DECLARED = {"failures": "failed", "errors": "error", "skipped": "skipped", "disabled": "skipped"}
 """A suite's own count attributes, named the project's way (`tests` is the total)."""
 
@@ -107,6 +110,7 @@ class JunitXmlParser(RunnerParser):
         found = False
         case_end = 0
         """Where the current testcase's `</testcase>` is (-1: there is none left), found once per case."""
+        not_run_keys = any(key in text for key in _NOT_RUN_KEYS)
         # A state machine over the tags reads better than a table here: a testcase's name and a suite's
         # counts depend on the stack of suites open around it, which only a running stack keeps in one pass.
         for match in _TAG.finditer(text):
@@ -133,7 +137,7 @@ class JunitXmlParser(RunnerParser):
             position = match.end()
             if not raw.endswith("/") and 0 <= case_end < position:
                 case_end = text.find("</testcase>", position)
-            status = _case_status(text, raw, position, case_end)
+            status = _case_status(text, raw, position, case_end, not_run_keys)
             test = _case_name(raw, suites)
             if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
                 record(tests, test, status)
@@ -173,7 +177,7 @@ def _declared_totals(declared: dict[str, int]) -> dict[str, int]:
     return {"passed": passed, "failed": failed, "error": error, "skipped": skipped}
 
 
-def _case_status(text: str, raw: str, position: int, case_end: int) -> TestStatus:
+def _case_status(text: str, raw: str, position: int, case_end: int, not_run_keys: bool) -> TestStatus:
     """A testcase's status: the most severe outcome among its children up to its `</testcase>` (at
     `case_end`, -1: none left) or the next testcase (`<skipped/>` may precede `<failure>`); passed without
     one, unless its `status` attribute says it did not run."""
@@ -184,16 +188,15 @@ def _case_status(text: str, raw: str, position: int, case_end: int) -> TestStatu
         outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
         if outcomes:
             status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
-    if status is TestStatus.PASSED and ("s=" in raw or "t=" in raw or "d=" in raw) and _not_run(raw):
+    if status is TestStatus.PASSED and not_run_keys and _not_run(raw):
         return TestStatus.SKIPPED
     return status
 
 
 def _not_run(raw: str) -> bool:
     """A testcase's attributes saying it did not run: `status="notrun"` (CTest), `result="suppressed"`
-    (GoogleTest), `disabled="true"` or `skipped="true"` (a `<skipped/>` written as an attribute). The
-    caller first looks for the keys' last letters before `=` (`s=`, `t=`, `d=`): most testcases have
-    none of them, and three short scans cost less than a call."""
+    (GoogleTest), `disabled="true"` or `skipped="true"` (a `<skipped/>` written as an attribute). Asked
+    only when the report holds one of them somewhere (`_NOT_RUN_KEYS`): most reports hold none."""
     for key, words in (("status", _NOT_RUN), ("result", _NOT_RUN), ("disabled", _YES), ("skipped", _YES)):
         if (attribute(raw, key) or "").strip().lower() in words:
             return True
