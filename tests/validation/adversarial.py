@@ -117,6 +117,15 @@ SPECIAL: dict[str, Callable[[int], str]] = {
     "go runs": lambda n: _repeat("\n=== RUN   T", n),
     "maven tests run": lambda n: _repeat("\n[INFO] Tests run: 1, ", n),
     "spaces lines": lambda n: _repeat(" " * 200 + "\n", n),
+    "quoted values never closed": lambda n: "<testsuite>" + _repeat('<testcase name="', n),
+    "one tag of quoted values": lambda n: "<testcase " + _repeat('a="b>" ', n),
+    "suites with counts": lambda n: _repeat('<testsuite tests="9" failures="1" skipped="2">', n),
+    "TRX definitions": lambda n: (
+        "<TestRun>" + _repeat('<UnitTest id="i"><TestMethod className="C" name="a"/>', n)
+    ),
+    "TRX results of one name": lambda n: (
+        "<TestRun><TestMethod " + _repeat('<UnitTestResult testName="a" testId="i" outcome="Passed"/>', n)
+    ),
 }
 
 

@@ -34,3 +34,27 @@ def test_passed_needs_a_complete_run_with_a_pass() -> None:
     assert label("pytest", "===== 3 passed in 0.1s =====\n") is ValidationStatus.PASSED
     assert label("pytest", "===== no tests ran in 0.1s =====\n") is ValidationStatus.UNKNOWN
     assert label("pytest", "===== 1 failed, 3 passed in 0.1s =====\n") is ValidationStatus.FAILED
+
+
+def test_a_runner_crash_needs_the_runner_command_and_no_clean_exit() -> None:
+    crash = (
+        "Traceback (most recent call last):\n"
+        '  File "/repo/bin/test", line 9, in <module>\n'
+        "    import sympy\n"
+        "ImportError: cannot import name 'Mul'\n"
+    )
+    tracker = TestTracker()
+    assert tracker.observe(1, "bin/test sympy/core", crash).status is ValidationStatus.FAILED
+    assert tracker.observe(2, "cat notes.txt", crash).status is ValidationStatus.UNKNOWN
+    exited_zero = f"<returncode>0</returncode>\n<output>\n{crash}</output>"
+    assert tracker.observe(3, "bin/test sympy/core", exited_zero).status is ValidationStatus.UNKNOWN
+
+
+def test_a_traceback_inside_the_output_is_no_crash() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 1, in <module>\n'
+        "ValueError: bad\n"
+        "retrying with defaults\n"
+    )
+    assert TestTracker().observe(1, "pytest -q", text).status is ValidationStatus.UNKNOWN

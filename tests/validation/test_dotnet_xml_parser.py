@@ -1,7 +1,7 @@
 """NUnit, TRX and xUnit.net reports: one element per test, each with its own outcome words."""
 
-from contextweaver.records import TestStatus
-from contextweaver.validation import parse_observation
+from contextweaver.records import TestStatus, ValidationStatus
+from contextweaver.validation import TestTracker, parse_observation
 
 
 def test_nunit3_error_label_and_suites_ignored() -> None:
@@ -66,3 +66,32 @@ def test_trx_tests_of_one_name_in_two_classes_stay_apart() -> None:
         "App.Tests.MoneyTests.Parses": TestStatus.FAILED,
     }
     assert report.totals == {"passed": 1, "failed": 1, "error": 0, "skipped": 0}
+
+
+def test_trx_run_outcome_failed_fails_without_a_failing_result() -> None:
+    text = """<TestRun><Results>
+<UnitTestResult testName="Adds" outcome="Passed"/>
+</Results><ResultSummary outcome="Failed"><Counters total="1" passed="1" failed="0"/>
+<RunInfos><RunInfo outcome="Error"><Text>Test host process exited with error code 134</Text></RunInfo></RunInfos>
+</ResultSummary></TestRun>"""
+    verdict = TestTracker().observe(1, "cat run.trx", text)
+    assert verdict.status is ValidationStatus.FAILED
+    assert "exited with error code 134" in verdict.reason
+
+
+def test_a_gt_sign_inside_a_quoted_parameter_keeps_the_test() -> None:
+    text = """<test-run result="Failed"><test-suite type="Assembly">
+<test-case name='Compares("a>b")' fullname='Calc.Compares("a>b")' result='Failed'/>
+<test-case name="Adds" fullname="Calc.Adds" result="Passed"/>
+</test-suite></test-run>"""
+    report = parse_observation(text)
+    assert report is not None
+    assert report.tests == {'Calc.Compares("a>b")': TestStatus.FAILED, "Calc.Adds": TestStatus.PASSED}
+
+
+def test_a_junit_failure_beside_a_passing_nunit_report_is_still_no_pass() -> None:
+    nunit = '<test-run result="Passed"><test-case fullname="Calc.Adds" result="Passed"/></test-run>'
+    quoted = nunit.replace("/>", '><output><![CDATA[<error code="0"/>]]></output></test-case>', 1)
+    assert TestTracker().observe(1, "cat r.xml", quoted).status is ValidationStatus.PASSED
+    outside = nunit + '\n<failure message="boom"/>'
+    assert TestTracker().observe(2, "cat r.xml", outside).status is not ValidationStatus.PASSED

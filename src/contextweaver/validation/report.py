@@ -35,6 +35,9 @@ class TestReport:
     """Files, directories or classes the runner showed as fully passing without naming each test (pytest
     -q, sympy), or WHOLE_SUITE."""
     runs: int = 1
+    reason: str = ""
+    """Why the runner failed when no test says it (a crashed test host, a runner stopped before its
+    first test), as the report or the runner words it."""
 
     @property
     def failures(self) -> list[str]:
@@ -124,6 +127,7 @@ def merge_reports(reports: Iterable[TestReport]) -> TestReport | None:
                 failed_signal=report.failed_signal,
                 passed_scopes=report.passed_scopes,
                 runs=report.runs,
+                reason=report.reason,
             )
             continue
         if report.runner not in merged.runner.split("+"):
@@ -136,4 +140,5 @@ def merge_reports(reports: Iterable[TestReport]) -> TestReport | None:
         merged.failed_signal = merged.failed_signal or report.failed_signal
         merged.passed_scopes = merged.passed_scopes | report.passed_scopes
         merged.runs += report.runs
+        merged.reason = merged.reason or report.reason
     return merged

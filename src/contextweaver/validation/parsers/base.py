@@ -57,6 +57,11 @@ class RunnerParser:
     passing_rows: ClassVar[tuple[str, ...]] = ()
     """Patterns of one whole line that only says a test passed (or shows progress with no failure): the
     rows a kept test output may drop first (`selectors/passing_rows.py` joins every parser's)."""
+    crash_pattern: ClassVar[re.Pattern[str]] = NEVER
+    """A line the runner prints when it stops before its first test (pytest's conftest that fails to
+    import): with the runner's command and no test of its own, a failed run."""
+    python_runner: ClassVar[bool] = False
+    """The runner is a Python program: a traceback that ends its output is the runner's own crash."""
     hints: ClassVar[tuple[str, ...]] = ()
     """Plain substrings one of which every detectable output holds, checked before the regex on
     short-lined text, where a line-anchored pattern tried at every line start costs ten times a scan
@@ -68,6 +73,10 @@ class RunnerParser:
         if self.hints and short_lined(text) and not any(hint in text for hint in self.hints):
             return False
         return marker_found(self.marker_pattern, framed(text))
+
+    def fails_in(self, text: str) -> bool:
+        """Whether the framed text holds this runner's failure line (`failure_marker`)."""
+        return bool(self.failure_marker.search(text))
 
     def command_matches(self, command: str) -> bool:
         return bool(command) and bool(self.command_pattern.search(command))

@@ -40,6 +40,8 @@ class DartJsonParser(RunnerParser):
         done: dict[str, Any] | None = None
         totals = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         event: Any
+        # A state machine over the events reads better than a table here: a testDone names only an id,
+        # which means a test only through the testStart and suite events before it.
         for start_id, name, suite_id, done_id, result, skipped, hidden, line in _EVENT.findall(framed(text)):
             if start_id:
                 path = suites.get(bounded_int(suite_id), "")

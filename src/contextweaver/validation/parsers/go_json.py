@@ -60,6 +60,8 @@ class GoJsonParser(RunnerParser):
         seen: list[str] = []
         text = framed(text)
         bench_failed = _benchmarks(text, tests) if "Benchmark" in text else set()
+        # A state machine over the events reads better than a table here: a package's closing action means
+        # something only against the tests of that package still running, kept per package as they stream.
         for fast_action, raw_package, test_key, raw_test, line, action in _EVENT.findall(text):
             if fast_action:
                 action, package = fast_action, json_string(raw_package)

@@ -54,6 +54,8 @@ class GoTestParser(RunnerParser):
         """Tests started and not yet ended, with how many times (a name can run twice)."""
         closed = False
         failed = False
+        # A state machine over the events reads better than a table here: what a package line means
+        # depends on the tests still pending and running before it, which a table would have to pass around.
         for result, name, run, pkgstatus, package, how, bare, bench in _EVENT.findall(framed(text)):
             if result:
                 status = _STATUSES[result]

@@ -14,10 +14,12 @@ _WORDS = r" ++(?:[^ \n]++ ++)*?"
 """The words before the file (a project name): one word per step, so a line of spaces is read once."""
 _SUITE = re.compile(rf"\n(PASS|FAIL){_WORDS}({_JS_FILE})(?: \([\d.]+ ?m?s(?:, [^)]*)?\))?(?=\n)")
 _LINE = re.compile(
-    r"\n( ++)(?:([✓✕○✎√×]) ((?:([^\n]+) \(\d+(?:\.\d+)? ?m?s\)|[^\n]+))|● ([^\n]+)|(\S[^\n]*))(?=\n)"
+    r"\n( ++|(?=[✓✕○✎√×] |● ))"
+    r"(?:([✓✕○✎√×]) ((?:([^\n]+) \(\d+(?:\.\d+)? ?m?s\)|[^\n]+))|● ([^\n]+)|(\S[^\n]*))(?=\n)"
 )
 """Groups: indent, mark, rest (kind, title and duration: see _title), the title before a duration that
-ends the line (found by backtracking from the line's end: a few steps), header, other line."""
+ends the line (found by backtracking from the line's end: a few steps), header, other line. A test or
+header line may start at the margin (output a tool dedented, as jest's own snapshots of its output)."""
 _DURATION = re.compile(r"\d+(?:\.\d+)? ?m?s\)")
 """What follows the last ` (` of a title when jest printed the test's duration."""
 _TESTS = re.compile(r"\nTests: ++([^\n]*+)")

@@ -9,9 +9,11 @@ from contextweaver.records import TestStatus
 from contextweaver.validation.parsers.base import RunnerParser
 from contextweaver.validation.report import STATUS_KEY, TestReport, record
 
-_TAG = re.compile(r"<(testsuite|testcase)\b([^<>]*+)>|</testsuite>")
-"""`[^<>]`: an opening whose `>` never comes stops at the next tag instead of rescanning the rest of
-the text (a raw `<` cannot occur inside a well-formed tag)."""
+ATTRIBUTES = r"""[^<>"']*+(?:(?:"[^"<]*+"|'[^'<]*+')[^<>"']*+)*+"""
+"""A tag's attributes: a `>` inside a quoted value (a parameter `"a>b"`) does not end the tag, and an
+opening whose `>` never comes stops at the next `<` instead of rescanning the rest of the text (a raw
+`<` cannot occur inside a well-formed tag)."""
+_TAG = re.compile(rf"<(testsuites?|testcase)(?=[\s/>])({ATTRIBUTES})>|</(testsuites?)>")
 _OUTCOME = re.compile(r"<(failure|error|skipped)\b")
 _IGNORED = {"<!--": "-->", "<![CDATA[": "]]>"}
 """Comments and CDATA are not elements: a commented-out <testsuite> or a <testcase> quoted in a
@@ -19,8 +21,15 @@ failure's CDATA is no test (the JUnit schema counts elements only). An unclosed 
 _ONE_ATTRIBUTE: dict[str, re.Pattern[str]] = {}
 _STATUSES = {"failure": TestStatus.FAILED, "error": TestStatus.ERROR, "skipped": TestStatus.SKIPPED}
 _SEVERITY = {"skipped": 0, "failure": 1, "error": 2}
-_NOT_RUN = frozenset(("disabled", "notrun", "skipped"))
-"""A testcase's own `status=` saying it did not run (CTest, GoogleTest): skipped, not passed."""
+_NOT_RUN = frozenset(("disabled", "notrun", "skipped", "suppressed"))
+"""A testcase's own `status=` or `result=` saying it did not run (CTest, GoogleTest): skipped, not passed."""
+_YES = frozenset(("true", "1", "yes"))
+"""A testcase's `disabled=` or `skipped=` flag (the `<skipped/>` child written as an attribute)."""
+_NOT_RUN_KEYS = ("status=", "result=", 'disabled="', 'skipped="t', 'skipped="1"', 'skipped="y')
+"""What the report must hold for any testcase to say by attribute that it did not run (a suite's
+`skipped="3"` count does not count), searched once per report rather than once per testcase."""
+_DECLARED = {"failures": "failed", "errors": "error", "skipped": "skipped", "disabled": "skipped"}
+"""A suite's own count attributes, named the project's way (`tests` is the total)."""
 
 
 def attribute(raw: str, key: str) -> str | None:
@@ -81,48 +90,94 @@ class JunitXmlParser(RunnerParser):
     failure_marker = re.compile(r"<(?:failure|error)\b")
     marker_pattern = re.compile(r"<testsuites?\b[^<>]*+>|<testcase\b")
 
+    def fails_in(self, text: str) -> bool:
+        """A `<failure>` or `<error>` element, not one quoted in a comment or CDATA (a passing NUnit
+        report's captured output that prints `<error code="0"/>` fails nothing)."""
+        marker = self.failure_marker
+        return bool(marker.search(text)) and bool(marker.search(without_comments(text)))
+
     def parse(self, text: str, command: str = "") -> TestReport | None:
         text = without_comments(text)
         tests: dict[str, TestStatus] = {}
         totals = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         suites: list[str] = []
+        root: dict[str, int] = {}
+        outer: dict[str, int] = {}
+        """The `<testsuites>` counts and the outermost suites' summed: the totals of a report that lists
+        no testcase."""
+        declared_failure = False
         opened = closed = 0
         found = False
         case_end = 0
         """Where the current testcase's `</testcase>` is (-1: there is none left), found once per case."""
+        not_run_keys = any(key in text for key in _NOT_RUN_KEYS)
+        # A state machine over the tags reads better than a table here: a testcase's name and a suite's
+        # counts depend on the stack of suites open around it, which only a running stack keeps in one pass.
         for match in _TAG.finditer(text):
-            tag, raw = match.groups()
-            if tag == "testsuite":
+            tag, raw, closing = match.groups()
+            if closing:
+                closed += 1
+                if suites and closing == "testsuite":
+                    suites.pop()
+                continue
+            if tag != "testcase":
+                counts = _declared(raw)
+                declared_failure |= bool(counts.get("failed") or counts.get("error"))
+                if tag == "testsuites":
+                    root = root or counts
+                elif not suites:
+                    for key, value in counts.items():
+                        outer[key] = outer.get(key, 0) + value
                 if not raw.endswith("/"):
                     opened += 1
-                    suites.append(raw)  # its name is read only when a testcase needs it
-                continue
-            if tag is None:
-                closed += 1
-                if suites:
-                    suites.pop()
+                    if tag == "testsuite":
+                        suites.append(raw)  # its name is read only when a testcase needs it
                 continue
             found = True
             position = match.end()
             if not raw.endswith("/") and 0 <= case_end < position:
                 case_end = text.find("</testcase>", position)
-            status = _case_status(text, raw, position, case_end)
+            status = _case_status(text, raw, position, case_end, not_run_keys)
             test = _case_name(raw, suites)
             if tests.setdefault(test, status) is not status:  # seen before: the severer status stays
                 record(tests, test, status)
             totals[STATUS_KEY[status]] += 1
-        if not found and not opened:
+        declared = root if "total" in root else outer
+        if not found and not opened and "total" not in declared:
             return None
+        if not found and "total" in declared:
+            totals = _declared_totals(declared)
+        unshown = declared_failure and not (totals["failed"] or totals["error"])
         return TestReport(
             runner=self.runner,
             tests=tests,
             totals=totals,
             complete=closed >= opened,
-            failed_signal=bool(totals["failed"] or totals["error"]),
+            failed_signal=bool(totals["failed"] or totals["error"] or declared_failure),
+            reason="a testsuite counts failures its testcases shown do not have" if unshown else "",
         )
 
 
-def _case_status(text: str, raw: str, position: int, case_end: int) -> TestStatus:
+def _declared(raw: str) -> dict[str, int]:
+    """A suite's `tests`/`failures`/`errors`/`skipped`/`disabled` attributes (those it has)."""
+    counts: dict[str, int] = {}
+    if "=" not in raw:
+        return counts
+    for key, into in (("tests", "total"), *_DECLARED.items()):
+        value = attribute(raw, key)
+        if value is not None and value.strip().isdigit() and len(value) < 10:
+            counts[into] = counts.get(into, 0) + int(value)
+    return counts
+
+
+def _declared_totals(declared: dict[str, int]) -> dict[str, int]:
+    """Totals from a report's declared counts: what is not failed, errored or skipped passed."""
+    failed, error, skipped = (declared.get(key, 0) for key in ("failed", "error", "skipped"))
+    passed = max(0, declared.get("total", 0) - failed - error - skipped)
+    return {"passed": passed, "failed": failed, "error": error, "skipped": skipped}
+
+
+def _case_status(text: str, raw: str, position: int, case_end: int, not_run_keys: bool) -> TestStatus:
     """A testcase's status: the most severe outcome among its children up to its `</testcase>` (at
     `case_end`, -1: none left) or the next testcase (`<skipped/>` may precede `<failure>`); passed without
     one, unless its `status` attribute says it did not run."""
@@ -133,13 +188,19 @@ def _case_status(text: str, raw: str, position: int, case_end: int) -> TestStatu
         outcomes = _OUTCOME.findall(text, position, stop if next_case < 0 else next_case)
         if outcomes:
             status = _STATUSES[max(outcomes, key=_SEVERITY.__getitem__)]
-    if (
-        status is TestStatus.PASSED
-        and ' status="' in raw
-        and (attribute(raw, "status") or "").lower() in _NOT_RUN
-    ):
+    if status is TestStatus.PASSED and not_run_keys and _not_run(raw):
         return TestStatus.SKIPPED
     return status
+
+
+def _not_run(raw: str) -> bool:
+    """A testcase's attributes saying it did not run: `status="notrun"` (CTest), `result="suppressed"`
+    (GoogleTest), `disabled="true"` or `skipped="true"` (a `<skipped/>` written as an attribute). Asked
+    only when the report holds one of them somewhere (`_NOT_RUN_KEYS`): most reports hold none."""
+    for key, words in (("status", _NOT_RUN), ("result", _NOT_RUN), ("disabled", _YES), ("skipped", _YES)):
+        if (attribute(raw, key) or "").strip().lower() in words:
+            return True
+    return False
 
 
 def _case_name(raw: str, suites: list[str]) -> str:

@@ -50,6 +50,8 @@ class MochaParser(RunnerParser):
         prefix = ""
         """The describe titles above the line, each followed by a space (built once per block)."""
         passed_status, failed_status = TestStatus.PASSED, TestStatus.FAILED
+        # A state machine over the lines reads better than a table here: a title's describe blocks are
+        # the stack of less-indented lines above it, which only a running stack keeps in one pass.
         # listing_end + 1: the newline that ends the listing's last line
         for spaces, passed, failed, pending, other in _LINE.findall(text, 0, listing_end + 1):
             if top >= len(spaces):

@@ -39,6 +39,7 @@ report section (pytester output under FAILURES, or under PASSES with -rA) belong
 _PRETTY_RESULTS = re.compile(r"\nResults \([\d.]+s\):((?:\n +\d+ [a-z]+)+)(?=\n)")
 """pytest-pretty's closing block: `Results (0.77s):` then one `  N passed` line per outcome."""
 _COLLECT_ERROR = re.compile(r"\n_+ ERROR collecting (\S+) _+(?=\n)")
+_COLLECT_EXCEPTION = re.compile(r"\nE +((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b[^\n]*)")
 _INTERRUPTED = re.compile(r"\n(?:!+ )?Interrupted: \d+ errors? during collection")
 _PROGRESS = re.compile(r"\n(?:(\S+\.py) ([.FEsxXpP]+)(?:\s+\[\s*\d+%\])?|([.FEsxXpP]+)\s+\[\s*\d+%\])(?=\n)")
 _FILTERS = re.compile(
@@ -100,6 +101,8 @@ class PytestParser(RunnerParser):
     )
     runner = "pytest"
     family = "pytest"
+    python_runner = True
+    crash_pattern = re.compile(r"\n(?:ImportError while loading conftest '[^'\n]*+'\.|INTERNALERROR> )")
     command_pattern = re.compile(r"\bpy\.?test\b")
     failure_marker = re.compile(r"\n(?:(?:FAILED|ERROR) [^\s:]++::\S|=+ (?:FAILURES|ERRORS) =+(?=\n))")
     hints = ("test session starts", " in ", "::", "Results (")
@@ -126,8 +129,9 @@ class PytestParser(RunnerParser):
         for status, test_id in _SHORT.findall(text):
             if "::" in test_id or status in ("ERROR", "FAILED"):
                 record(tests, test_id, _STATUSES[status])
-        for test_id in _COLLECT_ERROR.findall(text):
-            record(tests, test_id, TestStatus.ERROR)
+        collect_errors = list(_COLLECT_ERROR.finditer(text))
+        for collect_error in collect_errors:
+            record(tests, collect_error.group(1), TestStatus.ERROR)
         summaries: list[re.Match[str]] = list(_SUMMARY.finditer(text, start, end))
         if not summaries and "\nResults (" in text:
             summaries = list(_PRETTY_RESULTS.finditer(text, start, end))
@@ -143,6 +147,7 @@ class PytestParser(RunnerParser):
             totals=totals,
             complete=complete and bool(summaries),
             failed_signal=interrupted or any_failure(tests.values()),
+            reason=_collect_reason(text, collect_errors[0]) if collect_errors else "",
         )
         if totals is not None:
             report.failed_signal |= totals.get("failed", 0) > 0 or totals.get("error", 0) > 0
@@ -152,6 +157,19 @@ class PytestParser(RunnerParser):
                     scopes |= command_scopes(command)
                 report.passed_scopes = scopes
         return report
+
+
+def _collect_reason(text: str, header: re.Match[str]) -> str:
+    """`error collecting <file>: <its exception line>` (the block's last `E   SomeError: ...` line)."""
+    end = len(text)
+    for stop in ("\n_", "\n="):
+        found = text.find(stop, header.end())
+        if found >= 0:
+            end = min(end, found)
+    exception = ""
+    for match in _COLLECT_EXCEPTION.finditer(text, header.end(), end):
+        exception = match.group(1)
+    return f"error collecting {header.group(1)}" + (f": {exception[:160]}" if exception else "")
 
 
 def interrupted_lines(text: str, named: dict[str, TestStatus]) -> list[tuple[str, str]]:
@@ -189,6 +207,8 @@ def split_runs(text: str) -> list[tuple[str, bool]]:
     depth = 0
     last_end = 0
     last_summary = max((i for i, event in enumerate(events) if event[1] == "summary"), default=-1)
+    # A state machine over the events reads better than a table here: a session header means a new run
+    # or a nested one depending on the report section and nesting depth the events before it left.
     for index, (position, kind, end) in enumerate(events):
         if kind == "summary" and depth > 0 and index == last_summary:
             # the output's last closing line closes the outer run: a nested session left unclosed

@@ -14,12 +14,15 @@ _FINISHED = re.compile(r"\n(?:=+ | )tests finished: ([^\n]*+)(?:\n([^\n]*+))?")
 printed without padding. Its counts end at `in N seconds` (see _finishes)."""
 _IN_SECONDS = re.compile(r"(?:,? |^)in [\d.]+ seconds(?: =+| *)$")
 _VERBOSE_LINE = re.compile(r"\n(?:(\S+\.(?:py|rst|md|txt))\[\d+\](?=[ \n])|(test_\w++) ([^\n]*+))")
-"""--verbose: a file's header, then one `test_x ok` line per test (the file's last also holds [OK])."""
+"""--verbose: a file's header, then one `test_x ok` line per test (the file's last also holds [OK]). A
+skipped test's line holds the skip's message before its letter (`test_x Slow w`, `test_y needs numpy s`),
+or after it in older sympy (`test_y s - needs numpy`); `T` is a timeout, which sympy counts as skipped
+(one raised as an exception also has its failure block, which makes it an error)."""
 _VERBOSE_STATUS = {
     "ok": TestStatus.PASSED,
     "F": TestStatus.FAILED,
     "E": TestStatus.ERROR,
-    "T": TestStatus.ERROR,
+    "T": TestStatus.SKIPPED,
     "f": TestStatus.XFAIL,
     "X": TestStatus.XPASS,
     "s": TestStatus.SKIPPED,
@@ -49,6 +52,7 @@ class SympyParser(RunnerParser):
     passing_rows = (r"(?:\S+\.py\[\d+\] )?\.+ +\[OK\]",)
     runner = "sympy"
     family = "sympy"
+    python_runner = True
     command_pattern = re.compile(r"\bbin/test\b|sympy\.test\(|\bsympy/testing/runtests")
     failure_marker = re.compile(
         r"\[FAIL\](?=\n)|\n=+ tests finished: [^\n]*?\b[1-9]\d* (?:failed|exceptions?)"
@@ -80,7 +84,8 @@ class SympyParser(RunnerParser):
         pairs = [pair for _, counts in finishes for pair in _COUNT.findall(counts)]
         totals = counts_from(pairs, _NAMES) if finishes else None
         failed = bool(totals and (totals.get("failed", 0) or totals.get("error", 0)))
-        failed = failed or text.find("[FAIL]", start, end) >= 0 or bool(tests)
+        # a failure block is a failed or errored test; --verbose lines also name the tests that passed
+        failed = failed or text.find("[FAIL]", start, end) >= 0 or bool(blocks)
         return TestReport(
             runner=self.runner,
             tests=tests,
@@ -113,6 +118,8 @@ def _verbose(text: str, start: int, end: int, tests: dict[str, TestStatus]) -> N
             continue
         words = rest.replace("[OK]", "").replace("[FAIL]", "").split()
         status = _VERBOSE_STATUS.get(words[-1]) if words else None
+        if status is None and len(words) > 1 and words[1] == "-":  # older sympy: `test_x s - message`
+            status = _VERBOSE_STATUS.get(words[0])
         if status is not None and file:
             record(tests, f"{file}::{name}", status)
 

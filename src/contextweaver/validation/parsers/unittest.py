@@ -67,6 +67,7 @@ class UnittestParser(RunnerParser):
     passing_rows = (r"test\w* \([\w.]+\)[^\n]* \.\.\. ok",)
     runner = "unittest"
     family = "unittest"
+    python_runner = True
     command_pattern = re.compile(r"\bunittest\b|\bnose2?\b")
     failure_marker = re.compile(r"\n(?:(?:FAIL|ERROR): \w++ \(|FAILED \((?:failures|errors)=)")
     hints = ("Ran ", "FAIL: ", "ERROR: ", " ... ")
