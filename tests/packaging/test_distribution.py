@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -61,6 +62,22 @@ def test_the_wheel_holds_the_package_data_and_no_tests_or_caches(dist: Path) -> 
     strays = [n for n in names if n.startswith("tests/") or "__pycache__" in n or n.endswith((".pyc", ".db"))]
     assert strays == []
     assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"contextweaver"}
+
+
+def test_the_mit_license_ships_in_the_wheel_and_the_sdist(dist: Path) -> None:
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License")
+    assert "Copyright (c) 2026 The ContextWeaver authors" in license_text
+    wheel = zipfile.ZipFile(wheel_of(dist))
+    (in_wheel,) = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    assert wheel.read(in_wheel).decode() == license_text
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        (in_sdist,) = [m for m in archive.getmembers() if m.name.endswith("/LICENSE")]
+        member = archive.extractfile(in_sdist)
+        assert member is not None and member.read().decode() == license_text
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
 
 
 @pytest.mark.slow
