@@ -61,6 +61,20 @@ def test_a_folder_with_no_run_exits_2_with_the_layouts(command, tmp_path):
     assert "notes" in said and "<run>/<instance>/<instance>.traj" in said
 
 
+@pytest.mark.parametrize("command", ["eval", "fit"])
+def test_an_empty_folder_beside_a_run_exits_2_naming_the_folder(command, tmp_path):
+    """Given with a run, an empty folder is not dropped unsaid (eval said "1 trajectories", exit 0)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    path = tmp_path / "run.jsonl"
+    path.write_text(HEADER + json.dumps({"action": "ls", "observation": "a.py"}) + "\n")
+    args = next(a for a in commands(empty, tmp_path / "out") if a[0] == command)
+    result = run([args[0], str(empty), str(path), *args[2:]])
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert f"no recorded run in {empty};" in said and "run.jsonl" not in said
+
+
 @pytest.mark.parametrize("command", ["replay", "graph"])
 def test_steps_of_nothing_exit_2_with_the_format_taken(command, tmp_path):
     path = tmp_path / "header-only.jsonl"

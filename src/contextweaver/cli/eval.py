@@ -93,7 +93,7 @@ def command(
     """Evaluate context strategies on recorded trajectories (files or directories) and write a report."""
     from rich.console import Console
 
-    from contextweaver.cli.runs import RunError, no_runs, warn
+    from contextweaver.cli.runs import RunError, empty_inputs, no_runs, warn
     from contextweaver.config import ModelConfig, apply_overrides
     from contextweaver.eval import report
     from contextweaver.eval.refused import refused_lines
@@ -140,6 +140,9 @@ def command(
     unreadable: dict[str, str] = {}
     trajectories = discover(inputs, unreadable)
     warn(t for _, t in trajectories)
+    empty = empty_inputs(inputs, [*(p for p, _ in trajectories), *unreadable])
+    if empty:
+        raise RunError(no_runs(empty))
     if split != "all":
         trajectories = [(p, t) for p, t in trajectories if split_of(trajectory_id(t, p)) == split]
     if not trajectories and not unreadable:

@@ -41,6 +41,17 @@ def warn(trajectories: Iterable[Trajectory]) -> None:
             click.echo(f"warning: {trajectory.source}: {warning}", err=True)
 
 
+def empty_inputs(inputs: Sequence[str | Path], read: Iterable[str | Path]) -> list[str]:
+    """The inputs under which none of the `read` paths (runs, or files that failed to read) lies: a
+    folder with no run in it, which a command given several inputs would otherwise drop unsaid."""
+    found = [Path(p).absolute() for p in read]
+    return [
+        str(item)
+        for item in inputs
+        if not any(p == Path(item).absolute() or Path(item).absolute() in p.parents for p in found)
+    ]
+
+
 def no_runs(inputs: Sequence[str | Path], split: str = "all") -> str:
     """The message of inputs that gave no run (of `split`): where runs are looked for, and the formats."""
     of = "" if split == "all" else f" of split {split!r}"
