@@ -114,6 +114,8 @@ def test_swe_agent_output_folder_for_eval_fit_and_replay(tmp_path):
     assert [r.id for r in load_runs((str(folder),), "all", 0)] == ["astro__astro-1", "numpy__numpy-2"]
     several = run(["replay", str(folder), "-s", "full"])
     assert several.exit_code == 2 and "holds 2 runs (astro__astro-1, numpy__numpy-2)" in several.output
+    said = " ".join(several.output.split())
+    assert "--instance <id or 0-based index>" in said and "instance=" not in said.replace("--instance", "")
     one = run(["replay", str(folder), "-s", "full", "--instance", "numpy__numpy-2"])
     assert one.exit_code == 0 and "2 steps (swe-agent)" in one.output
     drawn = run(["graph", str(folder / "astro__astro-1"), "--out", str(out)])

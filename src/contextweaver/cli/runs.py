@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from contextweaver.cli.options import require_task
-from contextweaver.formats import FORMATS, Trajectory, TrajectoryError, load_trajectory
+from contextweaver.formats import FORMATS, SeveralRuns, Trajectory, TrajectoryError, load_trajectory
 from contextweaver.formats.discovery import LAYOUTS
 
 
@@ -27,6 +27,8 @@ def read_run(path: str | Path, input_format: str | None = None, instance: str | 
     """The one run in `path` (a file, a conversation folder, or a folder of one run), with its task."""
     try:
         trajectory = load_trajectory(path, format=input_format, instance=instance)
+    except SeveralRuns as exc:
+        raise RunError(exc.choose("--instance <id or 0-based index>")) from None
     except TrajectoryError as exc:
         raise RunError(str(exc)) from None
     warn([trajectory])

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 import click
 
+from contextweaver.cli.options import TokenBudget
+
 F = TypeVar("F", bound=Callable[..., Any])
 WRITE_HINTS = {errno.ENOENT: "create its directory first", errno.ENOSPC: "the disk is full: free space or "
                "write elsewhere", errno.EROFS: "the filesystem is read-only: write elsewhere",
@@ -142,7 +144,9 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
 @click.option("--step", type=int, help="Show the woven context the agent got after this step.")
 @click.option("--latest", is_flag=True, help="Show the woven context after the latest step.")
 @click.option(
-    "--budget", type=int, help="Token budget for the shown context [default: the proxy's, meta budget]."
+    "--budget",
+    type=TokenBudget(),
+    help="Token budget for the shown context (8000, 8k) [default: the proxy's, meta budget].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_failures

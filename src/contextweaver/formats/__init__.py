@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from contextweaver.formats.archive import load_archive
-from contextweaver.formats.base import NotATrajectory, Reader, Trajectory, TrajectoryError
+from contextweaver.formats.base import NotATrajectory, Reader, SeveralRuns, Trajectory, TrajectoryError
 from contextweaver.formats.conversation_dir import conversation_source, events_dir
 from contextweaver.formats.discovery import LAYOUTS, file_id, is_archive, is_single_run, run_id, run_paths
 from contextweaver.formats.nearest import nearest
@@ -24,6 +24,7 @@ from contextweaver.registry import Registry
 __all__ = [
     "FORMATS",
     "NotATrajectory",
+    "SeveralRuns",
     "Reader",
     "Trajectory",
     "TrajectoryError",
@@ -168,10 +169,7 @@ def load_trajectory(
     runs = load_trajectories(path, format)
     if instance is None:
         if len(runs) > 1:
-            raise TrajectoryError(
-                f"{path}: holds {len(runs)} runs ({_ids(runs)}); pass instance=<id or 0-based index>, "
-                f"'{path}#<id>', or use load_trajectories()"
-            )
+            raise SeveralRuns(path, _ids(runs), len(runs))
         return runs[0]
     for trajectory in runs:
         if run_id(trajectory) == str(instance):
