@@ -93,6 +93,18 @@ def test_an_anthropic_request_replays_as_its_steps(tmp_path):
     assert "request.json: 3 steps (anthropic)" in result.output
 
 
+def test_a_bare_list_of_anthropic_messages_replays_and_draws_its_calls(tmp_path):
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(request(2)["messages"]))
+    result = run(["replay", str(path), "-s", "full"])
+    assert result.exit_code == 0 and "2 steps (anthropic)" in result.output, result.output
+    assert "cmd 1" in result.output and "cmd 2" in result.output
+    drawn = run(["graph", str(path), "--out", str(tmp_path), "--format", "mermaid"])
+    assert drawn.exit_code == 0, drawn.output
+    picture = (tmp_path / "messages.mmd").read_text()
+    assert "cmd 2" in picture and "user:" not in picture
+
+
 def test_a_mistyped_key_is_a_warning_on_stderr_with_its_line(tmp_path):
     path = tmp_path / "run.jsonl"
     steps = [{"thought": "t", "action": "ls", "observation": "a.py"}, {"thougth": "t", "action": "cat a.py"}]
