@@ -71,7 +71,10 @@ def _detect(source: Source) -> Reader:
         raise NotATrajectory(f"{source.name}: the file is empty; {_expected()}")
     problem = source.json_error()
     if problem is not None:
-        raise source.error(f"{problem}; {_expected()}")
+        mended = next((r for r in _readers() if _reads_damage(r, source) and r.detect(source)), None)
+        if mended is None:
+            raise source.error(f"{problem}; {_expected()}")
+        return mended
     for reader in _readers():
         if reader.detect(source):
             return reader
@@ -187,9 +190,14 @@ def _reader(source: Source, format: str | None) -> Reader:
     except ValueError as exc:
         raise TrajectoryError(str(exc)) from None
     problem = source.json_error()
-    if problem is not None:
+    if problem is not None and not _reads_damage(reader, source):
         raise source.error(f"{problem}; expected {reader.expected}")
     return reader
+
+
+def _reads_damage(reader: Reader, source: Source) -> bool:
+    """Whether `reader` reads JSON Lines around the lines that do not parse (a user's own transcript)."""
+    return bool(getattr(reader, "reads_damaged_lines", False)) and source.looks_like_jsonl
 
 
 def _ids(runs: list[Trajectory]) -> str:

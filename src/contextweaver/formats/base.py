@@ -59,7 +59,9 @@ class Trajectory:
 
 
 class Reader(Protocol):
-    """What a format module exposes as READER: a name, what it expects, a detector and a reader."""
+    """What a format module exposes as READER: a name, what it expects, a detector and a reader. A reader
+    whose `reads_damaged_lines` is true is offered a JSON Lines file some lines of which do not parse
+    (`Source.sound_records`), and says in a warning which lines it read past."""
 
     name: str
     expected: str
