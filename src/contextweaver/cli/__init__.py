@@ -82,7 +82,7 @@ class LazyGroup(click.Group):
         whose `--config` is `options.config_option` names the file and fails earlier, as a usage error)."""
         import yaml
 
-        from contextweaver.cli.options import BadSetting
+        from contextweaver.cli.options import BadArgument
         from contextweaver.cli.runs import RunError
         from contextweaver.config import yaml_problem
         from contextweaver.errors import ConfigError, ContextWeaverError
@@ -93,7 +93,7 @@ class LazyGroup(click.Group):
         except TrajectoryError as exc:  # an input that gives no run: a bad argument
             raise RunError(str(exc)) from exc
         except ConfigError as exc:
-            raise BadSetting(str(exc)) from exc
+            raise BadArgument(str(exc)) from exc
         except ContextWeaverError as exc:
             raise click.ClickException(str(exc)) from exc
         except (

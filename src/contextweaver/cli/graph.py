@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from contextweaver.cli.options import (
-    BadSetting,
+    BadArgument,
     TokenBudget,
     config_option,
     input_format_option,
@@ -101,7 +101,7 @@ def command(
     try:
         config = load_config(config_path, list(overrides))
     except ValueError as exc:
-        raise BadSetting(str(exc)) from None
+        raise BadArgument(str(exc)) from None
 
     name = ALIASES.get(strategy, strategy)
     try:

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class BadSetting(click.ClickException):
-    """A setting that cannot be used (`-c`, `--config`): a bad argument, so exit 2, the message on one line."""
+class BadArgument(click.ClickException):
+    """A setting or argument that cannot be used (`-c`, `--config`, `serve --upstream`): exit 2, as click's
+    usage errors, the message on one line without the usage."""
 
     exit_code = 2
 

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from contextweaver.cli.options import (
-    BadSetting,
+    BadArgument,
     TokenBudget,
     chosen_strategies,
     config_option,
@@ -97,7 +97,7 @@ def command(
         try:
             config = load_config(config_path, list(overrides))
         except ValueError as exc:
-            raise BadSetting(str(exc)) from None
+            raise BadArgument(str(exc)) from None
         recorded = read_run(path, input_format, instance)
         settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
         try:
