@@ -22,6 +22,9 @@ DATA_FILES = (
     "contextweaver/py.typed",
     "contextweaver/config/select_weights.json",
     "contextweaver/examples/bugfix.jsonl",
+    "contextweaver/examples/library.py",
+    "contextweaver/examples/proxy_openai.py",
+    "contextweaver/examples/toy_repo.py",
     "contextweaver/export/assets/viewer.css",
     "contextweaver/export/assets/viewer.js",
 )
@@ -107,6 +110,14 @@ def test_a_core_install_runs_every_help_and_names_the_missing_extras(dist: Path,
         assert result.returncode == 2, (name, result.stderr)
         assert result.stderr.strip().count("\n") == 0, result.stderr  # one line, no traceback
         assert f"'{extra}' extra" in result.stderr and f"{wheel_of(dist)}[{extra}]" in result.stderr
+
+    library = run(python, "-m", "contextweaver.examples.library", cwd=tmp_path)  # the examples ship
+    assert library.returncode == 0 and "step 12: cut" in library.stdout, library.stderr
+    proxy = run(python, "-m", "contextweaver.examples.proxy_openai", cwd=tmp_path)
+    assert proxy.returncode == 2 and proxy.stderr.strip().count("\n") == 0, proxy.stderr
+    assert "python -m contextweaver.examples.proxy_openai needs the 'serve' extra" in proxy.stderr
+    listed = run(command, "examples", "list")
+    assert listed.returncode == 0 and "proxy_openai" in listed.stdout, listed.stderr
 
     store = tmp_path / "sessions.db"  # reading a SQLite store needs the standard library only
     made = run(python, "-c", f"from contextweaver.store import open_store; open_store({str(store)!r})")
