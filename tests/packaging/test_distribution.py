@@ -4,6 +4,7 @@ works while a command that needs an extra says which one in one line (exit 2).""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tarfile
@@ -81,6 +82,20 @@ def test_the_mit_license_ships_in_the_wheel_and_the_sdist(dist: Path) -> None:
         assert member is not None and member.read().decode() == license_text
     metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+
+
+def test_the_long_description_is_the_readme_without_its_relative_picture(dist: Path) -> None:
+    """An index shows no file of the repository: the README's picture, a relative path, was a broken image
+    there. The README keeps it; the package's description says where it is."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "](docs/figures/cut.svg)" in readme
+    wheel = zipfile.ZipFile(wheel_of(dist))
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    description = metadata.split("\n\n", 1)[1]
+    assert "Description-Content-Type: text/markdown" in metadata
+    assert re.findall(r"!\[[^\]]*\]\((?!https?://)", description) == []  # no relative picture
+    assert "(The picture of this cut is `docs/figures/cut.svg` in the repository.)" in description
+    assert description.startswith("# ContextWeaver") and "## Try it" in description
 
 
 @pytest.mark.slow
