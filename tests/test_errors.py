@@ -24,7 +24,7 @@ from contextweaver.strategies import spec, weaver_config
         (
             lambda: load_config(overrides=["analyzer=bogus"]),
             ConfigError,
-            "analyzer\n.*unknown analyzer 'bogus'",
+            "analyzer: unknown analyzer 'bogus'",
         ),
         (lambda: load_config(overrides=["selector=ancestr"]), ConfigError, "valid: ancestry, frontier"),
         (lambda: load_config(overrides=["window"]), ConfigError, "must look like key=value"),

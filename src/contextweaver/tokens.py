@@ -6,6 +6,7 @@ import binascii
 import gzip
 import importlib.resources
 import json
+import re
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -111,6 +112,16 @@ def count_text(text: str) -> int:
         if len(_recounted) > RECOUNTED:
             _recounted.popitem(last=False)
     return count
+
+
+def token_count(text: str | int) -> int:
+    """A token count as people write one: 8000, 8_000, 8k or 8K (thousands); anything else a ValueError."""
+    if isinstance(text, int):
+        return text
+    match = re.fullmatch(r"(\d+(?:_\d+)*)([kK]?)", str(text).strip())
+    if match is None:
+        raise ValueError(f"{str(text)!r} is not a token count: give e.g. 8000, 8_000 or 8k")
+    return int(match[1]) * (1000 if match[2] else 1)
 
 
 def count_images(content: Any) -> int:

@@ -79,12 +79,18 @@ def imported(path: Path) -> list[tuple[int, str]]:
     return [(line, name) for line, name in out if name.split(".")[0] == "contextweaver"]
 
 
+def is_example_script(path: Path) -> bool:
+    """An example script the package ships (`python -m contextweaver.examples.NAME`): user code, which
+    imports the package as a user does (its root, the integrations), so outside the layers."""
+    return path.parent == SRC / "examples" and path.name != "__init__.py"
+
+
 def upward_imports() -> list[str]:
     rank = {name: i for i, name in enumerate(LAYERS)}
     found = []
     for path in sorted(SRC.rglob("*.py")):
         here = room(module_name(path))
-        if not here:
+        if not here or is_example_script(path):
             continue
         for line, name in imported(path):
             there = room(name)

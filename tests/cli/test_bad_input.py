@@ -3,6 +3,7 @@ with a non-zero exit: never a traceback (CliRunner keeps an uncaught exception i
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +125,51 @@ def test_fit_with_too_few_runs_for_the_holdout(tmp_path: Path) -> None:
 def test_fit_into_a_missing_folder_fails_before_fitting(tmp_path: Path) -> None:
     result = fails_cleanly(["fit", EXAMPLE, "-o", str(tmp_path / "nowhere" / "w.json"), "--no-progress"])
     assert "-o" in result.output and "does not exist" in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "setting", "nearest"),
+    [
+        (["replay", EXAMPLE, "-s", "cw"], "windw=3", "window"),
+        (["graph", EXAMPLE, "--out", "{tmp}"], "lazy.high_watr=0.9", "lazy.high_water"),
+        (["eval", EXAMPLE, "-s", "cw", "--no-progress", "-o", "{tmp}"], "nosuch=1", "window"),
+    ],
+)
+def test_an_unknown_setting_names_it_and_the_valid_keys_nearest_first(
+    command: list[str], setting: str, nearest: str, tmp_path: Path
+) -> None:
+    """pydantic's own text ("1 validation error for WeaverConfig ... Extra inputs are not permitted")
+    named no valid key."""
+    result = fails_cleanly([*(a.format(tmp=tmp_path) for a in command), "-c", setting])
+    assert result.exit_code == 2, result.output
+    key = setting.partition("=")[0]
+    assert f"unknown setting '{key}'; valid: {nearest}, " in " ".join(result.output.split())
+    assert "validation error" not in result.output and "pydantic" not in result.output
+
+
+def test_an_unknown_memory_setting_names_the_valid_keys(tmp_path: Path) -> None:
+    result = fails_cleanly(["eval", EXAMPLE, "--memory", "modle=x", "-o", str(tmp_path), "--no-progress"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert "unknown setting 'modle'; valid: model, " in said and "pydantic" not in said
+
+
+@pytest.mark.parametrize("written", ["8k", "8K", "8000", "8_000"])
+def test_a_budget_is_read_as_people_write_it(written: str, tmp_path: Path) -> None:
+    replayed = CliRunner().invoke(main, ["replay", EXAMPLE, "-s", "full", "--budget", written])
+    assert replayed.exit_code == 0 and "budget 8,000" in replayed.output, replayed.output
+    drawn = CliRunner().invoke(main, ["graph", EXAMPLE, "--budget", written, "--out", str(tmp_path)])
+    assert drawn.exit_code == 0 and "budget 8,000" in (tmp_path / "bugfix.mmd").read_text(), drawn.output
+    out = tmp_path / "eval"
+    args = ["eval", EXAMPLE, "-s", "full", "-b", written, "-o", str(out), "--no-progress", "-j", "1"]
+    evaluated = CliRunner().invoke(main, args)
+    assert evaluated.exit_code == 0, evaluated.output
+    assert [row["budget"] for row in json.loads((out / "report.json").read_text())["rows"]] == ["8000"]
+    configured = CliRunner().invoke(main, ["replay", EXAMPLE, "-s", "cw", "-c", f"budget={written}"])
+    assert configured.exit_code == 0, configured.output
+
+
+@pytest.mark.parametrize("written", ["8x", "8__000", "k"])
+def test_a_budget_that_is_no_token_count_says_how_to_write_one(written: str) -> None:
+    result = fails_cleanly(["replay", EXAMPLE, "-s", "full", "--budget", written])
+    assert result.exit_code == 2 and "give e.g. 8000, 8_000 or 8k" in " ".join(result.output.split())

@@ -61,6 +61,20 @@ def test_a_folder_with_no_run_exits_2_with_the_layouts(command, tmp_path):
     assert "notes" in said and "<run>/<instance>/<instance>.traj" in said
 
 
+@pytest.mark.parametrize("command", ["eval", "fit"])
+def test_an_empty_folder_beside_a_run_exits_2_naming_the_folder(command, tmp_path):
+    """Given with a run, an empty folder is not dropped unsaid (eval said "1 trajectories", exit 0)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    path = tmp_path / "run.jsonl"
+    path.write_text(HEADER + json.dumps({"action": "ls", "observation": "a.py"}) + "\n")
+    args = next(a for a in commands(empty, tmp_path / "out") if a[0] == command)
+    result = run([args[0], str(empty), str(path), *args[2:]])
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert f"no recorded run in {empty};" in said and "run.jsonl" not in said
+
+
 @pytest.mark.parametrize("command", ["replay", "graph"])
 def test_steps_of_nothing_exit_2_with_the_format_taken(command, tmp_path):
     path = tmp_path / "header-only.jsonl"
@@ -77,6 +91,18 @@ def test_an_anthropic_request_replays_as_its_steps(tmp_path):
     result = run(["replay", str(path), "-s", "full,masking"])
     assert result.exit_code == 0, result.output
     assert "request.json: 3 steps (anthropic)" in result.output
+
+
+def test_a_bare_list_of_anthropic_messages_replays_and_draws_its_calls(tmp_path):
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(request(2)["messages"]))
+    result = run(["replay", str(path), "-s", "full"])
+    assert result.exit_code == 0 and "2 steps (anthropic)" in result.output, result.output
+    assert "cmd 1" in result.output and "cmd 2" in result.output
+    drawn = run(["graph", str(path), "--out", str(tmp_path), "--format", "mermaid"])
+    assert drawn.exit_code == 0, drawn.output
+    picture = (tmp_path / "messages.mmd").read_text()
+    assert "cmd 2" in picture and "user:" not in picture
 
 
 def test_a_mistyped_key_is_a_warning_on_stderr_with_its_line(tmp_path):
@@ -100,6 +126,8 @@ def test_swe_agent_output_folder_for_eval_fit_and_replay(tmp_path):
     assert [r.id for r in load_runs((str(folder),), "all", 0)] == ["astro__astro-1", "numpy__numpy-2"]
     several = run(["replay", str(folder), "-s", "full"])
     assert several.exit_code == 2 and "holds 2 runs (astro__astro-1, numpy__numpy-2)" in several.output
+    said = " ".join(several.output.split())
+    assert "--instance <id or 0-based index>" in said and "instance=" not in said.replace("--instance", "")
     one = run(["replay", str(folder), "-s", "full", "--instance", "numpy__numpy-2"])
     assert one.exit_code == 0 and "2 steps (swe-agent)" in one.output
     drawn = run(["graph", str(folder / "astro__astro-1"), "--out", str(out)])

@@ -1,6 +1,7 @@
-"""Every script in examples/ runs as a user runs it (a subprocess, offline, no key) and prints what it
-promises: a cut, the tokens before and after, the working-state note. A script whose framework is not
-installed skips and says how to install it; the docs include these files, so one that rots fails here."""
+"""Every example script the package ships runs as a user runs it (`python -m contextweaver.examples.NAME`
+in a subprocess, offline, no key) and prints what it promises: a cut, the tokens before and after, the
+working-state note. A script whose framework is not installed says so in one line, exit 2; the docs include
+these files, so one that rots fails here."""
 
 from __future__ import annotations
 
@@ -13,15 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from contextweaver import extras
+from contextweaver.examples import HELPERS, SCRIPTS
+
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
+EXAMPLES = ROOT / "src" / "contextweaver" / "examples"
 NOTE = "[ContextWeaver working state at step"
 
 
 def run(script: str, python: str = sys.executable, timeout: int = 240) -> str:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT / "src")}
+    module = f"contextweaver.examples.{script.removesuffix('.py')}"
     done = subprocess.run(
-        [python, str(EXAMPLES / script)], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+        [python, "-m", module], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
     )
     assert done.returncode == 0, f"{script} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return done.stdout
@@ -33,13 +38,40 @@ def needs(module: str, install: str) -> None:
 
 
 def test_every_example_has_a_test() -> None:
-    """A new script in examples/ needs its test here (proxy_upstream.py and toy_repo.py are helpers)."""
+    """A new script needs its line in `SCRIPTS` (what `contextweaver examples list` shows) and its test here."""
     source = Path(__file__).read_text()
-    helpers = {"proxy_upstream.py", "toy_repo.py"}
-    untested = [
-        p.name for p in EXAMPLES.glob("*.py") if p.name not in helpers and f'"{p.name}"' not in source
-    ]
+    scripts = {p.stem for p in EXAMPLES.glob("*.py")} - {"__init__"}
+    assert scripts == set(SCRIPTS) | set(HELPERS)
+    untested = [name for name in SCRIPTS if f'"{name}.py"' not in source]
     assert not untested, untested
+
+
+BLOCKED = """import runpy, sys
+for name in sys.argv[2:]:
+    sys.modules[name] = None  # as if not installed: find_spec answers None, an import fails
+runpy.run_module(sys.argv[1], run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("name", [n for n, s in SCRIPTS.items() if s.extra or s.modules])
+def test_a_missing_extra_is_one_line_naming_it_exit_2(name: str) -> None:
+    """It ended in a bare ModuleNotFoundError (the frameworks), or in StopIteration with no pytest."""
+    script = SCRIPTS[name]
+    blocked = [*(extras.EXTRAS[script.extra].modules if script.extra else ()), *script.modules]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    args = [sys.executable, "-c", BLOCKED, f"contextweaver.examples.{name}", *blocked]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env, cwd=ROOT)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"python -m contextweaver.examples.{name} needs "), line
+    if sys.version_info >= script.python:
+        assert (f"the '{script.extra}' extra" if script.extra else "pytest") in line and "pip install" in line
+    for module in script.modules:  # the extra present, pytest missing
+        only = [sys.executable, "-c", BLOCKED, f"contextweaver.examples.{name}", module]
+        if script.extra and extras.missing(script.extra) or sys.version_info < script.python:
+            continue
+        done = subprocess.run(only, capture_output=True, text=True, timeout=60, env=env, cwd=ROOT)
+        assert done.returncode == 2 and f"needs {module}" in done.stderr, done.stderr
 
 
 def test_library() -> None:
@@ -110,7 +142,7 @@ def test_the_readme_library_snippet_is_the_example_and_runs_as_written(tmp_path:
     snippet = code_blocks(readme, "python")[0]
     example = (EXAMPLES / "library.py").read_text()
     section = example.split("# --8<-- [start:loop]\n")[1].split("# --8<-- [end:loop]")[0]
-    assert snippet == section, "README's library snippet differs from examples/library.py's loop section"
+    assert snippet == section, "README's library snippet differs from the library example's loop section"
     (tmp_path / "snippet.py").write_text(snippet)
     done = subprocess.run(
         [sys.executable, "snippet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120

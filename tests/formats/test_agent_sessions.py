@@ -132,3 +132,52 @@ def test_rollout_lines_of_unknown_types_are_skipped(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     assert detect_format(path) == "codex"
     assert len(load_trajectory(path).steps) == len(load_trajectory(CODEX).steps)
+
+
+def split_line(lines: list[str], at: int) -> list[str]:
+    """Line `at` (0-based) cut in two inside its JSON, as an edit that put a raw newline in it does."""
+    line = lines[at]
+    middle = line.index('"timestamp"')
+    return [*lines[:at], line[:middle], line[middle:], *lines[at + 1 :]]
+
+
+def test_a_transcript_with_a_damaged_line_and_a_gap_in_its_chain_reads_with_a_warning(tmp_path: Path) -> None:
+    lines = CLAUDE.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"uuid": "00000000-0000-4000-8000-000000000003"' in line)
+    path = tmp_path / "damaged.jsonl"
+    path.write_text("\n".join(split_line(lines, at)) + "\n")
+    assert detect_format(path) == "claude-code"
+    run = load_trajectory(path)
+    whole = load_trajectory(CLAUDE)
+    assert run.task == whole.task  # the chain is bridged back to the user's prompt
+    assert [s.action for s in run.steps] == [s.action for s in whole.steps]
+    assert run.meta["damaged_lines"] == [at + 1, at + 2] and run.meta["bridged_gaps"] == 1
+    damage, gap = run.warnings
+    assert damage.startswith(f"2 damaged line(s) left out ({at + 1}, {at + 2}; line {at + 1}: invalid JSON")
+    assert f"the parent of line(s) {at + 3} is not in the file" in gap
+
+    result = CliRunner().invoke(main, ["replay", str(path), "-s", "full"])
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    assert f"warning: {path}: 2 damaged line(s) left out ({at + 1}, {at + 2};" in result.output
+
+
+def test_a_transcript_whose_opening_prompt_is_damaged_takes_its_summary_as_the_task(tmp_path: Path) -> None:
+    lines = CLAUDE.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"parentUuid": null' in line and '"type": "user"' in line)
+    path = tmp_path / "no-prompt.jsonl"
+    path.write_text("\n".join(split_line(lines, at)) + "\n")
+    run = load_trajectory(path)
+    assert run.task == "Cart total rounds discounts wrong"
+    assert run.steps and "its task is the session's summary line" in run.warnings[-1]
+    without_summary = tmp_path / "no-prompt-no-summary.jsonl"
+    without_summary.write_text("\n".join(split_line(lines, at)[1:]) + "\n")
+    alone = load_trajectory(without_summary)
+    assert alone.task.startswith("(the prompt that opened this session is not in the transcript")
+    assert alone.steps and "Traceback" not in "".join(alone.warnings)
+
+
+def test_a_file_of_damaged_lines_only_is_not_read_as_a_transcript(tmp_path: Path) -> None:
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"type": "user", "message": \n{"broken\n')
+    with pytest.raises(TrajectoryError, match="line 1: invalid JSON"):
+        load_trajectory(path)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from contextweaver.formats import detect_format, load_trajectory
+import pytest
+
+from contextweaver.formats import TrajectoryError, detect_format, load_trajectory
 
 SYSTEM = [{"type": "text", "text": "You are a coding agent."}]
 
@@ -62,3 +64,27 @@ def test_openai_chat_and_the_projects_own_header_are_not_taken(write):
     assert detect_format(write("chat.json", chat)) == "openai"
     steps = json.dumps({"system": "s", "task": "t"}) + "\n" + json.dumps({"action": "ls", "observation": "a"})
     assert detect_format(write("run.jsonl", steps + "\n")) == "jsonl"
+
+
+def test_a_bare_list_of_messages_is_read_as_anthropic_with_its_calls(write):
+    """A script's dump of `messages` alone: read as OpenAI chat, it was 13 steps with every action empty."""
+    path = write("messages.json", request(3)["messages"])
+    assert detect_format(path) == "anthropic"
+    run = load_trajectory(path)
+    assert run.format == "anthropic" and run.task == "Fix the failing test in calc.py"
+    assert [(s.action, s.observation, s.kind) for s in run.steps] == [
+        ("cmd 1", "out 1", "agent"),
+        ("cmd 2", "out 2", "agent"),
+        ("cmd 3", "out 3", "agent"),
+    ]
+
+
+def test_the_openai_reader_refuses_anthropic_tool_blocks(write):
+    path = write("messages.json", request(2)["messages"])
+    with pytest.raises(
+        TrajectoryError, match=r"messages\[1\] holds an Anthropic 'tool_use' block.*anthropic"
+    ):
+        load_trajectory(path, format="openai")
+    wrapped = write("wrapped.json", {"messages": request(2)["messages"][1:]})  # no task: still not OpenAI's
+    with pytest.raises(TrajectoryError, match="'tool_use' block"):
+        load_trajectory(wrapped, format="openai")

@@ -43,7 +43,9 @@ def test_swe_agent_output_folder(tmp_path):
 
 def test_a_folder_of_several_runs_needs_an_instance(tmp_path):
     run = swe_agent_run(tmp_path)
-    with pytest.raises(TrajectoryError, match=r"holds 2 runs \(astro__astro-1, numpy__numpy-2\)"):
+    with pytest.raises(
+        TrajectoryError, match=r"holds 2 runs \(astro__astro-1, numpy__numpy-2\); pick one with instance="
+    ):
         load_trajectory(run)
 
 

@@ -4,8 +4,10 @@ works while a command that needs an extra says which one in one line (exit 2).""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -21,6 +23,9 @@ DATA_FILES = (
     "contextweaver/py.typed",
     "contextweaver/config/select_weights.json",
     "contextweaver/examples/bugfix.jsonl",
+    "contextweaver/examples/library.py",
+    "contextweaver/examples/proxy_openai.py",
+    "contextweaver/examples/toy_repo.py",
     "contextweaver/export/assets/viewer.css",
     "contextweaver/export/assets/viewer.js",
 )
@@ -63,6 +68,36 @@ def test_the_wheel_holds_the_package_data_and_no_tests_or_caches(dist: Path) -> 
     assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"contextweaver"}
 
 
+def test_the_mit_license_ships_in_the_wheel_and_the_sdist(dist: Path) -> None:
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License")
+    assert "Copyright (c) 2026 The ContextWeaver authors" in license_text
+    wheel = zipfile.ZipFile(wheel_of(dist))
+    (in_wheel,) = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    assert wheel.read(in_wheel).decode() == license_text
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        (in_sdist,) = [m for m in archive.getmembers() if m.name.endswith("/LICENSE")]
+        member = archive.extractfile(in_sdist)
+        assert member is not None and member.read().decode() == license_text
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+
+
+def test_the_long_description_is_the_readme_without_its_relative_picture(dist: Path) -> None:
+    """An index shows no file of the repository: the README's picture, a relative path, was a broken image
+    there. The README keeps it; the package's description says where it is."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "](docs/figures/cut.svg)" in readme
+    wheel = zipfile.ZipFile(wheel_of(dist))
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    description = metadata.split("\n\n", 1)[1]
+    assert "Description-Content-Type: text/markdown" in metadata
+    assert re.findall(r"!\[[^\]]*\]\((?!https?://)", description) == []  # no relative picture
+    assert "(The picture of this cut is `docs/figures/cut.svg` in the repository.)" in description
+    assert description.startswith("# ContextWeaver") and "## Try it" in description
+
+
 @pytest.mark.slow
 def test_a_core_install_runs_every_help_and_names_the_missing_extras(dist: Path, tmp_path: Path) -> None:
     """pip resolves only the core dependencies (no extras), as `pip install <wheel>` does for a user."""
@@ -90,6 +125,14 @@ def test_a_core_install_runs_every_help_and_names_the_missing_extras(dist: Path,
         assert result.returncode == 2, (name, result.stderr)
         assert result.stderr.strip().count("\n") == 0, result.stderr  # one line, no traceback
         assert f"'{extra}' extra" in result.stderr and f"{wheel_of(dist)}[{extra}]" in result.stderr
+
+    library = run(python, "-m", "contextweaver.examples.library", cwd=tmp_path)  # the examples ship
+    assert library.returncode == 0 and "step 12: cut" in library.stdout, library.stderr
+    proxy = run(python, "-m", "contextweaver.examples.proxy_openai", cwd=tmp_path)
+    assert proxy.returncode == 2 and proxy.stderr.strip().count("\n") == 0, proxy.stderr
+    assert "python -m contextweaver.examples.proxy_openai needs the 'serve' extra" in proxy.stderr
+    listed = run(command, "examples", "list")
+    assert listed.returncode == 0 and "proxy_openai" in listed.stdout, listed.stderr
 
     store = tmp_path / "sessions.db"  # reading a SQLite store needs the standard library only
     made = run(python, "-c", f"from contextweaver.store import open_store; open_store({str(store)!r})")

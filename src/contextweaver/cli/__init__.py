@@ -28,6 +28,7 @@ COMMANDS = {
     "contexts": "contextweaver.cli.contexts",
     "fit": "contextweaver.cli.fit",
     "strategies": "contextweaver.cli.strategies",
+    "examples": "contextweaver.cli.examples",
 }
 
 
@@ -82,15 +83,18 @@ class LazyGroup(click.Group):
         whose `--config` is `options.config_option` names the file and fails earlier, as a usage error)."""
         import yaml
 
+        from contextweaver.cli.options import BadArgument
         from contextweaver.cli.runs import RunError
         from contextweaver.config import yaml_problem
-        from contextweaver.errors import ContextWeaverError
+        from contextweaver.errors import ConfigError, ContextWeaverError
         from contextweaver.formats import TrajectoryError
 
         try:
             return super().invoke(ctx)
         except TrajectoryError as exc:  # an input that gives no run: a bad argument
             raise RunError(str(exc)) from exc
+        except ConfigError as exc:
+            raise BadArgument(str(exc)) from exc
         except ContextWeaverError as exc:
             raise click.ClickException(str(exc)) from exc
         except (

@@ -20,6 +20,7 @@ from contextweaver.strategies import EVAL_CANDIDATES, TABLE, eval_default, needs
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from contextweaver.config import ModelConfig
     from contextweaver.eval.runner import RunSettings, Unit
     from contextweaver.formats.base import Trajectory
 
@@ -93,8 +94,8 @@ def command(
     """Evaluate context strategies on recorded trajectories (files or directories) and write a report."""
     from rich.console import Console
 
-    from contextweaver.cli.runs import RunError, no_runs, warn
-    from contextweaver.config import ModelConfig, apply_overrides
+    from contextweaver.cli.runs import RunError, empty_inputs, no_runs, warn
+    from contextweaver.config import ModelConfig
     from contextweaver.eval import report
     from contextweaver.eval.refused import refused_lines
     from contextweaver.eval.runner import RunSettings, discover, failed
@@ -104,7 +105,7 @@ def command(
 
     console = Console(stderr=True, soft_wrap=True)
     try:
-        budget_list = parse_budgets(budgets)
+        budget_list = parse_budgets(",".join(map(_as_digits, budgets.split(","))))
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--budget") from None
     if 0 in budget_list:
@@ -114,13 +115,7 @@ def command(
         )
     seed_list = _seeds(seeds)
     try:
-        settings = RunSettings(
-            budget_list,
-            list(overrides),
-            ModelConfig.model_validate(apply_overrides({"backend": "fake"}, list(memory)))
-            if memory
-            else None,
-        )
+        settings = RunSettings(budget_list, list(overrides), _memory_model(memory))
         real_model = settings.model_config is not None and settings.model_config.backend != "fake"
         names = chosen_strategies(strategies, eval_default(real_model))
         for name in names:
@@ -140,6 +135,9 @@ def command(
     unreadable: dict[str, str] = {}
     trajectories = discover(inputs, unreadable)
     warn(t for _, t in trajectories)
+    empty = empty_inputs(inputs, [*(p for p, _ in trajectories), *unreadable])
+    if empty:
+        raise RunError(no_runs(empty))
     if split != "all":
         trajectories = [(p, t) for p, t in trajectories if split_of(trajectory_id(t, p)) == split]
     if not trajectories and not unreadable:
@@ -189,6 +187,31 @@ def command(
         raise SystemExit(1)
     if built.failures:  # the report is written; the exit status tells scripts that it is incomplete
         raise SystemExit(1)
+
+
+def _as_digits(part: str) -> str:
+    """One budget of `--budget` with its token count as digits (8_000 and 8K read as 8000, as elsewhere)."""
+    from contextweaver.tokens import token_count
+
+    try:
+        return str(token_count(part))
+    except ValueError:
+        return part  # half, none, or a mistake parse_budgets names
+
+
+def _memory_model(memory: tuple[str, ...]) -> ModelConfig | None:
+    """The `--memory key=value` settings, a bad one said in one line naming the valid keys."""
+    from pydantic import ValidationError
+
+    from contextweaver.config import ModelConfig, apply_overrides
+    from contextweaver.config.problems import described
+
+    if not memory:
+        return None
+    try:
+        return ModelConfig.model_validate(apply_overrides({"backend": "fake"}, list(memory)))
+    except ValidationError as exc:
+        raise click.BadParameter(described(exc, ModelConfig), param_hint="--memory") from None
 
 
 def _seeds(text: str) -> list[int]:

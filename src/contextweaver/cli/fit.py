@@ -32,6 +32,25 @@ def dataset_name(path: str) -> str:
     return name
 
 
+def dataset_names(inputs: tuple[str, ...]) -> list[str]:
+    """Each input's dataset name, those that share one told apart by the shortest parent path that
+    does (`a/trajs`, `b/trajs`): two folders both named `trajs` are two datasets, two rows."""
+    names = [dataset_name(item) for item in inputs]
+    parents = [Path(item).resolve().parent.parts for item in inputs]
+    for name in set(names):
+        group = [i for i, n in enumerate(names) if n == name]
+        depth = 1
+        while len(group) > 1 and len({names[i] for i in group}) < len(group):
+            if depth > max(len(parents[i]) for i in group):  # the same input twice: number them
+                for k, i in enumerate(group[1:], start=2):
+                    names[i] = f"{names[i]}#{k}"
+                break
+            for i in group:
+                names[i] = "/".join([*parents[i][len(parents[i]) - depth :], name]).lstrip("/")
+            depth += 1
+    return names
+
+
 def load_runs(inputs: tuple[str, ...], split: str, limit: int) -> list[Run]:
     """Each input (file, directory or archive, read as `eval` reads it) is one dataset; its runs of
     `split`, the first `limit`."""
@@ -43,7 +62,7 @@ def load_runs(inputs: tuple[str, ...], split: str, limit: int) -> list[Run]:
     from contextweaver.formats import TrajectoryError
 
     runs: list[Run] = []
-    for item in inputs:
+    for item, dataset in zip(inputs, dataset_names(inputs), strict=True):
         try:
             read = discover([item])
         except TrajectoryError:
@@ -51,7 +70,7 @@ def load_runs(inputs: tuple[str, ...], split: str, limit: int) -> list[Run]:
         except ValueError as exc:  # run ids that occur twice
             raise click.UsageError(f"{item}: {exc}") from None
         warn(t for _, t in read)
-        found = [Run(dataset_name(item), trajectory_id(t, p), t) for p, t in read]
+        found = [Run(dataset, trajectory_id(t, p), t) for p, t in read]
         found = [r for r in found if split == "all" or split_of(r.id) == split]
         if not found:
             raise RunError(no_runs([item], split))

@@ -14,7 +14,13 @@ from pathlib import Path
 
 import click
 
-from contextweaver.cli.options import config_option, input_format_option, instance_option
+from contextweaver.cli.options import (
+    BadArgument,
+    TokenBudget,
+    config_option,
+    input_format_option,
+    instance_option,
+)
 
 WRITERS = {"dot": ".dot", "mermaid": ".mmd", "html": ".html"}
 
@@ -56,7 +62,12 @@ def _stem(name: str, instance: str | None) -> str:
     help="The ContextWeaver strategy whose context colours the graph: cw, cw-select, cw-paper "
     "(`contextweaver strategies` lists the research ones). With no --budget, cw keeps every step whole.",
 )
-@click.option("--budget", type=int, default=None, help="Token budget of the context used for colouring.")
+@click.option(
+    "--budget",
+    type=TokenBudget(),
+    default=None,
+    help="Token budget of the context used for colouring (8000, 8k).",
+)
 @config_option()
 @click.option("-c", "overrides", multiple=True, help="Config override key=value (repeatable).")
 def command(
@@ -90,7 +101,7 @@ def command(
     try:
         config = load_config(config_path, list(overrides))
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadArgument(str(exc)) from None
 
     name = ALIASES.get(strategy, strategy)
     try:

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class BadArgument(click.ClickException):
+    """A setting or argument that cannot be used (`-c`, `--config`, `serve --upstream`): exit 2, as click's
+    usage errors, the message on one line without the usage."""
+
+    exit_code = 2
+
+
 class ConfigFile(click.Path):
     """A readable YAML file of settings; one that does not parse fails here, naming the line."""
 
@@ -36,6 +43,28 @@ class ConfigFile(click.Path):
         except UnicodeDecodeError:
             self.fail(f"{path} is not a text file (not UTF-8): give a YAML file of settings", param, ctx)
         return path
+
+
+class TokenBudget(click.ParamType):
+    """A token budget as people write one: 8000, 8_000, 8k or 8K; at least `least`."""
+
+    name = "tokens"
+
+    def __init__(self, least: int = 0) -> None:
+        self.least = least
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        from contextweaver.tokens import token_count
+
+        try:
+            count = token_count(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if count < self.least:
+            self.fail(
+                f"{count} is not a token budget: give at least {self.least} token(s), e.g. 8k", param, ctx
+            )
+        return count
 
 
 def config_option(help: str = "YAML settings (WeaverConfig fields, e.g. window: 5).") -> Callable[[F], F]:

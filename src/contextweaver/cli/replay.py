@@ -16,6 +16,8 @@ from typing import Any
 import click
 
 from contextweaver.cli.options import (
+    BadArgument,
+    TokenBudget,
     chosen_strategies,
     config_option,
     input_format_option,
@@ -55,7 +57,9 @@ def _factory(name: str, settings: dict[str, Any]) -> Callable[[], Strategy]:
 @strategy_option(",".join(REPLAY_DEFAULT))
 @input_format_option()
 @instance_option("replay")
-@click.option("--budget", type=int, default=None, help="hard token budget for every context")
+@click.option(
+    "--budget", type=TokenBudget(), default=None, help="hard token budget for every context (8000, 8k)"
+)
 @config_option()
 @click.option("-c", "overrides", multiple=True, help="override a setting: -c window=8")
 @click.option(
@@ -93,7 +97,7 @@ def command(
         try:
             config = load_config(config_path, list(overrides))
         except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise BadArgument(str(exc)) from None
         recorded = read_run(path, input_format, instance)
         settings = config.model_dump(include=config.model_fields_set)  # what the user set, not the defaults
         try:

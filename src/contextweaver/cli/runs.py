@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from contextweaver.cli.options import require_task
-from contextweaver.formats import FORMATS, Trajectory, TrajectoryError, load_trajectory
+from contextweaver.formats import FORMATS, SeveralRuns, Trajectory, TrajectoryError, load_trajectory
 from contextweaver.formats.discovery import LAYOUTS
 
 
@@ -27,6 +27,8 @@ def read_run(path: str | Path, input_format: str | None = None, instance: str | 
     """The one run in `path` (a file, a conversation folder, or a folder of one run), with its task."""
     try:
         trajectory = load_trajectory(path, format=input_format, instance=instance)
+    except SeveralRuns as exc:
+        raise RunError(exc.choose("--instance <id or 0-based index>")) from None
     except TrajectoryError as exc:
         raise RunError(str(exc)) from None
     warn([trajectory])
@@ -39,6 +41,17 @@ def warn(trajectories: Iterable[Trajectory]) -> None:
     for trajectory in trajectories:
         for warning in trajectory.warnings:
             click.echo(f"warning: {trajectory.source}: {warning}", err=True)
+
+
+def empty_inputs(inputs: Sequence[str | Path], read: Iterable[str | Path]) -> list[str]:
+    """The inputs under which none of the `read` paths (runs, or files that failed to read) lies: a
+    folder with no run in it, which a command given several inputs would otherwise drop unsaid."""
+    found = [Path(p).absolute() for p in read]
+    return [
+        str(item)
+        for item in inputs
+        if not any(p == Path(item).absolute() or Path(item).absolute() in p.parents for p in found)
+    ]
 
 
 def no_runs(inputs: Sequence[str | Path], split: str = "all") -> str:

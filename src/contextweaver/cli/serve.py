@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import socket
+from urllib.parse import urlsplit
 
 import click
 
-from contextweaver.cli.options import config_option
+from contextweaver.cli.options import BadArgument, TokenBudget, config_option
 from contextweaver.serve.conversation import FORMATS
 from contextweaver.serve.session_bytes import DEFAULT_BOUND
 
@@ -31,12 +34,10 @@ WILDCARDS = ("0.0.0.0", "::", "")
     help="SQLite file, or a postgresql:// DSN shared by several machines.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
-@click.option("--port", default=8400, show_default=True, type=int)
+@click.option("--port", default=8400, show_default=True, type=int, help="TCP port to listen on (1-65535).")
 @config_option("Weaver YAML config.")
 @click.option("-c", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config setting.")
-@click.option(
-    "--budget", type=click.IntRange(min=1), help="Hard token budget of every woven context (tokens, > 0)."
-)
+@click.option("--budget", type=TokenBudget(), help="Hard token budget of every woven context (8000, 8k).")
 @click.option(
     "--format",
     "fmt",
@@ -153,11 +154,15 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     from contextweaver.serve.server import ServerLimits, install_repeat_limit, run
     from contextweaver.serve.session_bytes import shares
 
+    _check_arguments(upstream, host, port, budget)
     token = _token(auth_token_env, host, api_key_env, upstream)
     try:
         config = load_config(config_path, list(overrides))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    problem = _cannot_listen(host, port)  # the last check: a proxy already there is the likeliest failure
+    if problem:
+        raise BadArgument(problem)
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactingFilter())
@@ -188,6 +193,45 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     limits = ServerLimits(header_timeout=header_timeout, limit_concurrency=limit_concurrency,
                           graceful_timeout=shutdown_timeout)  # fmt: skip
     run(create_app(settings, manager, workers=workers), host, port, log_level, limits)
+
+
+def _check_arguments(upstream: str, host: str, port: int, budget: int | None) -> None:
+    """Arguments the proxy would start with and then fail every request on (or fail with tracebacks),
+    refused now in one line each."""
+    from contextweaver.weaving.budget import ROOM_STEPS, TYPICAL_STEP
+
+    if budget is not None and budget < 1:
+        raise BadArgument(
+            f"--budget {budget} holds no context: a budget holds each request's system prompt, task and newest "
+            "step (a request it cannot hold is refused, naming the least budget that would); suggested: the "
+            f"system prompt's tokens + {ROOM_STEPS * TYPICAL_STEP:,}, room for about {ROOM_STEPS} typical steps"
+        )
+    parts = urlsplit(upstream)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        bare = upstream.split("://", 1)[-1].rstrip("/")
+        example = f"https://{bare}{'' if bare.endswith('/v1') else '/v1'}"
+        raise BadArgument(
+            f"--upstream {upstream} is not an http(s) URL: give the endpoint's base URL with its scheme, "
+            f"e.g. {example}"
+        )
+    if not 1 <= port <= 65535:
+        raise BadArgument(f"--port {port} is not a TCP port: give one from 1 to 65535 (default 8400)")
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the proxy could not listen on host:port (in use, no such address), found before it starts."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+            probe.bind(address)
+    except socket.gaierror as exc:
+        return f"--host {host}: no such address ({exc.strerror}): give an address or name of this machine"
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return f"port {port} on {host} is in use (another proxy?): stop it or give another --port"
+        return f"cannot listen on {host}:{port} ({exc.strerror or exc}): give another --host or --port"
+    return None
 
 
 def _token(env: str | None, host: str, api_key_env: str | None, upstream: str) -> str | None:

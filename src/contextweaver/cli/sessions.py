@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 import click
 
+from contextweaver.cli.options import TokenBudget
+
 F = TypeVar("F", bound=Callable[..., Any])
 WRITE_HINTS = {errno.ENOENT: "create its directory first", errno.ENOSPC: "the disk is full: free space or "
                "write elsewhere", errno.EROFS: "the filesystem is read-only: write elsewhere",
@@ -83,7 +85,7 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from contextweaver.serve.inspect import cost_of, money, session_summary, summed
+    from contextweaver.serve.inspect import cost_of, session_summary, summed
 
     store = _open(store_location)
     infos, totals = store.sessions(), store.request_totals()
@@ -103,25 +105,32 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     for info in infos:
         cost = costs[info.id]
         table.add_row(info.id, str(info.steps), info.format or "-", _when(info.created_at),
-                      _when(info.updated_at), *money(cost))  # fmt: skip
+                      _when(info.updated_at), *_money(cost))  # fmt: skip
     total = summed(list(costs.values()))
-    table.add_row("total", "", "", "", "", *money(total))
+    table.add_row("total", "", "", "", "", *_money(total))
     console = Console()
     console.print(table)
     console.print("billed, pass-through, saved: input tokens at the base price (cache reads and writes at their "
                   "multipliers); pass-through estimates the same requests sent whole", highlight=False)  # fmt: skip
 
 
+def _money(cost: dict[str, Any]) -> list[str]:
+    """Billed, pass-through and saved in whole tokens (`237,453`, not `237,453.0`: cache reads at a tenth of
+    the price make fractions no one reads), the saving's share beside it; `-` without the provider's usage."""
+    if not cost["usage_reported"]:
+        return ["-", "-", "-"]
+    return [f"{cost['billed']:,.0f}", f"{cost['passthrough']:,.0f}",
+            f"{cost['saved']:,.0f} ({cost['saved_share'] * 100:.2f}%)"]  # fmt: skip
+
+
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
     """The session's measured bill, in words (`sessions show`)."""
-    from contextweaver.serve.inspect import money
-
     if not cost["requests"]:
         return ["cost: no forwarded request recorded"]
     lines = [f"requests: {cost['requests']} forwarded, {cost['usage_reported']} with the provider's usage, "
              f"{cost['cuts']} cuts; {cost['sent_tokens']:,} of {cost['full_tokens']:,} history tokens sent"]  # fmt: skip
     if cost["usage_reported"]:
-        billed, passthrough, saved = money(cost)
+        billed, passthrough, saved = _money(cost)
         lines += [
             f"billed (provider's usage): input {cost['input_tokens']:,}, cache read {cost['cache_read_tokens']:,}, "
             f"cache write {cost['cache_write_tokens']:,}, output {cost['output_tokens']:,} tokens",
@@ -142,7 +151,9 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
 @click.option("--step", type=int, help="Show the woven context the agent got after this step.")
 @click.option("--latest", is_flag=True, help="Show the woven context after the latest step.")
 @click.option(
-    "--budget", type=int, help="Token budget for the shown context [default: the proxy's, meta budget]."
+    "--budget",
+    type=TokenBudget(),
+    help="Token budget for the shown context (8000, 8k) [default: the proxy's, meta budget].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_failures

@@ -18,9 +18,11 @@ from pydantic import (
     model_validator,
 )
 
+from contextweaver.config.problems import described
 from contextweaver.config.select_weights import load_settings
 from contextweaver.errors import ConfigError
 from contextweaver.registry import COMPONENTS
+from contextweaver.tokens import token_count
 
 
 class ModelConfig(BaseModel):
@@ -201,6 +203,12 @@ class WeaverConfig(BaseModel):
             data[group] = nested
         return data
 
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _budget_as_written(cls, value: Any) -> Any:
+        """`budget: 8k` (or 8_000) reads as 8000, as `--budget` does."""
+        return token_count(value) if isinstance(value, str) else value
+
     @field_validator("analyzer", "summarizer", "selector")
     @classmethod
     def _registered(cls, name: str, info: ValidationInfo) -> str:
@@ -263,4 +271,4 @@ def validated(data: Mapping[str, Any], where: str = "") -> WeaverConfig:
     try:
         return WeaverConfig.model_validate(dict(data))
     except ValidationError as exc:
-        raise ConfigError(f"{where}invalid configuration:\n{exc}") from None
+        raise ConfigError(f"{where}{described(exc, WeaverConfig)}") from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from contextweaver.formats.archive import load_archive
-from contextweaver.formats.base import NotATrajectory, Reader, Trajectory, TrajectoryError
+from contextweaver.formats.base import NotATrajectory, Reader, SeveralRuns, Trajectory, TrajectoryError
 from contextweaver.formats.conversation_dir import conversation_source, events_dir
 from contextweaver.formats.discovery import LAYOUTS, file_id, is_archive, is_single_run, run_id, run_paths
 from contextweaver.formats.nearest import nearest
@@ -24,6 +24,7 @@ from contextweaver.registry import Registry
 __all__ = [
     "FORMATS",
     "NotATrajectory",
+    "SeveralRuns",
     "Reader",
     "Trajectory",
     "TrajectoryError",
@@ -70,7 +71,10 @@ def _detect(source: Source) -> Reader:
         raise NotATrajectory(f"{source.name}: the file is empty; {_expected()}")
     problem = source.json_error()
     if problem is not None:
-        raise source.error(f"{problem}; {_expected()}")
+        mended = next((r for r in _readers() if _reads_damage(r, source) and r.detect(source)), None)
+        if mended is None:
+            raise source.error(f"{problem}; {_expected()}")
+        return mended
     for reader in _readers():
         if reader.detect(source):
             return reader
@@ -168,10 +172,7 @@ def load_trajectory(
     runs = load_trajectories(path, format)
     if instance is None:
         if len(runs) > 1:
-            raise TrajectoryError(
-                f"{path}: holds {len(runs)} runs ({_ids(runs)}); pass instance=<id or 0-based index>, "
-                f"'{path}#<id>', or use load_trajectories()"
-            )
+            raise SeveralRuns(path, _ids(runs), len(runs))
         return runs[0]
     for trajectory in runs:
         if run_id(trajectory) == str(instance):
@@ -189,9 +190,14 @@ def _reader(source: Source, format: str | None) -> Reader:
     except ValueError as exc:
         raise TrajectoryError(str(exc)) from None
     problem = source.json_error()
-    if problem is not None:
+    if problem is not None and not _reads_damage(reader, source):
         raise source.error(f"{problem}; expected {reader.expected}")
     return reader
+
+
+def _reads_damage(reader: Reader, source: Source) -> bool:
+    """Whether `reader` reads JSON Lines around the lines that do not parse (a user's own transcript)."""
+    return bool(getattr(reader, "reads_damaged_lines", False)) and source.looks_like_jsonl
 
 
 def _ids(runs: list[Trajectory]) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.openai import chat_trajectory
-from contextweaver.formats.source import Source, record_values
+from contextweaver.formats.source import Record, Source, record_values
 from contextweaver.records import Message
 
 WIRE_KEY = "wire"
@@ -166,6 +166,14 @@ def is_request(value: Any) -> bool:
     return "system" in value or any(isinstance(b, dict) and b.get("type") in BLOCK_TYPES for b in blocks)
 
 
+def _request_values(source: Source) -> list[Record] | None:
+    """The requests of a file: JSON Lines of them, one request body, or a bare JSON list of messages
+    (a request's `messages`, as a script dumps them), read as a request without `system`."""
+    if not source.looks_like_jsonl and isinstance(source.document, list):
+        return [Record(1, {"messages": source.document})]
+    return record_values(source)
+
+
 class AnthropicReader:
     """A request body sent to `/v1/messages` (as a proxy or an SDK logs it), or JSON Lines of them.
 
@@ -174,18 +182,18 @@ class AnthropicReader:
     """
 
     name = "anthropic"
-    expected = "an Anthropic Messages request ({'system': ..., 'messages': [...]} with tool_use/tool_result blocks), or JSON Lines of them"
+    expected = "an Anthropic Messages request ({'system': ..., 'messages': [...]} with tool_use/tool_result blocks), its bare list of messages, or JSON Lines of requests"
     keys = frozenset({"model", "system", "messages", "max_tokens", "tools",
                       "tool_choice", "metadata", "stream", "temperature", "thinking", "stop_sequences"})  # fmt: skip
 
     def detect(self, source: Source) -> bool:
-        records = record_values(source)
+        records = _request_values(source)
         if not records:
             return False
         return all(is_request(r.value) for r in records[:3])
 
     def read(self, source: Source) -> Trajectory:
-        records = record_values(source)
+        records = _request_values(source)
         requests = [r for r in records or () if is_request(r.value)]
         if not requests:
             raise source.error(f"no request with 'messages'; expected {self.expected}")

@@ -16,6 +16,12 @@ text, thinking, tool_use, tool_result, image), linked by `uuid` -> `parentUuid`.
 - One model response is written as several entries (one block each) sharing `message.id`; they
   are joined back into one assistant message, so parallel calls and their results stay one Step.
 
+A user's own transcript is read as it is found: a line that does not parse (an edit split it in two)
+is left out and named in a warning; a parent link to an entry the file does not hold (that line, or
+a session resumed from another file) is bridged to the entry before it in file order, also said in a
+warning; a branch that opens with no prompt of the user's (its line damaged) takes the session's
+`summary` line, else a note saying the prompt is missing, as its task.
+
 The blocks become chat messages with tool calls through formats/anthropic.py, then Steps as for
 any chat (formats/openai.py). The system prompt is not recorded, so the root is the first prompt.
 """
@@ -27,7 +33,7 @@ from typing import Any
 from contextweaver.formats import anthropic
 from contextweaver.formats.base import Trajectory
 from contextweaver.formats.openai import chat_trajectory
-from contextweaver.formats.source import Source, record_values
+from contextweaver.formats.source import Record, Source, record_values
 from contextweaver.formats.toolcalls import obj
 
 MESSAGE_ENTRIES = ("user", "assistant")
@@ -48,18 +54,21 @@ class ClaudeCodeReader:
     keys = frozenset({"type", "message", "uuid", "parentUuid", "sessionId", "isSidechain",
                       "cwd", "version", "timestamp", "summary", "leafUuid"})  # fmt: skip
 
+    reads_damaged_lines = True
+
     def detect(self, source: Source) -> bool:
-        records = record_values(source)
-        if not records:
+        records, damaged = _records(source)
+        if not records or len(damaged) >= len(records):
             return False
         values = [r.value for r in records[:50]]
         typed = all(isinstance(v, dict) and isinstance(v.get("type"), str) for v in values)
         return typed and any(_is_message_entry(v) for v in values)
 
     def read(self, source: Source) -> Trajectory:
-        records = record_values(source)
+        records, damaged = _records(source)
         if records is None:
             raise source.error(f"not JSON Lines; expected {self.expected}")
+        lines = {id(r.value): r.line for r in records}
         entries = [r.value for r in records if isinstance(r.value, dict)]
         for record in records:
             value = record.value
@@ -75,32 +84,90 @@ class ClaudeCodeReader:
         main = [e for e in linked if not e.get("isSidechain")]
         if not any(e.get("type") in MESSAGE_ENTRIES for e in main):
             main = linked  # a sub-agent's own transcript
-        branch = active_branch(main)
+        branch, bridged = active_branch(main)
         messages = join_responses([e for e in branch if e.get("type") in MESSAGE_ENTRIES])
+        warnings = [_damage_warning(damaged)] if damaged else []
+        if bridged:
+            at = ", ".join(str(lines[id(e)]) for e in bridged[:10]) + (", ..." if len(bridged) > 10 else "")
+            warnings.append(
+                f"the parentUuid chain breaks {len(bridged)} time(s) (the parent of line(s) {at} is not in "
+                "the file): bridged to the entry before in file order"
+            )
+        if not any(m["role"] == "user" for m in messages[: _first_assistant(messages)]):
+            opening, said = _opening(entries, damaged)
+            messages.insert(0, {"role": "user", "content": opening})
+            warnings.append(said)
         root, steps = chat_trajectory(anthropic.to_chat(messages))
         meta = _meta(entries, branch)
         meta["sidechain_entries"] = len(linked) - len(main) if main is not linked else 0
         meta["off_branch_entries"] = len(main) - len(branch)
-        return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta)
+        if damaged:
+            meta["damaged_lines"] = sorted(damaged)
+        if bridged:
+            meta["bridged_gaps"] = len(bridged)
+        return Trajectory(root=root, steps=steps, source=str(source.path), format=self.name, meta=meta,
+                          warnings=warnings)  # fmt: skip
+
+
+def _records(source: Source) -> tuple[list[Record] | None, dict[int, str]]:
+    """The file's records around its damaged lines (line -> problem); a single JSON object is one record."""
+    if source.looks_like_jsonl:
+        return source.sound_records
+    return record_values(source), {}
+
+
+def _damage_warning(damaged: dict[int, str]) -> str:
+    numbers = sorted(damaged)
+    shown = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
+    return (
+        f"{len(numbers)} damaged line(s) left out ({shown}; line {numbers[0]}: {damaged[numbers[0]]}): "
+        "an edit of the file may have split a line in two"
+    )
+
+
+def _first_assistant(messages: list[dict[str, Any]]) -> int:
+    return next((i for i, m in enumerate(messages) if m["role"] == "assistant"), len(messages))
+
+
+def _opening(entries: list[dict[str, Any]], damaged: dict[int, str]) -> tuple[str, str]:
+    """The task of a branch that opens with no prompt of the user's, and the warning that says so: the
+    session's `summary` line, else a note naming the missing prompt."""
+    summary = next(
+        (str(e["summary"]) for e in entries if e.get("type") == "summary" and e.get("summary")), None
+    )
+    if summary is not None:
+        return summary, "the run opens with no prompt of the user's: its task is the session's summary line"
+    where = f" (on a damaged line, first {min(damaged)})" if damaged else ""
+    note = f"(the prompt that opened this session is not in the transcript{where})"
+    return note, f"the run opens with no prompt of the user's{where}: its task is a note saying so"
 
 
 def _parent(entry: dict[str, Any]) -> Any:
     return entry.get("parentUuid") or entry.get("logicalParentUuid")
 
 
-def active_branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The entries from the first to the last message along parent links (file order when unlinked)."""
+def active_branch(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The entries from the first to the last message along parent links (file order when unlinked),
+    and the entries whose parent the file does not hold, each bridged to the entry before it in file
+    order (its parent's line was damaged, or the session resumed another file's)."""
     by_uuid = {e["uuid"]: e for e in entries if isinstance(e.get("uuid"), str)}
     leaf = next((e for e in reversed(entries) if e.get("type") in MESSAGE_ENTRIES), None)
     if not by_uuid or leaf is None:
-        return entries
-    path, seen = [], set()
+        return entries, []
+    position = {id(e): i for i, e in enumerate(entries)}
+    path, seen, bridged = [], set(), []
     current: dict[str, Any] | None = leaf
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         path.append(current)
-        current = by_uuid.get(_parent(current))
-    return path[::-1]
+        parent = _parent(current)
+        at = position[id(current)]
+        if isinstance(parent, str) and parent not in by_uuid and at > 0:
+            bridged.append(current)
+            current = entries[at - 1]
+        else:
+            current = by_uuid.get(parent)
+    return path[::-1], bridged[::-1]
 
 
 def join_responses(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -135,6 +135,23 @@ class Source:
                 return None
         return records
 
+    @cached_property
+    def sound_records(self) -> tuple[list[Record], dict[int, str]]:
+        """The JSON Lines records with every line that does not parse left out, and those lines (number ->
+        problem): a user's own transcript where an edit split a line in two still reads around it."""
+        if self.records is not None:
+            return self.records, {}
+        records: list[Record] = []
+        damaged: dict[int, str] = {}
+        for number, line in self._lines():
+            if not line.strip():
+                continue
+            try:
+                records.append(Record(number, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                damaged[number] = f"invalid JSON at column {exc.colno}: {exc.msg}"
+        return records, damaged
+
     @property
     def looks_like_jsonl(self) -> bool:
         """Several JSON values one per line: a .jsonl name, or a first value followed by more data."""

@@ -4,7 +4,7 @@ with tool calls, reached over real HTTP through litellm, no key). Prints what th
 The SDK needs Python 3.12+.
 
     pip install 'contextweaver-agents[openhands]'
-    python examples/openhands_condenser.py
+    python -m contextweaver.examples.openhands_condenser
 """
 
 import json
@@ -15,6 +15,10 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from contextweaver.examples import require
+
+require("openhands_condenser")  # before the imports it needs: a missing one is one line, exit 2
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm: no cost-map download
 os.environ.setdefault("LOG_LEVEL", "ERROR")  # the SDK's own logging: errors only
 os.environ.setdefault("OPENHANDS_SUPPRESS_BANNER", "1")
@@ -22,8 +26,8 @@ os.environ.setdefault("OPENHANDS_SUPPRESS_BANNER", "1")
 from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor, register_tool
 from pydantic import Field, SecretStr
-from toy_repo import make_repo
 
+from contextweaver.examples.toy_repo import make_repo
 from contextweaver.integrations.openhands import RECALL_TOOL, ContextWeaverCondenser
 from contextweaver.testing.fake_server import FakeLLMServer, Reply
 from contextweaver.tokens import content_text, count_message

@@ -3,7 +3,7 @@ answers with scripted tool calls (no API key) and a real shell tool fixes a smal
 temporary folder. Each model call prints what the model received; the agent's state keeps every message.
 
     pip install 'contextweaver-agents[langgraph]'
-    python examples/langchain_agent.py
+    python -m contextweaver.examples.langchain_agent
 """
 
 import subprocess
@@ -11,12 +11,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from contextweaver.examples import require
+
+require("langchain_agent")  # before the imports it needs: a missing one is one line, exit 2
+
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
-from toy_repo import make_repo
 
+from contextweaver.examples.toy_repo import make_repo
 from contextweaver.integrations.langgraph import ContextWeaverMiddleware
 from contextweaver.tokens import count_text
 

@@ -2,7 +2,7 @@
 local HTTP server speaking OpenAI chat, Anthropic Messages and OpenAI Responses, no key) with
 `contextweaver serve` in front of it, as you would run it in front of a real provider.
 
-    python examples/proxy_upstream.py     # starts both, prints the proxy's banner, stops
+    python -m contextweaver.examples.proxy_upstream     # starts both, prints the proxy's banner, stops
 """
 
 import os
@@ -14,6 +14,10 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from contextweaver.examples import require
+
+require("proxy_upstream")  # before the imports it needs: a missing one is one line, exit 2
 
 import httpx
 

@@ -1,7 +1,7 @@
 """ContextWeaver as a library, in your own agent loop. Runs offline: the "LLM" replays the 33-step
 coding-agent run the package ships, so you see what a cut keeps, drops and writes down.
 
-    python examples/library.py
+    python -m contextweaver.examples.library
 """
 
 # --8<-- [start:loop]

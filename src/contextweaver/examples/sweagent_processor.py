@@ -2,7 +2,7 @@
 before every model query; this feeds the processor that history, item by item, as SWE-agent would,
 replaying the coding-agent run the package ships. SWE-agent itself is not needed to run this.
 
-    python examples/sweagent_processor.py
+    python -m contextweaver.examples.sweagent_processor
 """
 
 from contextweaver import load_trajectory

@@ -3,13 +3,18 @@ fake upstream, and a client that sends the growing chat history (tool calls and 
 shipped 33-step run, as an agent on the OpenAI chat API does. Prints what reached the upstream.
 
     pip install 'contextweaver-agents[serve]'
-    python examples/proxy_openai.py
+    python -m contextweaver.examples.proxy_openai
 """
 
 import json
 
+from contextweaver.examples import require
+
+require("proxy_openai")  # before the imports it needs: a missing one is one line, exit 2
+
 import httpx
-from proxy_upstream import RUN, proxy_in_front_of_fake_upstream, report, show_note
+
+from contextweaver.examples.proxy_upstream import RUN, proxy_in_front_of_fake_upstream, report, show_note
 
 with proxy_in_front_of_fake_upstream(budget=3_000) as (base, upstream):
     # --8<-- [start:client]

@@ -3,7 +3,7 @@ no API key) and LocalEnvironment fix a small repository in a temporary folder. E
 model received; the trajectory keeps the full history, the woven contexts are saved beside it.
 
     pip install 'contextweaver-agents[minisweagent]'
-    python examples/minisweagent_agent.py
+    python -m contextweaver.examples.minisweagent_agent
 """
 
 import os
@@ -11,13 +11,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from contextweaver.examples import require
+
+require("minisweagent_agent")  # before the imports it needs: a missing one is one line, exit 2
+
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")  # no start-up banner
 os.environ.setdefault("MSWEA_CONFIGURED", "true")  # no first-run setup wizard: nothing here needs a key
 
 from minisweagent.environments.local import LocalEnvironment
 from minisweagent.models.test_models import DeterministicModel, make_output
-from toy_repo import make_repo
 
+from contextweaver.examples.toy_repo import make_repo
 from contextweaver.integrations.minisweagent import ContextWeaverAgent
 from contextweaver.tokens import count_message
 
@@ -71,7 +75,8 @@ with tempfile.TemporaryDirectory() as tmp:
     )
     info = agent.run("test_add fails: add(2, 3) should be 5. Fix calc.py.")
     # --8<-- [end:agent]
-    note = next(m["content"] for m in model.last if "[ContextWeaver working state" in str(m["content"]))
+    notes = [m["content"] for m in model.last if "[ContextWeaver working state" in str(m["content"])]
+    note = notes[0] if notes else "(none: nothing was cut)"
     print("\nThe working-state note in the last query:\n" + note)
     print(
         f"\nexit: {info['exit_status']}; beside the trajectory:",

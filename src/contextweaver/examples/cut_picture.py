@@ -3,8 +3,8 @@ budget, at the step where a cut drops the most. Every step's place in that conte
 output placeholder, or left out), then the working-state note the cut wrote. The README's picture is this
 script's SVG:
 
-    python examples/cut_picture.py                                  # in the terminal
-    python examples/cut_picture.py --svg docs/figures/cut.svg      # the picture in the docs and README
+    python -m contextweaver.examples.cut_picture                                  # in the terminal
+    python -m contextweaver.examples.cut_picture --svg docs/figures/cut.svg      # the picture in the docs and README
 """
 
 import sys
@@ -57,5 +57,5 @@ console.print(
 )
 if "--svg" in sys.argv:
     path = sys.argv[sys.argv.index("--svg") + 1]
-    console.save_svg(path, title=f"examples/cut_picture.py: step {at}")
+    console.save_svg(path, title=f"python -m contextweaver.examples.cut_picture: step {at}")
     print(f"wrote {path}", file=sys.stderr)

@@ -4,13 +4,18 @@ package's fake upstream, and a client that sends what Codex sends: `instructions
 The real CLI needs a key; point it at the proxy in ~/.codex/config.toml (see the docs page).
 
     pip install 'contextweaver-agents[serve]'
-    python examples/proxy_codex.py
+    python -m contextweaver.examples.proxy_codex
 """
 
 import json
 
+from contextweaver.examples import require
+
+require("proxy_codex")  # before the imports it needs: a missing one is one line, exit 2
+
 import httpx
-from proxy_upstream import RUN, proxy_in_front_of_fake_upstream, report, show_note
+
+from contextweaver.examples.proxy_upstream import RUN, proxy_in_front_of_fake_upstream, report, show_note
 
 with proxy_in_front_of_fake_upstream(budget=3_000) as (base, upstream):
     # --8<-- [start:client]

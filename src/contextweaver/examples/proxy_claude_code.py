@@ -4,11 +4,16 @@ blocks in the assistant's turns and `tool_result` blocks in the user's, the hist
 The real CLI needs a key; point it at the proxy with ANTHROPIC_BASE_URL (see the docs page).
 
     pip install 'contextweaver-agents[serve]'
-    python examples/proxy_claude_code.py
+    python -m contextweaver.examples.proxy_claude_code
 """
 
+from contextweaver.examples import require
+
+require("proxy_claude_code")  # before the imports it needs: a missing one is one line, exit 2
+
 import httpx
-from proxy_upstream import RUN, proxy_in_front_of_fake_upstream, report, show_note
+
+from contextweaver.examples.proxy_upstream import RUN, proxy_in_front_of_fake_upstream, report, show_note
 
 with proxy_in_front_of_fake_upstream(budget=3_000) as (base, upstream):
     # --8<-- [start:client]
