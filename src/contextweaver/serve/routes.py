@@ -1,7 +1,7 @@
 """The proxy's route handlers: read and check a chat request, weave it off the event loop, forward it.
 
 A request is parsed strictly and validated in full before anything is stored: a bad one is a 400
-and its session is untouched. Weaving runs off the event loop, in worker processes (workers.py; the
+and its session is untouched. Weaving runs off the event loop, in worker processes (sessions/workers.py; the
 CLI's default) or a bounded pool of threads, so health checks and other sessions keep being answered
 while one session parses a large output. When the
 memory itself fails on a step (a bug, not bad input), nothing of that step is stored and the request
@@ -21,20 +21,24 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from contextweaver.serve.cache_ledger import CacheLedger, Simulated, full_messages, opening
-from contextweaver.serve.conversation import BadConversation, Conversation
-from contextweaver.serve.forward import Upstream
-from contextweaver.serve.guard import Caller
-from contextweaver.serve.health import UpstreamProbe
-from contextweaver.serve.http import SESSION_HEADER, BodyTooLarge, KeyedLocks, error, read_body
-from contextweaver.serve.inspect import cost_of, session_page, session_requests, session_summary, summed
-from contextweaver.serve.limits import InFlight
-from contextweaver.serve.loop_guard import LIMIT, LoopGuard
-from contextweaver.serve.metering import Forwarded, Metering
-from contextweaver.serve.metrics import ProxyMetrics
-from contextweaver.serve.payload import BadPayload, is_escaped_unsafe, parse_body
-from contextweaver.serve.redact import redact_text
-from contextweaver.serve.routing import (
+from contextweaver.serve.gate.guard import Caller, caller_of
+from contextweaver.serve.gate.http import SESSION_HEADER, BodyTooLarge, KeyedLocks, error, read_body
+from contextweaver.serve.gate.limits import InFlight
+from contextweaver.serve.gate.payload import BadPayload, is_escaped_unsafe, parse_body
+from contextweaver.serve.gate.redact import redact_text
+from contextweaver.serve.ledger.cache_ledger import CacheLedger
+from contextweaver.serve.ledger.error_log import is_store_failure, store_unavailable
+from contextweaver.serve.ledger.inspect import (
+    cost_of,
+    session_page,
+    session_requests,
+    session_summary,
+    summed,
+)
+from contextweaver.serve.ledger.metering import Forwarded, Metering
+from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.sessions.loop_guard import LIMIT, LoopGuard
+from contextweaver.serve.sessions.routing import (
     BadSessionId,
     BudgetTooSmall,
     DivergedHistory,
@@ -44,10 +48,13 @@ from contextweaver.serve.routing import (
     check_session_id,
     lock_key,
 )
-from contextweaver.serve.shapes import error_for
-from contextweaver.serve.wire import Payload, Wire, tool_tokens
-from contextweaver.serve.workers import WeavingProcesses
-from contextweaver.store.base import StoreError
+from contextweaver.serve.sessions.simulation import Simulated, full_messages, opening
+from contextweaver.serve.sessions.workers import WeavingProcesses
+from contextweaver.serve.upstream.forward import Upstream
+from contextweaver.serve.upstream.health import UpstreamProbe
+from contextweaver.serve.wires.conversation import BadConversation, Conversation
+from contextweaver.serve.wires.shapes import error_for
+from contextweaver.serve.wires.wire import Payload, Wire, tool_tokens
 
 log = logging.getLogger("contextweaver.serve")
 FALLBACK_HEADER = "x-contextweaver-fallback"
@@ -56,23 +63,6 @@ CACHE_HEADER = "x-contextweaver-cached-prefix"
 """Share of the forwarded request a provider's prefix cache could serve (simulated)."""
 PAGE_SIZE = 100
 MAX_PAGE = 1000
-
-
-def is_store_failure(exc: BaseException) -> bool:
-    """A failure of the database (full disk, lost connection), not of the request or of the memory."""
-    module = type(exc).__module__
-    return isinstance(exc, StoreError) or module.startswith(("sqlite3", "psycopg"))
-
-
-def store_unavailable(exc: BaseException, error: Callable[..., Response] = error) -> Response:
-    log.error("store failure: %s: %s", type(exc).__name__, exc)
-    return error(503, f"the session store failed: {type(exc).__name__}: {exc}", kind="server_error",
-                 code="store_unavailable")  # fmt: skip
-
-
-def caller_of(request: Request) -> Caller:
-    caller = request.scope.get("state", {}).get("caller")
-    return caller if isinstance(caller, Caller) else Caller(None, False)
 
 
 class Routes:
@@ -299,7 +289,7 @@ class Routes:
         return store_unavailable(exc, error)
 
     async def health(self, request: Request) -> Response:
-        """200 and "ok"; 200 and "degraded" (with the reason) while the upstream cannot be reached (health.py:
+        """200 and "ok"; 200 and "degraded" (with the reason) while the upstream cannot be reached (upstream/health.py:
         a replica cannot fix that, so a load balancer keeps it); 503 and "store_failing" (with the error)
         from a store failure until a request is stored again: a full disk or a lost database shows here."""
         store = redact_text(self.manager.store.url)

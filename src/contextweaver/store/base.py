@@ -153,7 +153,7 @@ class Store(Protocol):
         capability: str | None = None,
     ) -> SessionInfo:
         """Create and commit a session; raises SessionExists when the id is taken. `capability`: the
-        session's recall capability (serve/recall.py), found again by `session_with_capability`."""
+        session's recall capability (serve/sessions/recall.py), found again by `session_with_capability`."""
         ...
 
     def session(self, session_id: str) -> SessionInfo | None: ...
