@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextweaver.eval.checks import is_contextweaver
+from contextweaver.eval.figures import number
 from contextweaver.eval.frontier import (
     BUCKETS,
     bootstrap_margin,
@@ -107,8 +108,6 @@ def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list
 
 def frontier_lines(rows: Sequence[FrontierRow]) -> list[str]:
     """One sentence per strategy for the terminal and the HTML report."""
-
-    from contextweaver.eval.terminal_tables import number  # the terminal table's module imports this one
 
     def num(value: float | None) -> str:
         return number(value, "{:.3f}")

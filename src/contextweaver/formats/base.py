@@ -1,24 +1,17 @@
-"""What every trajectory reader returns, and the error it raises on input it cannot read."""
+"""What every trajectory reader returns, and the error it raises on input it cannot read (errors.py holds
+the error, below the file reader that raises it too)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from contextweaver.errors import ContextWeaverError
+from contextweaver.formats.errors import NotATrajectory, TrajectoryError
+from contextweaver.formats.source import Source
 from contextweaver.records import Message, Step
 from contextweaver.tokens import content_text
 
-if TYPE_CHECKING:
-    from contextweaver.formats.source import Source
-
-
-class TrajectoryError(ContextWeaverError, ValueError):
-    """A trajectory file that cannot be read: the message names the file, the place and the fix."""
-
-
-class NotATrajectory(TrajectoryError):
-    """A file no reader claims (a report, notes): passed over in a folder of runs, an error when named."""
+__all__ = ["NotATrajectory", "Reader", "Trajectory", "TrajectoryError"]
 
 
 @dataclass
