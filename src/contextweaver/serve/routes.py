@@ -21,6 +21,7 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from contextweaver.records import Message
 from contextweaver.serve.gate.guard import Caller, caller_of
 from contextweaver.serve.gate.http import SESSION_HEADER, BodyTooLarge, KeyedLocks, error, read_body
 from contextweaver.serve.gate.limits import InFlight
@@ -105,6 +106,7 @@ class Routes:
         return response
 
     async def _weave_and_forward(self, request: Request, wire: Wire) -> Response:
+        """Read, weave, rewrite the body, simulate its prompt-cache use, forward: each a phase below."""
         started = time.perf_counter()
         read = await self._read(request, wire)
         if isinstance(read, Response):
@@ -112,9 +114,33 @@ class Routes:
         payload, conversation, state, session_id, body = read
         caller = caller_of(request)
         extra: dict[str, str] = {}
+        weave = await self._woven(wire, conversation, session_id, caller, len(body), extra)
+        if isinstance(weave, Response):
+            return weave
+        woven, use = weave
+        sent, verbatim = self._written(wire, payload, conversation, state, woven, body)
+        use = await self._cache_use(conversation, session_id, woven, sent, use, extra)
+        elapsed = time.perf_counter() - started
+        extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
+        self.metrics.latency.labels(wire.name).observe(elapsed)
+        on_answer = self.metering.unsessioned(wire.name)
+        if woven.session_id is not None and sent is not None and use is not None:
+            on_answer = self.metering.request(Forwarded(
+                woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
+                use, woven.context, extra.get(FALLBACK_HEADER)))  # fmt: skip
+        # a history passed through goes out as it came: nothing rendered, nothing re-encoded
+        content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
+        return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
+                                           stream=bool(payload.get("stream")), on_answer=on_answer,
+                                           fail=wire.error)  # fmt: skip
+
+    async def _woven(self, wire: Wire, conversation: Conversation, session_id: str | None, caller: Caller,
+                     size: int, extra: dict[str, str]) -> Response | tuple[Woven, Simulated | None]:  # fmt: skip
+        """The woven request, or the refusal; unwoven and marked (`extra`) when weaving failed or the
+        session's agent repeats its newest call."""
         use: Simulated | None = None
         try:
-            woven, use = await self._weave(conversation, session_id, caller, len(body))
+            woven, use = await self._weave(conversation, session_id, caller, size)
         except (DivergedHistory, NotOwner) as exc:
             code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
             return wire.error(409, str(exc), kind="conflict", code=code)
@@ -133,40 +159,41 @@ class Routes:
             log.warning("session %s: the same newest call arrived %d times in a row: forwarding it unwoven",
                         woven.session_id, LIMIT)  # fmt: skip
             woven, extra[FALLBACK_HEADER] = Woven(woven.session_id, None), "repeated-call"
-        sent = None
+        return woven, use
+
+    def _written(self, wire: Wire, payload: Payload, conversation: Conversation, state: Any, woven: Woven,
+                 body: bytes) -> tuple[list[Message] | None, bool]:  # fmt: skip
+        """The messages sent (None when nothing was woven), written into the payload unless the request
+        passes as sent, and whether the body goes out verbatim (as it came)."""
         as_sent = (woven.unchanged and wire.passes_as_sent(state)) or woven.context is None  # nothing woven
         verbatim = as_sent and not is_escaped_unsafe(body)
-        if woven.context is not None:
-            # passed through (unchanged), the request's own messages are the woven ones
-            sent = (
-                conversation.messages if woven.unchanged else [*woven.context.messages, *conversation.pending]
-            )
-            if not as_sent:
-                wire.write(payload, sent or [], state)
-            tools = conversation.reserved  # the budget holds the tool definitions sent beside the messages
-            log.info("session %s: +%d steps, %d of %d tokens, %d of them tool definitions", woven.session_id,
-                     woven.added, woven.context.tokens + tools, woven.context.full_history_tokens + tools, tools)  # fmt: skip
-        if woven.session_id is not None:
-            extra[SESSION_HEADER] = sid = woven.session_id
-            if sent is not None:
-                if use is None:
-                    seen = opening(woven.created, session_id is not None, sent, len(conversation.root))
-                    use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent, full_messages(conversation),
-                                                         conversation.reserved, seen)  # fmt: skip
-                extra[CACHE_HEADER] = f"{self.ledger.record(sid, use.sent):.3f}"
-        elapsed = time.perf_counter() - started
-        extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
-        self.metrics.latency.labels(wire.name).observe(elapsed)
-        on_answer = self.metering.unsessioned(wire.name)
-        if woven.session_id is not None and sent is not None and use is not None:
-            on_answer = self.metering.request(Forwarded(
-                woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
-                use, woven.context, extra.get(FALLBACK_HEADER)))  # fmt: skip
-        # a history passed through goes out as it came: nothing rendered, nothing re-encoded
-        content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
-        return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
-                                           stream=bool(payload.get("stream")), on_answer=on_answer,
-                                           fail=wire.error)  # fmt: skip
+        if woven.context is None:
+            return None, verbatim
+        # passed through (unchanged), the request's own messages are the woven ones
+        sent = conversation.messages if woven.unchanged else [*woven.context.messages, *conversation.pending]
+        if not as_sent:
+            wire.write(payload, sent or [], state)
+        tools = conversation.reserved  # the budget holds the tool definitions sent beside the messages
+        log.info("session %s: +%d steps, %d of %d tokens, %d of them tool definitions", woven.session_id,
+                 woven.added, woven.context.tokens + tools, woven.context.full_history_tokens + tools, tools)  # fmt: skip
+        return sent, verbatim
+
+    async def _cache_use(self, conversation: Conversation, session_id: str | None, woven: Woven,
+                         sent: list[Message] | None, use: Simulated | None,
+                         extra: dict[str, str]) -> Simulated | None:  # fmt: skip
+        """The request's prompt-cache use (simulated here unless its weaving process did) and, in
+        `extra`, the session's id and the share of the request a prefix cache could serve."""
+        if woven.session_id is None:
+            return use
+        extra[SESSION_HEADER] = sid = woven.session_id
+        if sent is None:
+            return use
+        if use is None:
+            seen = opening(woven.created, session_id is not None, sent, len(conversation.root))
+            use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent, full_messages(conversation),
+                                                 conversation.reserved, seen)  # fmt: skip
+        extra[CACHE_HEADER] = f"{self.ledger.record(sid, use.sent):.3f}"
+        return use
 
     async def _read(
         self, request: Request, wire: Wire
