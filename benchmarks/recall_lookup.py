@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from contextweaver.serve.recall import SECRET, RecallRoute, capability
+from contextweaver.serve.sessions.recall import SECRET, RecallRoute, capability
 from contextweaver.store import Store, open_store
 
 sys.path.insert(0, str(Path(__file__).parent))

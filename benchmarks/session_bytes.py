@@ -12,7 +12,7 @@ runs:   train-split mini-swe-agent runs (../shared/data; skipped when absent), r
         request, less their roots' share (small steps: the per-step cost shows)
 big:    a small root and 20 tool outputs of 200 KB of distinct lines (the per-character cost shows)
 The last two solved together: bytes per step character and per step. The table in
-`contextweaver/serve/session_bytes.py` (MEASURED) is these, rounded up. Not a test.
+`contextweaver/serve/sessions/session_bytes.py` (MEASURED) is these, rounded up. Not a test.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from pathlib import Path
 from contextweaver.config import WeaverConfig
 from contextweaver.eval.splits import split_of
 from contextweaver.records import Message
-from contextweaver.serve import workers
-from contextweaver.serve.build import build_manager
-from contextweaver.serve.conversation import read_conversation
-from contextweaver.serve.histories import Histories
-from contextweaver.serve.session_bytes import MEASURED, text_length
+from contextweaver.serve.sessions import workers
+from contextweaver.serve.sessions.build import build_manager
+from contextweaver.serve.sessions.histories import Histories
+from contextweaver.serve.sessions.session_bytes import MEASURED, text_length
+from contextweaver.serve.wires.conversation import read_conversation
 from contextweaver.strategies import TABLE
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trajectories" / "mini-swe-agent"

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve.conversation import read_conversation
-from contextweaver.serve.routing import SessionManager
+from contextweaver.serve.sessions.routing import SessionManager
+from contextweaver.serve.wires.conversation import read_conversation
 from contextweaver.store import Session, open_store
 
 FAILING = """============================= test session starts ==============================

@@ -3,7 +3,8 @@
 # one (otherwise those tests skip); tests needing ../shared/data, Chromium or the local model skip
 # cleanly when those are absent. Extra arguments go to pytest.
 #   --lint   ruff check, ruff format --check and mypy, then stop (CI runs it before the tests)
-#   --fast   the fast lane: no test marked slow or needing the local model, a few examples per property test
+#   --fast   the fast lane: no test marked slow or needing the local model, a few examples per property test,
+#            on two worker processes (pytest-xdist, the dev extra; FAST_WORKERS=N changes it, 0 runs serially)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -18,7 +19,11 @@ fi
 if [ "${1:-}" = "--fast" ]; then
     shift
     export HYPOTHESIS_PROFILE=fast
-    exec "$PY" -m pytest -q -m "not slow and not model" "$@"
+    workers=()
+    if [ "${FAST_WORKERS:-2}" != 0 ] && "$PY" -c "import xdist" 2>/dev/null; then
+        workers=(-n "${FAST_WORKERS:-2}")
+    fi
+    exec "$PY" -m pytest -q -m "not slow and not model" "${workers[@]}" "$@"
 fi
 stop_postgres() {
     local ctl

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from contextweaver.serve.wire import tool_tokens
+from contextweaver.serve.wires.wire import tool_tokens
 from contextweaver.store import Session as StoredSession
 from contextweaver.store import open_store
 from contextweaver.tokens import count_text

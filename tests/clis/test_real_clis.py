@@ -184,7 +184,9 @@ def test_at_the_suggested_budget_the_prefix_stays_cached_between_cuts(
     cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
 ) -> None:
     first = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted)
-    advice = re.findall(r"session \S+: root ([\d,]+) tokens, .* suggested (\d+): a cut about every", first.log)
+    advice = re.findall(
+        r"session \S+: root ([\d,]+) tokens, .* suggested (\d+): a cut about every", first.log
+    )
     assert len(advice) == 1, first.log[-2000:]  # one line, at the session's first request
     suggested = int(advice[0][1])
     run = run_session(cli, tmp_path, "--budget", str(suggested))

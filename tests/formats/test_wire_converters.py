@@ -7,7 +7,7 @@ from typing import Any
 
 from contextweaver.formats import anthropic, responses
 from contextweaver.formats.openai import chat_trajectory
-from contextweaver.serve.anthropic import MESSAGES
+from contextweaver.serve.wires.anthropic import MESSAGES
 
 TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "ls"}}
 CLAUDE: list[dict[str, Any]] = [

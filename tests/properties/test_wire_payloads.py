@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 
-from contextweaver.serve.anthropic import MESSAGES  # noqa: E402
-from contextweaver.serve.conversation import BadConversation  # noqa: E402
-from contextweaver.serve.payload import BadPayload, parse_body  # noqa: E402
-from contextweaver.serve.responses import RESPONSES  # noqa: E402
-from contextweaver.serve.wire import CHAT, Wire, tool_tokens  # noqa: E402
+from contextweaver.serve.gate.payload import BadPayload, parse_body  # noqa: E402
+from contextweaver.serve.wires.anthropic import MESSAGES  # noqa: E402
+from contextweaver.serve.wires.conversation import BadConversation  # noqa: E402
+from contextweaver.serve.wires.responses import RESPONSES  # noqa: E402
+from contextweaver.serve.wires.wire import CHAT, Wire, tool_tokens  # noqa: E402
 from tests.properties import sized  # noqa: E402
 
 pytestmark = pytest.mark.property

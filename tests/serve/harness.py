@@ -14,7 +14,7 @@ import uvicorn
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve import ProxySettings, SessionManager, create_app
-from contextweaver.serve.session_bytes import DEFAULT_BOUND
+from contextweaver.serve.sessions.session_bytes import DEFAULT_BOUND
 from contextweaver.store import Store
 from contextweaver.testing.fake_server import Reply, Request
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from contextweaver import BudgetError, ContextWeaver, Step, WeaverConfig
 from contextweaver.cli import main
 from contextweaver.records import PLACEHOLDER
-from contextweaver.serve import anthropic as wire
-from contextweaver.serve import responses
-from contextweaver.serve.loop_guard import LIMIT, LoopGuard
+from contextweaver.serve.sessions.loop_guard import LIMIT, LoopGuard
+from contextweaver.serve.wires import anthropic as wire
+from contextweaver.serve.wires import responses
 
 TASK = {"role": "user", "content": [{"type": "text", "text": "fix calc.py"}]}
 ENVIRONMENT = {
@@ -136,9 +136,9 @@ def test_an_item_type_or_role_that_is_not_a_string_is_a_400_naming_it(field: str
 
 def test_tool_definitions_count_against_the_proxy_budget(tmp_path) -> None:  # noqa: ANN001
     from contextweaver.config import WeaverConfig
-    from contextweaver.serve.build import build_manager
-    from contextweaver.serve.routing import BudgetTooSmall
-    from contextweaver.serve.wire import tool_tokens
+    from contextweaver.serve.sessions.build import build_manager
+    from contextweaver.serve.sessions.routing import BudgetTooSmall
+    from contextweaver.serve.wires.wire import tool_tokens
 
     tools = [{"name": f"tool_{n}", "description": "does a thing " * 40, "input_schema": {"type": "object"}}
              for n in range(20)]  # fmt: skip

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve.inspect import money
+from contextweaver.serve.ledger.inspect import money
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply
 from tests.serve import test_proxy_anthropic as claude

@@ -7,8 +7,8 @@ import pickle
 import pytest
 
 from contextweaver.records import Message
-from contextweaver.serve.conversation import read_conversation
-from contextweaver.serve.histories import Delta, Histories, StaleHistory
+from contextweaver.serve.sessions.histories import Delta, Histories, StaleHistory
+from contextweaver.serve.wires.conversation import read_conversation
 
 ROOT: list[Message] = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"}]
 

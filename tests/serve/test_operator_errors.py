@@ -20,7 +20,7 @@ import anyio
 import httpx
 import pytest
 
-from contextweaver.serve.health import UpstreamProbe
+from contextweaver.serve.upstream.health import UpstreamProbe
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer
 from tests.serve.harness import running_proxy, task, tool_call_reply

@@ -11,8 +11,8 @@ import openai
 import pytest
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve import wire
-from contextweaver.serve.cache_ledger import CacheLedger
+from contextweaver.serve.ledger.cache_ledger import CacheLedger
+from contextweaver.serve.wires import wire
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import running_proxy, task, tool_call_reply

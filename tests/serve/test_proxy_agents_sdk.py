@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from contextweaver.serve.responses import RESPONSES
+from contextweaver.serve.wires.responses import RESPONSES
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import responses_object

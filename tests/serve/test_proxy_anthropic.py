@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from contextweaver.cli import main
 from contextweaver.records import PLACEHOLDER
-from contextweaver.serve.anthropic import MESSAGES
+from contextweaver.serve.wires.anthropic import MESSAGES
 from contextweaver.store.session import Session
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request

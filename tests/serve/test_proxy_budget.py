@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve.wire import tool_tokens
+from contextweaver.serve.wires.wire import tool_tokens
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer
 from contextweaver.weaving.budget import ROOM_STEPS, TYPICAL_STEP

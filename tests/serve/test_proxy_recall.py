@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import openai
 
-from contextweaver.serve.recall import proxy_hint
+from contextweaver.serve.sessions.recall import proxy_hint
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import PER_STEP, run_tool, running_proxy, task, tool_call_reply

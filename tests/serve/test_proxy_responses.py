@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from contextweaver.cli import main
 from contextweaver.records import PLACEHOLDER
-from contextweaver.serve.responses import RESPONSES
+from contextweaver.serve.wires.responses import RESPONSES
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from contextweaver.testing.fake_wire import responses_object

@@ -21,7 +21,7 @@ import pytest
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve import read_conversation
-from contextweaver.serve.payload import parse_body
+from contextweaver.serve.gate.payload import parse_body
 from contextweaver.weaver import ContextWeaver
 from tests.serve.processes import serve_process
 

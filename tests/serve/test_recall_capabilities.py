@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from contextweaver.serve.recall import SECRET, RecallRoute, capability
+from contextweaver.serve.sessions.recall import SECRET, RecallRoute, capability
 from contextweaver.store import Store
 from contextweaver.store.sqlite import SQLiteStore, SQLiteTx
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from contextweaver.serve.redact import redact_text, redact_url
+from contextweaver.serve.gate.redact import redact_text, redact_url
 from tests.serve.harness import task
 from tests.serve.processes import CLI, free_port, serve_process, upstream_process
 from tests.serve.test_access_process import chat

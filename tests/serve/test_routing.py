@@ -11,7 +11,7 @@ import pytest
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve import SessionManager, read_conversation
-from contextweaver.serve.routing import DivergedHistory
+from contextweaver.serve.sessions.routing import DivergedHistory
 from contextweaver.store.sqlite import SQLiteStore
 
 ROOT = [

@@ -9,7 +9,7 @@ import pytest
 
 from contextweaver.config import WeaverConfig
 from contextweaver.serve import SessionManager, read_conversation
-from contextweaver.serve.session_bytes import MEASURED, WORST, multipliers, root_bytes, shares
+from contextweaver.serve.sessions.session_bytes import MEASURED, WORST, multipliers, root_bytes, shares
 from contextweaver.store.sqlite import SQLiteStore
 from tests.serve.harness import task
 

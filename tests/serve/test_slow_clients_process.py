@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from contextweaver.serve.server import RepeatLimit
+from contextweaver.serve.gate.server import RepeatLimit
 from tests.serve.harness import task
 from tests.serve.processes import CLI, serve_process, upstream_process
 

@@ -7,7 +7,15 @@ import json
 
 import pytest
 
-from contextweaver.serve.usage import HEAD_BYTES, TAIL_BYTES, Answer, Answered, BadUsage, Usage, read_usage
+from contextweaver.serve.upstream.usage import (
+    HEAD_BYTES,
+    TAIL_BYTES,
+    Answer,
+    Answered,
+    BadUsage,
+    Usage,
+    read_usage,
+)
 from contextweaver.testing.fake_wire import (
     anthropic_events,
     anthropic_message,

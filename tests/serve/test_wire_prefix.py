@@ -20,10 +20,10 @@ import pytest
 from contextweaver.config import WeaverConfig
 from contextweaver.formats import anthropic as anthropic_format
 from contextweaver.formats import responses as responses_format
-from contextweaver.serve.anthropic import MESSAGES, _unmarked
-from contextweaver.serve.payload import parse_body
-from contextweaver.serve.responses import RESPONSES
-from contextweaver.serve.wire import Wire, as_chat
+from contextweaver.serve.gate.payload import parse_body
+from contextweaver.serve.wires.anthropic import MESSAGES, _unmarked
+from contextweaver.serve.wires.responses import RESPONSES
+from contextweaver.serve.wires.wire import Wire, as_chat
 from contextweaver.store import Session, open_store
 from contextweaver.weaver import ContextWeaver
 from tests.serve.processes import serve_process

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve.wire import Wire
+from contextweaver.serve.wires.wire import Wire
 from contextweaver.weaver import ContextWeaver
 from tests.serve.harness import PER_STEP
 

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 import click
 
 from contextweaver.cli.options import BadArgument, TokenBudget, config_option
-from contextweaver.serve.conversation import FORMATS
-from contextweaver.serve.session_bytes import DEFAULT_BOUND
+from contextweaver.serve.sessions.session_bytes import DEFAULT_BOUND
+from contextweaver.serve.wires.conversation import FORMATS
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -147,12 +147,12 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     """Weave each chat request's history before it reaches the upstream model; answers pass back unchanged."""
     from contextweaver.config import load_config
     from contextweaver.serve.app import ProxySettings, create_app
-    from contextweaver.serve.build import build_manager
-    from contextweaver.serve.limits import InFlightLimits
-    from contextweaver.serve.recall import with_proxy_hint
-    from contextweaver.serve.redact import RedactingFilter, install_log_redaction, redact_text
-    from contextweaver.serve.server import ServerLimits, install_repeat_limit, run
-    from contextweaver.serve.session_bytes import shares
+    from contextweaver.serve.gate.limits import InFlightLimits
+    from contextweaver.serve.gate.redact import RedactingFilter, install_log_redaction, redact_text
+    from contextweaver.serve.gate.server import ServerLimits, install_repeat_limit, run
+    from contextweaver.serve.sessions.build import build_manager
+    from contextweaver.serve.sessions.recall import with_proxy_hint
+    from contextweaver.serve.sessions.session_bytes import shares
 
     _check_arguments(upstream, host, port, budget)
     token = _token(auth_token_env, host, api_key_env, upstream)
@@ -186,7 +186,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
                "cannot be reached)", err=True)  # fmt: skip
     workers = None
     if weaving_processes:
-        from contextweaver.serve.workers import WeavingProcesses
+        from contextweaver.serve.sessions.workers import WeavingProcesses
 
         workers = WeavingProcesses(store_location, config, budget=budget, processes=weaving_processes,
                                    exit_timeout=min(5.0, shutdown_timeout), memory=memory)  # fmt: skip
@@ -236,7 +236,7 @@ def _cannot_listen(host: str, port: int) -> str | None:
 
 def _token(env: str | None, host: str, api_key_env: str | None, upstream: str) -> str | None:
     """The proxy token from its variable; refuses a setup that would expose sessions or the upstream key."""
-    from contextweaver.serve.forward import url_credentials
+    from contextweaver.serve.upstream.forward import url_credentials
 
     if env is None and url_credentials(upstream):
         raise click.UsageError(
@@ -264,7 +264,7 @@ def _token(env: str | None, host: str, api_key_env: str | None, upstream: str) -
 
 def _hosts(host: str, extra: tuple[str, ...]) -> frozenset[str] | None:
     """Host header values to accept: loopback names, the bound address and --allowed-host."""
-    from contextweaver.serve.guard import LOOPBACK_HOSTS, host_name
+    from contextweaver.serve.gate.guard import LOOPBACK_HOSTS, host_name
 
     if "*" in extra or (host in WILDCARDS and not extra):
         return None

@@ -85,7 +85,7 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from contextweaver.serve.inspect import cost_of, session_summary, summed
+    from contextweaver.serve.ledger.inspect import cost_of, session_summary, summed
 
     store = _open(store_location)
     infos, totals = store.sessions(), store.request_totals()
@@ -160,7 +160,7 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
 def show(store_location: str, session_id: str, step: int | None, latest: bool, budget: int | None,
          as_json: bool) -> None:  # fmt: skip
     """The graph (parents, status, summary per step) and labels; or the woven context of a step."""
-    from contextweaver.serve.inspect import context_detail, session_detail, stored_budget, woven_at
+    from contextweaver.serve.ledger.inspect import context_detail, session_detail, stored_budget, woven_at
 
     store = _open(store_location)
     detail = session_detail(store, session_id)
@@ -217,7 +217,7 @@ def show(store_location: str, session_id: str, step: int | None, latest: bool, b
 def export(store_location: str, session_id: str, fmt: str, out: str | None) -> None:
     """Write a session out, to archive it or to replay it (`contextweaver replay FILE`)."""
     from contextweaver.formats.jsonl import _lines as jsonl_lines
-    from contextweaver.serve.inspect import replayable, session_detail
+    from contextweaver.serve.ledger.inspect import replayable, session_detail
 
     store = _open(store_location)
     detail = session_detail(store, session_id)

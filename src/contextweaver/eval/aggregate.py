@@ -137,54 +137,70 @@ def rows(results: Sequence[Result]) -> list[Row]:
         sliding = first.get("sliding_window")
         sliding_seconds = _seconds_per_step(sliding, budget) if sliding else math.nan
         for strategy, runs in first.items():
-            per_traj = [_steps(r, budget) for r in runs]
-            all_steps = [s for steps in per_traj for s in steps]
-            if not all_steps:
-                continue
-            pooled, per_mean = recall(_trajectory_recall(steps) for steps in per_traj)
-            edit_pooled, edit_mean = recall(
-                _trajectory_recall(s, "edit_covered", "edit_items") for s in per_traj
-            )
-            total_steps = sum(r["steps_total"] for r in runs)
-            seeds, agreement, recall_sd = _stability(all_by_strategy[strategy], budget)
-            seconds = _seconds_per_step(runs, budget)
-            out.append(
-                Row(
-                    strategy=strategy,
-                    budget=budget,
-                    trajectories=sum(1 for steps in per_traj if steps),
-                    tokens_mean=mean(mean(s["tokens"] for s in steps) for steps in per_traj if steps),
-                    tokens_p95=percentile((s["tokens"] for s in all_steps), 95),
-                    ratio_to_full=mean(
-                        mean(s["tokens"] / s["full_tokens"] for s in steps) for steps in per_traj if steps
-                    ),
-                    recall_pooled=pooled,
-                    recall_mean=per_mean,
-                    edit_pooled=edit_pooled,
-                    edit_mean=edit_mean,
-                    llm_calls_per_step=sum(r["llm"]["calls"] for r in runs) / total_steps,
-                    memory_tokens_per_step=sum(
-                        r["llm"]["prompt_tokens"] + r["llm"]["completion_tokens"] for r in runs
-                    )
-                    / total_steps,
-                    seconds_per_step=seconds,
-                    time_vs_sliding=seconds / sliding_seconds if sliding_seconds else math.nan,
-                    prefix_share=mean(s["prefix_share"] for s in all_steps if "prefix_share" in s),
-                    seeds=seeds,
-                    kept_jaccard=agreement,
-                    recall_std=recall_sd,
-                    history_pooled=_pooled(per_traj, "history"),
-                    trail_pooled=_pooled(per_traj, "trail"),
-                    failing_pooled=_pooled(per_traj, "failing"),
-                    fresh_pooled=_pooled(per_traj, "fresh"),
-                    cuts_marked=_marked(all_steps),
-                    reach_pooled=_pooled(per_traj, "reach"),
-                    marker_tokens=_per(all_steps, "marker_tokens"),
-                    recall_tokens=_per(all_steps, "recall_tokens", "recalls"),
-                )
-            )
-            vars(out[-1]).update(cache_columns(all_steps))
+            row = _row(strategy, budget, runs, all_by_strategy[strategy], sliding_seconds)
+            if row is not None:
+                out.append(row)
     return out
+
+
+def _row(
+    strategy: str, budget: str, runs: Sequence[Result], every_seed: Sequence[Result], sliding_seconds: float
+) -> Row | None:
+    """The row of one strategy at one budget (its runs of the first seed; `every_seed` for stability),
+    None when no run has a step at that budget."""
+    per_traj = [_steps(r, budget) for r in runs]
+    all_steps = [s for steps in per_traj for s in steps]
+    if not all_steps:
+        return None
+    pooled, per_mean = recall(_trajectory_recall(steps) for steps in per_traj)
+    edit_pooled, edit_mean = recall(_trajectory_recall(s, "edit_covered", "edit_items") for s in per_traj)
+    seeds, agreement, recall_sd = _stability(every_seed, budget)
+    calls, memory_tokens, seconds, vs_sliding = _costs(runs, budget, sliding_seconds)
+    row = Row(
+        strategy=strategy,
+        budget=budget,
+        trajectories=sum(1 for steps in per_traj if steps),
+        tokens_mean=mean(mean(s["tokens"] for s in steps) for steps in per_traj if steps),
+        tokens_p95=percentile((s["tokens"] for s in all_steps), 95),
+        ratio_to_full=mean(
+            mean(s["tokens"] / s["full_tokens"] for s in steps) for steps in per_traj if steps
+        ),
+        recall_pooled=pooled,
+        recall_mean=per_mean,
+        edit_pooled=edit_pooled,
+        edit_mean=edit_mean,
+        llm_calls_per_step=calls,
+        memory_tokens_per_step=memory_tokens,
+        seconds_per_step=seconds,
+        time_vs_sliding=vs_sliding,
+        prefix_share=mean(s["prefix_share"] for s in all_steps if "prefix_share" in s),
+        seeds=seeds,
+        kept_jaccard=agreement,
+        recall_std=recall_sd,
+        history_pooled=_pooled(per_traj, "history"),
+        trail_pooled=_pooled(per_traj, "trail"),
+        failing_pooled=_pooled(per_traj, "failing"),
+        fresh_pooled=_pooled(per_traj, "fresh"),
+        cuts_marked=_marked(all_steps),
+        reach_pooled=_pooled(per_traj, "reach"),
+        marker_tokens=_per(all_steps, "marker_tokens"),
+        recall_tokens=_per(all_steps, "recall_tokens", "recalls"),
+    )
+    vars(row).update(cache_columns(all_steps))
+    return row
+
+
+def _costs(runs: Sequence[Result], budget: str, sliding_seconds: float) -> tuple[float, float, float, float]:
+    """What a strategy's runs cost per step: memory-model calls and tokens, seconds, and seconds against
+    the sliding window's."""
+    total_steps = sum(r["steps_total"] for r in runs)
+    seconds = _seconds_per_step(runs, budget)
+    return (
+        sum(r["llm"]["calls"] for r in runs) / total_steps,
+        sum(r["llm"]["prompt_tokens"] + r["llm"]["completion_tokens"] for r in runs) / total_steps,
+        seconds,
+        seconds / sliding_seconds if sliding_seconds else math.nan,
+    )
 
 
 def _pooled(per_traj: Sequence[list[dict[str, Any]]], name: str) -> float:

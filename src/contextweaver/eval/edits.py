@@ -76,21 +76,34 @@ def _unless_target(match: re.Match[str]) -> str:
 
 def find_edits(action: str) -> list[Edit]:
     """Edits an action makes, in order of appearance (paths as written in the action)."""
-    edits: list[Edit] = []
     match = _EDITOR_JSON.match(action)
     if match:
-        try:
-            args = json.loads(match.group(1))
-        except ValueError:
-            args = None
-        if (
-            isinstance(args, dict)
-            and args.get("command") in ("str_replace", "insert", "create", "undo_edit")
-            and args.get("path")
-        ):
-            old = args.get("old_str")
-            edits.append(Edit(str(args["path"]), (str(old),) if old else ()))
-        return edits
+        return _json_editor_edits(match)
+    edits = _sed_edits(action) + _editor_edits(action)
+    edits += [Edit(path.strip()) for path in _PATCH.findall(action)]  # apply_patch (Codex)
+    known = {e.path for e in edits}
+    return edits + [Edit(path) for path in _written(action) if path not in known]
+
+
+def _json_editor_edits(match: re.Match[str]) -> list[Edit]:
+    """The edit of a JSON editor call (str_replace, insert, create, undo_edit naming a path), if any."""
+    try:
+        args = json.loads(match.group(1))
+    except ValueError:
+        args = None
+    if (
+        isinstance(args, dict)
+        and args.get("command") in ("str_replace", "insert", "create", "undo_edit")
+        and args.get("path")
+    ):
+        old = args.get("old_str")
+        return [Edit(str(args["path"]), (str(old),) if old else ())]
+    return []
+
+
+def _sed_edits(action: str) -> list[Edit]:
+    """`sed -i` in place: the first three files of each, with the texts its script replaces."""
+    edits = []
     for m in _SED.finditer(action):
         flags = m.group(1) or ""
         if "-i" not in flags and not re.search(r"\s-i", m.group(0)):
@@ -98,6 +111,12 @@ def find_edits(action: str) -> list[Edit]:
         files = [f for f in m.group(3).split() if not f.startswith("-")]
         for path in files[:3]:
             edits.append(Edit(path.strip("'\""), tuple(_sed_old(m.group(2)))))
+    return edits
+
+
+def _editor_edits(action: str) -> list[Edit]:
+    """SWE-agent's editor commands, each with its `--old_str` when given."""
+    edits = []
     for m in _EDITOR.finditer(action):
         old = re.search(r"--old_str\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)", action[m.end() :])
         text: tuple[str, ...] = ()
@@ -107,17 +126,17 @@ def find_edits(action: str) -> list[Edit]:
             except ValueError:
                 text = (old.group(1).strip("'\""),)
         edits.append(Edit(m.group(1), text))
-    edits += [Edit(path.strip()) for path in _PATCH.findall(action)]  # apply_patch (Codex)
+    return edits
+
+
+def _written(action: str) -> list[str]:
+    """Files the shell writes (heredoc, `>` redirect, tee), each once, in order; /dev/ is not a file."""
     commands = shell_lines(action)  # a heredoc body is written, not run: its own heredocs write nothing
     targets = _HEREDOC_TO.findall(commands) + _REDIRECT.findall(
         _QUOTED.sub(_unless_target, commands)
     )  # not `>` in a quoted string either (a sed script's `a > b.c`)
     targets += [path for _, path in _TEE.findall(_QUOTED.sub("''", commands))]
-    known = {e.path for e in edits}
-    for path in dict.fromkeys(targets):
-        if path not in known and not path.startswith("/dev/"):
-            edits.append(Edit(path))
-    return edits
+    return [path for path in dict.fromkeys(targets) if not path.startswith("/dev/")]
 
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "\n"})

@@ -161,28 +161,12 @@ def fit(
         evaluator = Evaluator(runs, pool, on_done)
         on_phase("start", len(part))
         base = evaluator.scores([start], part)[0]
-        best, best_score, moves = start, base, []
-        trials: list[dict[str, Any]] = []
+        search = Search(evaluator, part, base, start, base, on_phase)
         for round_ in range(1, rounds + 1):
-            moved = False
-            for name in names:
-                tried = [replace(best, **{name: v}) for v in grid(name) if v != getattr(best, name)]
-                if not tried:
-                    continue
-                on_phase(f"round {round_}: {name}", len(tried) * len(part))
-                scored = list(zip(tried, evaluator.scores(tried, part), strict=True))
-                trials += [trial(round_, name, c, s, s.keeps_recent(base)) for c, s in scored]
-                ok = [(c, s) for c, s in scored if s.keeps_recent(base)]
-                top = max(ok, key=lambda t: (t[1].objective, t[1].mean_gap), default=None)
-                if top is not None and top[1].beats(best_score, MIN_GAIN):
-                    moves.append(
-                        f"round {round_}: {name} {getattr(best, name)} -> {getattr(top[0], name)}: objective "
-                        f"{best_score.objective:+.4f} -> {top[1].objective:+.4f}, mean over datasets "
-                        f"{best_score.mean_gap:+.4f} -> {top[1].mean_gap:+.4f}"
-                    )
-                    best, best_score, moved = top[0], top[1], True
-            if not moved:
+            moved = [search.step(round_, name) for name in names]
+            if not any(moved):
                 break
+        best, best_score = search.best, search.best_score
         hold_before = hold_after = None
         if held:
             on_phase("hold-out", 2 * len(held))
@@ -196,10 +180,46 @@ def fit(
         hold_after,
         [runs[i] for i in part],
         [runs[i] for i in held],
-        moves,
-        trials,
+        search.moves,
+        search.trials,
         evaluator.evaluations,
     )
+
+
+@dataclass
+class Search:
+    """The coordinate search so far: the best settings and their score, the moves made and every trial."""
+
+    evaluator: Evaluator
+    part: list[int]
+    base: Score
+    best: SelectSettings
+    best_score: Score
+    on_phase: Callable[[str, int], None]
+    moves: list[str] = field(default_factory=list)
+    trials: list[dict[str, Any]] = field(default_factory=list)
+
+    def step(self, round_: int, name: str) -> bool:
+        """Try every other value of one knob; move to the best one that keeps the recent steps as `base`
+        did and gains at least MIN_GAIN. Whether it moved."""
+        best = self.best
+        tried = [replace(best, **{name: v}) for v in grid(name) if v != getattr(best, name)]
+        if not tried:
+            return False
+        self.on_phase(f"round {round_}: {name}", len(tried) * len(self.part))
+        scored = list(zip(tried, self.evaluator.scores(tried, self.part), strict=True))
+        self.trials += [trial(round_, name, c, s, s.keeps_recent(self.base)) for c, s in scored]
+        ok = [(c, s) for c, s in scored if s.keeps_recent(self.base)]
+        top = max(ok, key=lambda t: (t[1].objective, t[1].mean_gap), default=None)
+        if top is None or not top[1].beats(self.best_score, MIN_GAIN):
+            return False
+        self.moves.append(
+            f"round {round_}: {name} {getattr(best, name)} -> {getattr(top[0], name)}: objective "
+            f"{self.best_score.objective:+.4f} -> {top[1].objective:+.4f}, mean over datasets "
+            f"{self.best_score.mean_gap:+.4f} -> {top[1].mean_gap:+.4f}"
+        )
+        self.best, self.best_score = top
+        return True
 
 
 def trial(

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextweaver.eval.checks import is_contextweaver
+from contextweaver.eval.figures import number
 from contextweaver.eval.frontier import (
     BUCKETS,
+    RunPoint,
     bootstrap_margin,
     frontier_points,
     headroom_target,
@@ -65,6 +67,25 @@ def _by_strategy(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[
     return out
 
 
+def _by_distance(points: Sequence[RunPoint]) -> dict[str, float | None]:
+    """Pooled recall per evidence-distance bucket (None: no item at that distance)."""
+    buckets: dict[str, float | None] = {}
+    for name in BUCKETS:
+        total = sum(p.buckets[name][1] for p in points)
+        buckets[name] = sum(p.buckets[name][0] for p in points) / total if total else None
+    return buckets
+
+
+def _history(runs: dict[str, dict[str, Any]], ids: Sequence[str]) -> dict[str, float | None]:
+    """Pooled history evidence at every budget of the first run (None: no item at that budget)."""
+    history: dict[str, float | None] = {}
+    for budget in runs[ids[0]]["budgets"]:
+        steps = [s for i in ids for s in runs[i]["budgets"].get(budget, [])]
+        total = sum(s.get("history_items", 0) for s in steps)
+        history[budget] = sum(s.get("history_covered", 0) for s in steps) / total if total else None
+    return history
+
+
 def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list[FrontierRow]:
     """One row per strategy that was replayed unbounded; the frontier comes from the same runs."""
     rows = []
@@ -76,15 +97,8 @@ def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list
             continue
         items = sum(p.items for p in points)
         value, low, high = bootstrap_margin(points, windows, rounds)
-        buckets: dict[str, float | None] = {}
-        for name in BUCKETS:
-            total = sum(p.buckets[name][1] for p in points)
-            buckets[name] = sum(p.buckets[name][0] for p in points) / total if total else None
-        history: dict[str, float | None] = {}
-        for budget in runs[ids[0]]["budgets"]:
-            steps = [s for i in ids for s in runs[i]["budgets"].get(budget, [])]
-            total = sum(s.get("history_items", 0) for s in steps)
-            history[budget] = sum(s.get("history_covered", 0) for s in steps) / total if total else None
+        buckets = _by_distance(points)
+        history = _history(runs, ids)
         unbounded = [s for i in ids for s in runs[i]["budgets"]["none"]]
         whole = all(s["tokens"] >= s.get("full_tokens", s["tokens"] + 1) for s in unbounded)
         rows.append(
@@ -107,8 +121,6 @@ def frontier_rows(results: Sequence[dict[str, Any]], rounds: int = 1000) -> list
 
 def frontier_lines(rows: Sequence[FrontierRow]) -> list[str]:
     """One sentence per strategy for the terminal and the HTML report."""
-
-    from contextweaver.eval.terminal_tables import number  # the terminal table's module imports this one
 
     def num(value: float | None) -> str:
         return number(value, "{:.3f}")

@@ -9,10 +9,10 @@ from __future__ import annotations
 import base64
 import html
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from contextweaver.eval.report import Report
+from contextweaver.eval.figures import number as fmt
+from contextweaver.eval.report_data import Report, meta_text
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1400px}
@@ -46,8 +46,6 @@ def _table(
 def render_html(
     report: Report, columns: Sequence[tuple[str, str, str]], verdicts: Sequence[tuple[str, bool | None]]
 ) -> str:
-    from contextweaver.eval.report import fmt, meta_text
-
     body = [[fmt(row.as_dict()[key], pattern) for key, _, pattern in columns] for row in report.rows]
     breaks = [i for i in range(1, len(report.rows)) if report.rows[i].budget != report.rows[i - 1].budget]
     parts = [

@@ -36,6 +36,19 @@ def named_steps(
     in-place handle and the recall line; the note's omitted line was there before recall). No mark spans
     two messages, so each message is read alone; with `memo` (kept by the caller from one context to the
     next, holding only the last one's), a message read for the last context is not read again."""
+    marks = _read_marks(messages, memo)
+    line = next((m[3] for m in marks if m[3] is not None), None)
+    if line is None:
+        return frozenset(), 0
+    handles = [n for m in marks for n in m[0]]
+    steps = _named(marks, handles)
+    cost = count_text(line) + 1 + sum(_handle_tokens(n) for n in handles)
+    return frozenset(steps), cost
+
+
+def _read_marks(messages: Sequence[Message], memo: dict[int, tuple[Message, Marks]] | None) -> list[Marks]:
+    """Each message's marks, read again only for a message the memo does not hold; the memo then holds
+    these messages alone."""
     marks: list[Marks] = []
     seen: dict[int, tuple[Message, Marks]] = {}
     for message in messages:
@@ -46,10 +59,11 @@ def named_steps(
     if memo is not None:
         memo.clear()
         memo.update(seen)
-    line = next((m[3] for m in marks if m[3] is not None), None)
-    if line is None:
-        return frozenset(), 0
-    handles = [n for m in marks for n in m[0]]
+    return marks
+
+
+def _named(marks: Sequence[Marks], handles: Sequence[str]) -> set[int]:
+    """The step numbers the marks name: in-place handles, omitted ranges (`3-5, 8`), omitted spans."""
     steps = {int(n) for n in handles}
     for ranges in (r for m in marks for r in m[1]):
         for part in ranges.split(", "):
@@ -57,8 +71,7 @@ def named_steps(
             steps.update(range(int(first), int(last or first) + 1))
     for first, last in (b for m in marks for b in m[2]):
         steps.update(range(int(first), int(last) + 1))
-    cost = count_text(line) + 1 + sum(_handle_tokens(n) for n in handles)
-    return frozenset(steps), cost
+    return steps
 
 
 def _marks(text: str) -> Marks:

@@ -10,7 +10,7 @@ import csv
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +19,11 @@ from rich.console import Console
 from rich.table import Table
 
 from contextweaver.eval import aggregate, checks, plots
-from contextweaver.eval.frontier_report import FrontierRow, frontier_lines, frontier_rows
+from contextweaver.eval.figures import number as fmt
+from contextweaver.eval.frontier_report import frontier_lines, frontier_rows
 from contextweaver.eval.html import render_html
+from contextweaver.eval.report_data import Report
 from contextweaver.eval.runner import failed
-from contextweaver.eval.terminal_tables import number as fmt
 from contextweaver.prompt_cache import PRICES, PRICES_TAKEN
 
 COLUMNS = [
@@ -59,20 +60,6 @@ ERROR_CHARS = 200
 """Longest error shown per failed run in the terminal."""
 
 
-@dataclass
-class Report:
-    rows: list[aggregate.Row]
-    groups: list[aggregate.GroupRow]
-    cost: list[checks.CostVerdict]
-    arms: list[checks.ArmVerdict]
-    meta: dict[str, Any] = field(default_factory=dict)
-    images: dict[str, bytes] = field(default_factory=dict)
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    """Failure records of the runner, in its order."""
-    frontier: list[FrontierRow] = field(default_factory=list)
-    """Each strategy against the recency frontier (unbounded), with recall by evidence distance."""
-
-
 def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = None) -> Report:
     results = [r for r in all_results if not failed(r)]
     failures = [r for r in all_results if failed(r)]
@@ -100,23 +87,6 @@ def build(all_results: Sequence[dict[str, Any]], meta: dict[str, Any] | None = N
 def cache_prices() -> dict[str, Any]:
     """The prices behind the billed columns, with the day they were taken and where from."""
     return {"taken": PRICES_TAKEN, **{name: asdict(p) for name, p in PRICES.items()}}
-
-
-def meta_text(key: str, value: Any) -> str:
-    """A header entry as a sentence: the cache prices read as prices, never as a Python dict."""
-    if key == "cache_prices" and isinstance(value, dict):
-        parts = []
-        for name, p in value.items():
-            if isinstance(p, dict):
-                step = "" if p["increment"] == 1 else f" in steps of {p['increment']}"
-                parts.append(
-                    f"{name}: cache reads {p['read']}x, writes {p['write']}x the input price, for prefixes of "
-                    f"{p['min_prefix']:,}+ tokens{step} ({p['source']})"
-                )
-        return "; ".join(parts) + (f"; taken {value['taken']}" if "taken" in value else "")
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {meta_text(str(k), v)}" for k, v in value.items())
-    return str(value)
 
 
 def terminal_table(report: Report) -> Table:

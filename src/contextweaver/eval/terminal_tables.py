@@ -10,6 +10,7 @@ from rich import box
 from rich.table import Table
 
 from contextweaver.eval.aggregate import Row
+from contextweaver.eval.figures import number
 from contextweaver.eval.frontier import BUCKETS
 from contextweaver.eval.frontier_report import FrontierRow
 
@@ -73,17 +74,6 @@ def fitted(
     for n in range(len(columns[0].cells) if columns else 0):
         table.add_row(*(c.cells[n] for c in shown), end_section=n < len(breaks) and breaks[n])
     return table, left_out
-
-
-NOT_MEASURED = "n/a"
-
-
-def number(value: float | int | None, pattern: str) -> str:
-    """A figure as the terminal, the HTML report and the frontier lines show it; None or NaN (nothing
-    measured, e.g. no cut to judge) reads `n/a`, never `nan`."""
-    if value is None or value != value:
-        return NOT_MEASURED
-    return pattern.format(value)
 
 
 def compact_table(rows: Sequence[Row], failures: bool, width: int) -> tuple[Table, list[str]]:

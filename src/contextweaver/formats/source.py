@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from contextweaver.formats.base import TrajectoryError
+from contextweaver.formats.errors import TrajectoryError
 
 CHUNK = 1 << 16
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

@@ -3,18 +3,18 @@
 POST /v1/chat/completions  read the conversation, store its new steps, weave, forward upstream;
                            the upstream's status, headers and bytes (SSE streams included) come
                            back unchanged, plus `x-contextweaver-session` and `server-timing`.
-POST /v1/messages          the same for Anthropic Messages (wire.py: one path, several formats);
+POST /v1/messages          the same for Anthropic Messages (wires/wire.py: one path, several formats);
 POST /v1/responses         and for OpenAI Responses.
 GET  /v1/models            passed through.
 GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offset`, `limit`), with
-                           each one's measured cost (metering.py);
+                           each one's measured cost (ledger/metering.py);
 GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
-GET  /metrics              Prometheus text (metrics.py); behind the token when the proxy has one.
-GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions (dashboard.py).
+GET  /metrics              Prometheus text (ledger/metrics.py); behind the token when the proxy has one.
+GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions (ledger/dashboard.py).
 GET  /contextweaver/health (and /health)
 
-Every request passes the guard (guard.py: token, Host, content type, owner) first. Every error,
-ours or unexpected, is answered in the shape of the wire asked for (shapes.py), and logged once (error_log.py). The caller's headers, its API key among
+Every request passes the guard (gate/guard.py: token, Host, content type, owner) first. Every error,
+ours or unexpected, is answered in the shape of the wire asked for (wires/shapes.py), and logged once (ledger/error_log.py). The caller's headers, its API key among
 them, go upstream and are never logged or stored.
 """
 
@@ -33,21 +33,21 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from contextweaver.serve.anthropic import MESSAGES
-from contextweaver.serve.dashboard import Dashboard, DashboardLogin
-from contextweaver.serve.error_log import Answering, ErrorLog
-from contextweaver.serve.forward import Upstream
-from contextweaver.serve.guard import LOOPBACK_HOSTS, Guard
-from contextweaver.serve.http import HEALTH, not_found_hint
-from contextweaver.serve.limits import InFlight, InFlightGate, InFlightLimits
-from contextweaver.serve.recall import PATH as RECALL_PATH
-from contextweaver.serve.recall import RecallRoute
-from contextweaver.serve.responses import RESPONSES
+from contextweaver.serve.gate.guard import LOOPBACK_HOSTS, Guard
+from contextweaver.serve.gate.http import HEALTH, not_found_hint
+from contextweaver.serve.gate.limits import InFlight, InFlightGate, InFlightLimits
+from contextweaver.serve.ledger.dashboard import Dashboard, DashboardLogin
+from contextweaver.serve.ledger.error_log import Answering, ErrorLog
 from contextweaver.serve.routes import Routes
-from contextweaver.serve.routing import SessionManager
-from contextweaver.serve.shapes import error_for
-from contextweaver.serve.wire import CHAT
-from contextweaver.serve.workers import WeavingProcesses
+from contextweaver.serve.sessions.recall import PATH as RECALL_PATH
+from contextweaver.serve.sessions.recall import RecallRoute
+from contextweaver.serve.sessions.routing import SessionManager
+from contextweaver.serve.sessions.workers import WeavingProcesses
+from contextweaver.serve.upstream.forward import Upstream
+from contextweaver.serve.wires.anthropic import MESSAGES
+from contextweaver.serve.wires.responses import RESPONSES
+from contextweaver.serve.wires.shapes import error_for
+from contextweaver.serve.wires.wire import CHAT
 
 log = logging.getLogger("contextweaver.serve")
 OWNER_SECRET = "owner-key"
@@ -68,7 +68,7 @@ class ProxySettings:
     """Host header values accepted (None: any, for a token-protected proxy on every interface)."""
     weaving_threads: int = 4
     in_flight: InFlightLimits = field(default_factory=InFlightLimits)
-    """Requests and request bytes held at once; beyond them a 503 with Retry-After (limits.py)."""
+    """Requests and request bytes held at once; beyond them a 503 with Retry-After (gate/limits.py)."""
 
 
 def routes_of(handlers: Routes) -> list[Route]:
@@ -135,6 +135,6 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
             guard,
             Middleware(InFlightGate, counts=counts, error_for=error_for),
         ],
-        exception_handlers={HTTPException: http_error},  # the rest: error_log.py
+        exception_handlers={HTTPException: http_error},  # the rest: ledger/error_log.py
         lifespan=lifespan,
     )

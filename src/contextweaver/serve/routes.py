@@ -1,7 +1,7 @@
 """The proxy's route handlers: read and check a chat request, weave it off the event loop, forward it.
 
 A request is parsed strictly and validated in full before anything is stored: a bad one is a 400
-and its session is untouched. Weaving runs off the event loop, in worker processes (workers.py; the
+and its session is untouched. Weaving runs off the event loop, in worker processes (sessions/workers.py; the
 CLI's default) or a bounded pool of threads, so health checks and other sessions keep being answered
 while one session parses a large output. When the
 memory itself fails on a step (a bug, not bad input), nothing of that step is stored and the request
@@ -21,20 +21,25 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from contextweaver.serve.cache_ledger import CacheLedger, Simulated, full_messages, opening
-from contextweaver.serve.conversation import BadConversation, Conversation
-from contextweaver.serve.forward import Upstream
-from contextweaver.serve.guard import Caller
-from contextweaver.serve.health import UpstreamProbe
-from contextweaver.serve.http import SESSION_HEADER, BodyTooLarge, KeyedLocks, error, read_body
-from contextweaver.serve.inspect import cost_of, session_page, session_requests, session_summary, summed
-from contextweaver.serve.limits import InFlight
-from contextweaver.serve.loop_guard import LIMIT, LoopGuard
-from contextweaver.serve.metering import Forwarded, Metering
-from contextweaver.serve.metrics import ProxyMetrics
-from contextweaver.serve.payload import BadPayload, is_escaped_unsafe, parse_body
-from contextweaver.serve.redact import redact_text
-from contextweaver.serve.routing import (
+from contextweaver.records import Message
+from contextweaver.serve.gate.guard import Caller, caller_of
+from contextweaver.serve.gate.http import SESSION_HEADER, BodyTooLarge, KeyedLocks, error, read_body
+from contextweaver.serve.gate.limits import InFlight
+from contextweaver.serve.gate.payload import BadPayload, is_escaped_unsafe, parse_body
+from contextweaver.serve.gate.redact import redact_text
+from contextweaver.serve.ledger.cache_ledger import CacheLedger
+from contextweaver.serve.ledger.error_log import is_store_failure, store_unavailable
+from contextweaver.serve.ledger.inspect import (
+    cost_of,
+    session_page,
+    session_requests,
+    session_summary,
+    summed,
+)
+from contextweaver.serve.ledger.metering import Forwarded, Metering
+from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.sessions.loop_guard import LIMIT, LoopGuard
+from contextweaver.serve.sessions.routing import (
     BadSessionId,
     BudgetTooSmall,
     DivergedHistory,
@@ -44,10 +49,13 @@ from contextweaver.serve.routing import (
     check_session_id,
     lock_key,
 )
-from contextweaver.serve.shapes import error_for
-from contextweaver.serve.wire import Payload, Wire, tool_tokens
-from contextweaver.serve.workers import WeavingProcesses
-from contextweaver.store.base import StoreError
+from contextweaver.serve.sessions.simulation import Simulated, full_messages, opening
+from contextweaver.serve.sessions.workers import WeavingProcesses
+from contextweaver.serve.upstream.forward import Upstream
+from contextweaver.serve.upstream.health import UpstreamProbe
+from contextweaver.serve.wires.conversation import BadConversation, Conversation
+from contextweaver.serve.wires.shapes import error_for
+from contextweaver.serve.wires.wire import Payload, Wire, tool_tokens
 
 log = logging.getLogger("contextweaver.serve")
 FALLBACK_HEADER = "x-contextweaver-fallback"
@@ -56,23 +64,6 @@ CACHE_HEADER = "x-contextweaver-cached-prefix"
 """Share of the forwarded request a provider's prefix cache could serve (simulated)."""
 PAGE_SIZE = 100
 MAX_PAGE = 1000
-
-
-def is_store_failure(exc: BaseException) -> bool:
-    """A failure of the database (full disk, lost connection), not of the request or of the memory."""
-    module = type(exc).__module__
-    return isinstance(exc, StoreError) or module.startswith(("sqlite3", "psycopg"))
-
-
-def store_unavailable(exc: BaseException, error: Callable[..., Response] = error) -> Response:
-    log.error("store failure: %s: %s", type(exc).__name__, exc)
-    return error(503, f"the session store failed: {type(exc).__name__}: {exc}", kind="server_error",
-                 code="store_unavailable")  # fmt: skip
-
-
-def caller_of(request: Request) -> Caller:
-    caller = request.scope.get("state", {}).get("caller")
-    return caller if isinstance(caller, Caller) else Caller(None, False)
 
 
 class Routes:
@@ -115,6 +106,7 @@ class Routes:
         return response
 
     async def _weave_and_forward(self, request: Request, wire: Wire) -> Response:
+        """Read, weave, rewrite the body, simulate its prompt-cache use, forward: each a phase below."""
         started = time.perf_counter()
         read = await self._read(request, wire)
         if isinstance(read, Response):
@@ -122,9 +114,33 @@ class Routes:
         payload, conversation, state, session_id, body = read
         caller = caller_of(request)
         extra: dict[str, str] = {}
+        weave = await self._woven(wire, conversation, session_id, caller, len(body), extra)
+        if isinstance(weave, Response):
+            return weave
+        woven, use = weave
+        sent, verbatim = self._written(wire, payload, conversation, state, woven, body)
+        use = await self._cache_use(conversation, session_id, woven, sent, use, extra)
+        elapsed = time.perf_counter() - started
+        extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
+        self.metrics.latency.labels(wire.name).observe(elapsed)
+        on_answer = self.metering.unsessioned(wire.name)
+        if woven.session_id is not None and sent is not None and use is not None:
+            on_answer = self.metering.request(Forwarded(
+                woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
+                use, woven.context, extra.get(FALLBACK_HEADER)))  # fmt: skip
+        # a history passed through goes out as it came: nothing rendered, nothing re-encoded
+        content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
+        return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
+                                           stream=bool(payload.get("stream")), on_answer=on_answer,
+                                           fail=wire.error)  # fmt: skip
+
+    async def _woven(self, wire: Wire, conversation: Conversation, session_id: str | None, caller: Caller,
+                     size: int, extra: dict[str, str]) -> Response | tuple[Woven, Simulated | None]:  # fmt: skip
+        """The woven request, or the refusal; unwoven and marked (`extra`) when weaving failed or the
+        session's agent repeats its newest call."""
         use: Simulated | None = None
         try:
-            woven, use = await self._weave(conversation, session_id, caller, len(body))
+            woven, use = await self._weave(conversation, session_id, caller, size)
         except (DivergedHistory, NotOwner) as exc:
             code = "history_diverged" if isinstance(exc, DivergedHistory) else "session_taken"
             return wire.error(409, str(exc), kind="conflict", code=code)
@@ -143,40 +159,41 @@ class Routes:
             log.warning("session %s: the same newest call arrived %d times in a row: forwarding it unwoven",
                         woven.session_id, LIMIT)  # fmt: skip
             woven, extra[FALLBACK_HEADER] = Woven(woven.session_id, None), "repeated-call"
-        sent = None
+        return woven, use
+
+    def _written(self, wire: Wire, payload: Payload, conversation: Conversation, state: Any, woven: Woven,
+                 body: bytes) -> tuple[list[Message] | None, bool]:  # fmt: skip
+        """The messages sent (None when nothing was woven), written into the payload unless the request
+        passes as sent, and whether the body goes out verbatim (as it came)."""
         as_sent = (woven.unchanged and wire.passes_as_sent(state)) or woven.context is None  # nothing woven
         verbatim = as_sent and not is_escaped_unsafe(body)
-        if woven.context is not None:
-            # passed through (unchanged), the request's own messages are the woven ones
-            sent = (
-                conversation.messages if woven.unchanged else [*woven.context.messages, *conversation.pending]
-            )
-            if not as_sent:
-                wire.write(payload, sent or [], state)
-            tools = conversation.reserved  # the budget holds the tool definitions sent beside the messages
-            log.info("session %s: +%d steps, %d of %d tokens, %d of them tool definitions", woven.session_id,
-                     woven.added, woven.context.tokens + tools, woven.context.full_history_tokens + tools, tools)  # fmt: skip
-        if woven.session_id is not None:
-            extra[SESSION_HEADER] = sid = woven.session_id
-            if sent is not None:
-                if use is None:
-                    seen = opening(woven.created, session_id is not None, sent, len(conversation.root))
-                    use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent, full_messages(conversation),
-                                                         conversation.reserved, seen)  # fmt: skip
-                extra[CACHE_HEADER] = f"{self.ledger.record(sid, use.sent):.3f}"
-        elapsed = time.perf_counter() - started
-        extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
-        self.metrics.latency.labels(wire.name).observe(elapsed)
-        on_answer = self.metering.unsessioned(wire.name)
-        if woven.session_id is not None and sent is not None and use is not None:
-            on_answer = self.metering.request(Forwarded(
-                woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
-                use, woven.context, extra.get(FALLBACK_HEADER)))  # fmt: skip
-        # a history passed through goes out as it came: nothing rendered, nothing re-encoded
-        content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
-        return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
-                                           stream=bool(payload.get("stream")), on_answer=on_answer,
-                                           fail=wire.error)  # fmt: skip
+        if woven.context is None:
+            return None, verbatim
+        # passed through (unchanged), the request's own messages are the woven ones
+        sent = conversation.messages if woven.unchanged else [*woven.context.messages, *conversation.pending]
+        if not as_sent:
+            wire.write(payload, sent or [], state)
+        tools = conversation.reserved  # the budget holds the tool definitions sent beside the messages
+        log.info("session %s: +%d steps, %d of %d tokens, %d of them tool definitions", woven.session_id,
+                 woven.added, woven.context.tokens + tools, woven.context.full_history_tokens + tools, tools)  # fmt: skip
+        return sent, verbatim
+
+    async def _cache_use(self, conversation: Conversation, session_id: str | None, woven: Woven,
+                         sent: list[Message] | None, use: Simulated | None,
+                         extra: dict[str, str]) -> Simulated | None:  # fmt: skip
+        """The request's prompt-cache use (simulated here unless its weaving process did) and, in
+        `extra`, the session's id and the share of the request a prefix cache could serve."""
+        if woven.session_id is None:
+            return use
+        extra[SESSION_HEADER] = sid = woven.session_id
+        if sent is None:
+            return use
+        if use is None:
+            seen = opening(woven.created, session_id is not None, sent, len(conversation.root))
+            use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent, full_messages(conversation),
+                                                 conversation.reserved, seen)  # fmt: skip
+        extra[CACHE_HEADER] = f"{self.ledger.record(sid, use.sent):.3f}"
+        return use
 
     async def _read(
         self, request: Request, wire: Wire
@@ -299,7 +316,7 @@ class Routes:
         return store_unavailable(exc, error)
 
     async def health(self, request: Request) -> Response:
-        """200 and "ok"; 200 and "degraded" (with the reason) while the upstream cannot be reached (health.py:
+        """200 and "ok"; 200 and "degraded" (with the reason) while the upstream cannot be reached (upstream/health.py:
         a replica cannot fix that, so a load balancer keeps it); 503 and "store_failing" (with the error)
         from a store failure until a request is stored again: a full disk or a lost database shows here."""
         store = redact_text(self.manager.store.url)

@@ -14,14 +14,13 @@ import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.nodes.graph import LabelRecord
-from contextweaver.records import Message, Node, Parent, Step
-
-if TYPE_CHECKING:
-    from contextweaver.store.nodes import StoredNode
+from contextweaver.records import Message, Node, Step
+from contextweaver.store.encoding import canonical, ordered
+from contextweaver.store.nodes import StoredAnnotation, StoredNode
 
 
 class StoreError(ContextWeaverError, RuntimeError):
@@ -41,17 +40,6 @@ class SessionExists(StoreError):
 
 class StepConflict(StoreError):
     """A step index that is already stored, or not the next one: another writer got there first."""
-
-
-def canonical(value: Any) -> str:
-    """One JSON text per value (sorted keys, no spaces), so equal messages hash equally."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def ordered(value: Any) -> str:
-    """JSON text that keeps key order: stored messages read back render to the bytes they were sent as
-    (a provider's prompt cache compares bytes, so a reordered key after a restart would be a miss)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def digest(messages: Sequence[Message]) -> str:
@@ -75,17 +63,6 @@ class SessionInfo:
     meta: dict[str, Any] = field(default_factory=dict)
     owner: str | None = None
     """Keyed hash of the credential that created the session (None: created without one)."""
-
-
-@dataclass(frozen=True)
-class StoredAnnotation:
-    """The memory's work on one step, as stored: enough to rebuild the node without the analyzer."""
-
-    summary: str
-    dependency_summary: str
-    parents: tuple[Parent, ...]
-    validation_status: str
-    labels: tuple[LabelRecord, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,7 +130,7 @@ class Store(Protocol):
         capability: str | None = None,
     ) -> SessionInfo:
         """Create and commit a session; raises SessionExists when the id is taken. `capability`: the
-        session's recall capability (serve/recall.py), found again by `session_with_capability`."""
+        session's recall capability (serve/sessions/recall.py), found again by `session_with_capability`."""
         ...
 
     def session(self, session_id: str) -> SessionInfo | None: ...

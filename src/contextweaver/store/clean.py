@@ -2,7 +2,7 @@
 
 A lone surrogate (`"\\ud800"` from a JSON escape, or a byte kept by `errors="surrogateescape"`) cannot
 be encoded as UTF-8, so neither the step's digest nor the database could take the step and it was lost.
-It is replaced, as the proxy replaces it in request bodies (`serve/payload.py`), so the step is stored
+It is replaced, as the proxy replaces it in request bodies (`serve/gate/payload.py`), so the step is stored
 and woven with the character U+FFFD; well-formed text, the common case, is passed through untouched.
 """
 

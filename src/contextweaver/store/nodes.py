@@ -1,4 +1,5 @@
-"""What node extraction and validation computed from a step, in the columns a store keeps it in.
+"""What node extraction and validation computed from a step, in the columns a store keeps it in, and the
+memory's annotation of it as stored.
 
 Facts, token counts, the placeholder text of each observation and the parsed test results are all
 derived from the raw step once, when the step is added. Storing them lets a session reopen by
@@ -11,15 +12,27 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from contextweaver.nodes.graph import LabelRecord
 from contextweaver.nodes.render import is_observation, placeholders, with_placeholders
-from contextweaver.records import Facts, Node, Step, TestStatus, ValidationStatus
-from contextweaver.store.base import StoredAnnotation, canonical, ordered
+from contextweaver.records import Facts, Node, Parent, Step, TestStatus, ValidationStatus
+from contextweaver.store.encoding import canonical, ordered
 
 FACT_SETS = (
     "files", "symbols", "observed", "errors", "tests", "edited_files", "viewed_files", "deleted_files",
     "reverted_files",
 )  # fmt: skip
 """Fact sets are stored one item a line (a JSON list when an item holds a line break): fast to read."""
+
+
+@dataclass(frozen=True)
+class StoredAnnotation:
+    """The memory's work on one step, as stored: enough to rebuild the node without the analyzer."""
+
+    summary: str
+    dependency_summary: str
+    parents: tuple[Parent, ...]
+    validation_status: str
+    labels: tuple[LabelRecord, ...] = ()
 
 
 @dataclass(frozen=True)

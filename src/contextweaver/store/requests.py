@@ -1,6 +1,6 @@
 """The columns of a forwarded request's row (`cw_requests`) and the sums a session's cost is read from.
 
-A row is written by the proxy once the answer has passed (serve/metering.py): the tokens it sent and
+A row is written by the proxy once the answer has passed (serve/ledger/metering.py): the tokens it sent and
 the history's, the simulated prompt-cache cost both ways, and the provider's usage as billed (NULL
 when the answer reported none). Sums are taken in the database, so listing sessions reads one row each.
 """

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from contextweaver.errors import ContextWeaverError
 from contextweaver.records import Message
-from contextweaver.serve.conversation import Conversation
+from contextweaver.serve.wires.conversation import Conversation
 
 
 class StaleHistory(ContextWeaverError, LookupError):

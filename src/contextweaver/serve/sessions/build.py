@@ -6,8 +6,8 @@ from contextweaver.annotate import needs_model
 from contextweaver.config import WeaverConfig
 from contextweaver.models import memory_model
 from contextweaver.protocols import Model
-from contextweaver.serve.routing import SessionManager
-from contextweaver.serve.session_bytes import DEFAULT_BOUND
+from contextweaver.serve.sessions.routing import SessionManager
+from contextweaver.serve.sessions.session_bytes import DEFAULT_BOUND
 from contextweaver.store import Store, open_store
 
 

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.records import WovenContext, content_text
-from contextweaver.serve.cache_ledger import CacheLedger, Simulated, prices_of
-from contextweaver.serve.metrics import ProxyMetrics
-from contextweaver.serve.usage import Answered, BadUsage, Usage
+from contextweaver.serve.ledger.cache_ledger import CacheLedger, prices_of
+from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.sessions.simulation import Simulated
+from contextweaver.serve.upstream.usage import Answered, BadUsage, Usage
 from contextweaver.store.base import Store
 
 log = logging.getLogger("contextweaver.serve")

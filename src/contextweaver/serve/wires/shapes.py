@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from starlette.responses import JSONResponse
 
-from contextweaver.serve.anthropic import error as anthropic_error
-from contextweaver.serve.http import error as openai_error
+from contextweaver.serve.gate.http import error as openai_error
+from contextweaver.serve.wires.anthropic import error as anthropic_error
 
 
 def error_for(path: str) -> Callable[..., JSONResponse]:

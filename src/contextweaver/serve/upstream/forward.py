@@ -30,10 +30,16 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from contextweaver.serve.guard import Caller
-from contextweaver.serve.http import SESSION_HEADER, error, has_own_key, response_headers, upstream_headers
-from contextweaver.serve.redact import redact_url
-from contextweaver.serve.usage import Answer, Answered
+from contextweaver.serve.gate.guard import Caller
+from contextweaver.serve.gate.http import (
+    SESSION_HEADER,
+    error,
+    has_own_key,
+    response_headers,
+    upstream_headers,
+)
+from contextweaver.serve.gate.redact import redact_url
+from contextweaver.serve.upstream.usage import Answer, Answered
 
 log = logging.getLogger("contextweaver.serve")
 T = TypeVar("T")

@@ -32,9 +32,9 @@ from contextweaver.config import WeaverConfig
 from contextweaver.errors import ContextWeaverError
 from contextweaver.protocols import Model
 from contextweaver.records import Step, WovenContext
-from contextweaver.serve.conversation import Conversation
-from contextweaver.serve.recall import capability_of, for_session
-from contextweaver.serve.session_bytes import DEFAULT_BOUND, multipliers, root_bytes, step_bytes
+from contextweaver.serve.sessions.recall import capability_of, for_session
+from contextweaver.serve.sessions.session_bytes import DEFAULT_BOUND, multipliers, root_bytes, step_bytes
+from contextweaver.serve.wires.conversation import Conversation
 from contextweaver.store import Session, SessionExists, StepConflict, Store
 from contextweaver.store.base import SessionInfo, digest
 from contextweaver.tokens import count_message

@@ -29,11 +29,11 @@ from dataclasses import replace
 from typing import Any
 
 from contextweaver.config import WeaverConfig
-from contextweaver.serve.cache_ledger import Simulated, Simulation, full_messages, opening
-from contextweaver.serve.conversation import Conversation
-from contextweaver.serve.histories import Delta, Histories, StaleHistory
-from contextweaver.serve.routing import SessionManager, Woven
-from contextweaver.serve.session_bytes import DEFAULT_BOUND, shares
+from contextweaver.serve.sessions.histories import Delta, Histories, StaleHistory
+from contextweaver.serve.sessions.routing import SessionManager, Woven
+from contextweaver.serve.sessions.session_bytes import DEFAULT_BOUND, shares
+from contextweaver.serve.sessions.simulation import Simulated, Simulation, full_messages, opening
+from contextweaver.serve.wires.conversation import Conversation
 
 log = logging.getLogger("contextweaver.serve")
 _manager: SessionManager | None = None
@@ -55,10 +55,10 @@ def _start(
     """Worker initializer: one SessionManager per process, its caches within `bound` bytes, logging like the
     parent (URLs redacted), ending with the parent even when it is killed."""
     global _manager
-    from contextweaver.serve.build import build_manager
-    from contextweaver.serve.parent_watch import exit_with_parent
-    from contextweaver.serve.redact import RedactingFilter, install_log_redaction
-    from contextweaver.serve.server import install_repeat_limit
+    from contextweaver.serve.gate.redact import RedactingFilter, install_log_redaction
+    from contextweaver.serve.gate.server import install_repeat_limit
+    from contextweaver.serve.sessions.build import build_manager
+    from contextweaver.serve.sessions.parent_watch import exit_with_parent
 
     logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     for handler in logging.getLogger().handlers:

@@ -16,15 +16,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from contextweaver.serve.http import ERROR_HEADER, SESSION_HEADER
-from contextweaver.serve.redact import redact_text
-from contextweaver.serve.routes import is_store_failure, store_unavailable
-from contextweaver.serve.shapes import error_for
+from contextweaver.serve.gate.http import ERROR_HEADER, SESSION_HEADER
+from contextweaver.serve.gate.http import error as openai_error
+from contextweaver.serve.gate.redact import redact_text
+from contextweaver.serve.wires.shapes import error_for
+from contextweaver.store.base import StoreError
 
 log = logging.getLogger("contextweaver.serve")
 KEPT = 16_384
@@ -96,6 +98,18 @@ def failure(scope: Scope, exc: Exception) -> Response:
     log.error("unexpected %s on %s %s", type(exc).__name__, scope["method"], scope["path"], exc_info=exc)
     return fail(500, f"internal error ({type(exc).__name__}); the proxy log has the details",
                 kind="server_error", code="internal_error")  # fmt: skip
+
+
+def is_store_failure(exc: BaseException) -> bool:
+    """A failure of the database (full disk, lost connection), not of the request or of the memory."""
+    module = type(exc).__module__
+    return isinstance(exc, StoreError) or module.startswith(("sqlite3", "psycopg"))
+
+
+def store_unavailable(exc: BaseException, error: Callable[..., Response] = openai_error) -> Response:
+    log.error("store failure: %s: %s", type(exc).__name__, exc)
+    return error(503, f"the session store failed: {type(exc).__name__}: {exc}", kind="server_error",
+                 code="store_unavailable")  # fmt: skip
 
 
 def shutting_down(path: str) -> Response:

@@ -23,9 +23,9 @@ from starlette.responses import JSONResponse
 
 from contextweaver.formats import anthropic
 from contextweaver.records import Message
-from contextweaver.serve.converted import Conversions
-from contextweaver.serve.http import ERROR_HEADER
-from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wire, as_chat
+from contextweaver.serve.gate.http import ERROR_HEADER
+from contextweaver.serve.wires.converted import Conversions
+from contextweaver.serve.wires.wire import BadConversation, Conversation, Payload, Wire, as_chat
 
 MARK = "cache_control"
 ROLES = ("user", "assistant", "system")

@@ -23,8 +23,8 @@ from typing import Any
 
 from contextweaver.formats import responses
 from contextweaver.records import Message
-from contextweaver.serve.converted import Conversions
-from contextweaver.serve.wire import BadConversation, Conversation, Payload, Wire, as_chat
+from contextweaver.serve.wires.converted import Conversions
+from contextweaver.serve.wires.wire import BadConversation, Conversation, Payload, Wire, as_chat
 
 
 def _item(item: Any, position: int) -> dict[str, Any]:

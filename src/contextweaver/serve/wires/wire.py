@@ -17,8 +17,8 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 from contextweaver.records import Message
-from contextweaver.serve.conversation import BadConversation, Conversation, read_conversation
-from contextweaver.serve.http import error as openai_error
+from contextweaver.serve.gate.http import error as openai_error
+from contextweaver.serve.wires.conversation import BadConversation, Conversation, read_conversation
 from contextweaver.tokens import count_text
 
 Payload = dict[str, Any]

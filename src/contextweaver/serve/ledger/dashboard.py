@@ -29,9 +29,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from contextweaver.serve.guard import TOKEN_HEADER
-from contextweaver.serve.inspect import cost_of, money, stored_budget, summed
-from contextweaver.serve.routes import caller_of
+from contextweaver.serve.gate.guard import TOKEN_HEADER, caller_of
+from contextweaver.serve.ledger.inspect import cost_of, money, stored_budget, summed
 
 PREFIX = "/contextweaver/dashboard"
 COOKIES = {"token": ("cw_token", TOKEN_HEADER), "key": ("cw_key", "x-api-key")}
@@ -82,7 +81,9 @@ def _with_cookie_headers(scope: Scope) -> Scope:
 
 def _asset(name: str) -> str:
     return (
-        importlib.resources.files("contextweaver.serve").joinpath("assets", name).read_text(encoding="utf-8")
+        importlib.resources.files("contextweaver.serve.ledger")
+        .joinpath("assets", name)
+        .read_text(encoding="utf-8")
     )
 
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from contextweaver.serve.http import error
+from contextweaver.serve.gate.http import error
 
 TOKEN_HEADER = "x-contextweaver-token"
 RECALL = "/contextweaver/recall/"
@@ -40,6 +41,12 @@ class Caller:
     """It presented the proxy's token: it may use the operator's upstream key."""
     token_in_authorization: bool = False
     """The token came as its Authorization header, which must then not go upstream."""
+
+
+def caller_of(request: Request) -> Caller:
+    """The caller the guard admitted this request as (an unguarded app: nobody, no token)."""
+    caller = request.scope.get("state", {}).get("caller")
+    return caller if isinstance(caller, Caller) else Caller(None, False)
 
 
 def host_name(value: str) -> str:
