@@ -22,10 +22,11 @@ from __future__ import annotations
 import argparse
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import data_absent
-from frontier import DATASETS, UNSPLIT, runs_of
+from frontier import datasets
 
 from contextweaver.eval.intervals import pooled_difference
 from contextweaver.eval.trajectory_run import evaluate, parse_budgets, trajectory_id
@@ -140,14 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     big: list[dict[str, Any]] = []
-    absent = []
-    for name in [d.strip() for d in args.data.split(",")]:
-        if not DATASETS[name].exists():
-            absent.append(DATASETS[name])
-            continue
-        runs = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
-        if not runs:
-            continue
+    absent: list[Path] = []
+    for name, runs in datasets(args.data, args.split, args.limit, absent):
         large = {trajectory_id(r) for r in runs if mean_step(r) >= args.big}
         jobs = [(run, strategy, budgets, args.override) for run in runs for strategy in strategies]
         with ProcessPoolExecutor(args.jobs) as pool:

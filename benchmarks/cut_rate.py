@@ -18,10 +18,11 @@ from __future__ import annotations
 import argparse
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import data_absent
-from frontier import DATASETS, UNSPLIT, runs_of
+from frontier import datasets
 
 from contextweaver.eval.trajectory_run import evaluate
 from contextweaver.formats.base import Trajectory
@@ -89,14 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         "| recall cw | recall masking | cw billed vs masking |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    absent = []
-    for name in [d.strip() for d in args.data.split(",")]:
-        if not DATASETS[name].exists():
-            absent.append(DATASETS[name])
-            continue
-        runs = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
-        if not runs:
-            continue
+    absent: list[Path] = []
+    for name, runs in datasets(args.data, args.split, args.limit, absent):
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(_one, [(r, s) for r in runs for s in ("cw", "masking")], chunksize=2))
         print(row(name, results), flush=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,22 @@ def runs_of(name: str, split: str, limit: int = 0) -> list[Any]:
     else:
         runs = [r for r in load_trajectories(path) if split == "all" or split_of(trajectory_id(r)) == split]
     return runs[:limit] if limit else runs
+
+
+def datasets(names: str, split: str, limit: int, absent: list[Path]) -> Iterator[tuple[str, list[Any]]]:
+    """Each named dataset with its runs of `split` (see `runs_of`); a dataset not on disk is added to
+    `absent` (for `data_absent.report`), one without runs of the split is said and passed over."""
+    for name in [d.strip() for d in names.split(",") if d.strip()]:
+        if name not in DATASETS:
+            sys.exit(f"--data {name}: no such dataset; the datasets are {', '.join(DATASETS)}")
+        if not DATASETS[name].exists():
+            absent.append(DATASETS[name])
+            continue
+        runs = runs_of(name, "all" if name in UNSPLIT else split, limit)
+        if not runs:
+            print(f"## {name}: no runs of the {split} split")
+            continue
+        yield name, runs
 
 
 def _one(job: tuple[Any, str, list[Any]]) -> dict[str, Any]:
@@ -122,15 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     keys = ["none" if b is None else str(b) for b in budgets]
     if "none" not in keys:
         parser.error("--budgets must include none: the margin is measured unbounded")
-    absent = []
-    for name in [d.strip() for d in args.data.split(",")]:
-        if not DATASETS[name].exists():
-            absent.append(DATASETS[name])
-            continue
-        runs = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
-        if not runs:
-            print(f"## {name}: no runs of the {args.split} split")
-            continue
+    absent: list[Path] = []
+    for name, runs in datasets(args.data, args.split, args.limit, absent):
         jobs = [(run, strategy, budgets) for run in runs for strategy in strategies]
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(_one, jobs, chunksize=4))

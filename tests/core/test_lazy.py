@@ -150,6 +150,14 @@ def replay_steps(config: WeaverConfig, given: list[Step], budget: int) -> list[W
     return contexts
 
 
+def root_and_step(given: list[Step]) -> tuple[int, int]:
+    """The root's tokens and the first step's, as a weaver counts them."""
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(ROOT)
+    weaver.add_step(given[0])
+    return weaver.nodes[0].full_tokens, weaver.nodes[1].full_tokens
+
+
 def cut_share(context: WovenContext) -> float:
     note = next(n for n in context.notes if n.startswith("woven down to "))
     return float(note.removeprefix("woven down to ").split("%")[0]) / 100
@@ -208,10 +216,7 @@ def test_a_big_room_too_small_for_a_gap_of_two_steps_keeps_a_gap_of_one() -> Non
     """Steps of about a quarter of a room of 4k+ tokens: a two-step gap would go below the floor, so the
     cut leaves one step's gap (a cut every other step) instead of re-cutting at every step."""
     given = long_steps(24, thought_lines=70)
-    weaver = ContextWeaver(WeaverConfig())
-    weaver.begin(ROOT)
-    weaver.add_step(given[0])
-    root, first = weaver.nodes[0].full_tokens, weaver.nodes[1].full_tokens
+    root, first = root_and_step(given)
     budget = int(root + 4.2 * first)
     contexts = replay_steps(WeaverConfig(), given, budget)
     indices = [k for k, c in enumerate(contexts) if c.compacted]
@@ -302,10 +307,7 @@ def test_a_room_of_many_steps_appends_about_gap_steps_between_cuts() -> None:
     """A room of 25+ mean steps (the budget a refusal suggests holds ROOM_STEPS typical ones): a cut keeps
     KEEP_STEPS and leaves a gap of GAP_STEPS, so cuts come about every GAP_STEPS steps, not every two."""
     given = long_steps(120, thought_lines=2)
-    weaver = ContextWeaver(WeaverConfig())
-    weaver.begin(ROOT)
-    weaver.add_step(given[0])
-    root, step = weaver.nodes[0].full_tokens, weaver.nodes[1].full_tokens
+    root, step = root_and_step(given)
     budget = int(root + 25 * step)
     contexts = replay_steps(WeaverConfig(), given, budget)
     indices = [k for k, c in enumerate(contexts) if c.compacted]

@@ -125,14 +125,11 @@ class Source:
         A one-line file that parses as a whole document counts as one record.
         """
         records = []
-        for number, line in self._lines():
-            if not line.strip():
-                continue
-            try:
-                records.append(Record(number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                self._errors["records"] = f"line {number}: invalid JSON at column {exc.colno}: {exc.msg}"
+        for number, value, problem in self._parsed():
+            if problem is not None:
+                self._errors["records"] = f"line {number}: {problem}"
                 return None
+            records.append(Record(number, value))
         return records
 
     @cached_property
@@ -143,14 +140,22 @@ class Source:
             return self.records, {}
         records: list[Record] = []
         damaged: dict[int, str] = {}
+        for number, value, problem in self._parsed():
+            if problem is None:
+                records.append(Record(number, value))
+            else:
+                damaged[number] = problem
+        return records, damaged
+
+    def _parsed(self) -> Iterator[tuple[int, Any, str | None]]:
+        """Each non-blank line's number, its JSON value and, when it does not parse, the problem."""
         for number, line in self._lines():
             if not line.strip():
                 continue
             try:
-                records.append(Record(number, json.loads(line)))
+                yield number, json.loads(line), None
             except json.JSONDecodeError as exc:
-                damaged[number] = f"invalid JSON at column {exc.colno}: {exc.msg}"
-        return records, damaged
+                yield number, None, f"invalid JSON at column {exc.colno}: {exc.msg}"
 
     @property
     def looks_like_jsonl(self) -> bool:
