@@ -19,7 +19,7 @@ from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph, LabelRecord
 from contextweaver.nodes.open_file import OpenFile
 from contextweaver.nodes.recall import BadHandle, Recalled, is_answer, page_tokens, recall_steps, step_text
-from contextweaver.nodes.recall_query import QUERY_BUDGET, QueryIndex, recall_query
+from contextweaver.nodes.recall_query import QUERY_BUDGET, QueryIndex, node_records, recall_query
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.selectors import build_selector
@@ -200,7 +200,11 @@ class ContextWeaver:
             index = self.__dict__.setdefault("_queries", QueryIndex())  # built on the first query, then kept
             for node in self.graph.nodes[len(index) + 1 :]:
                 index.add(node.index, step_text(node))
-            return recall_query(self.graph.nodes, index, query, budget, self._held_whole())
+            candidates, record = node_records(self.graph.nodes, self._held_whole())
+            parents = self.graph.nodes
+            return recall_query(
+                index, query, budget, candidates, record, parents=lambda s: parents[s].parent_ids
+            )
         if handle is None:
             raise BadHandle("recall takes step numbers (12, 3-5) or a query of words to search by")
         limit = self.config.budget

@@ -80,18 +80,17 @@ def test_no_word_to_search_by_is_refused_and_a_long_query_is_read_up_to_its_boun
     for node in weaver.nodes[1:]:
         index.add(node.index, node.step.action)
     words = Weights(recency=0.0)
-    assert ranked(weaver.nodes, index, "zz " * 10 + "pytest", range(1, 11), words) == [5]
+    assert ranked(index, "zz " * 10 + "pytest", range(1, 11), words) == [5]
     beyond = "zz " * (MAX_QUERY_CHARS // 3 + 1) + "pytest"  # its one matching word past the bound
-    assert ranked(weaver.nodes, index, beyond, range(1, 11), words) == []
+    assert ranked(index, beyond, range(1, 11), words) == []
 
 
 def test_recency_breaks_what_the_words_leave_equal() -> None:
     index = QueryIndex()
     for i in range(1, 6):
         index.add(i, "the same error text")
-    weaver = weaver_with_cut(steps=5)
-    assert ranked(weaver.nodes, index, "error", [1, 2, 3, 4, 5], Weights(recency=0.3))[0] == 5
-    assert ranked(weaver.nodes, index, "unrelated", [1, 2, 3], Weights(recency=0.0)) == []
+    assert ranked(index, "error", [1, 2, 3, 4, 5], Weights(recency=0.3))[0] == 5
+    assert ranked(index, "unrelated", [1, 2, 3], Weights(recency=0.0)) == []
 
 
 def test_bm25_prefers_the_rarer_term_and_the_shorter_record() -> None:

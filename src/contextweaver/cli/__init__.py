@@ -28,6 +28,7 @@ COMMANDS = {
     "contexts": "contextweaver.cli.contexts",
     "fit": "contextweaver.cli.fit",
     "strategies": "contextweaver.cli.strategies",
+    "mcp": "contextweaver.cli.mcp",
 }
 
 

@@ -16,7 +16,7 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from contextweaver.errors import ContextWeaverError
@@ -119,14 +119,14 @@ class Weights:
 
 
 def ranked(
-    nodes: Sequence[Node],
     index: QueryIndex,
     query: str,
     candidates: Sequence[int],
     weights: Weights = Weights(),
+    parents: Callable[[int], Sequence[int]] = lambda step: (),
 ) -> list[int]:
     """`candidates` (step indices, in order) best first: BM25 against `query` over the best match, plus
-    recency, plus (with `weights.parents`) a share of the best score among each record's children."""
+    recency, plus (with `weights.parents`) a share of each record's children's score."""
     words = terms(query[:MAX_QUERY_CHARS], MAX_QUERY_CHARS)
     among = set(candidates)
     bm25 = index.scores(words, among)
@@ -135,7 +135,7 @@ def ranked(
     if weights.parents:
         lifted = dict(score)
         for child in candidates:
-            for parent in nodes[child].parent_ids:
+            for parent in parents(child):
                 if parent in among:
                     lifted[parent] = max(lifted[parent], score[parent] + weights.parents * score[child])
         score = lifted
@@ -146,22 +146,22 @@ def ranked(
 
 
 def recall_query(
-    nodes: Sequence[Node],
     index: QueryIndex,
     query: str,
     budget: int,
-    whole: Collection[int] = (),
+    candidates: Sequence[int],
+    record: Callable[[int], str],
     weights: Weights = Weights(),
+    parents: Callable[[int], Sequence[int]] = lambda step: (),
 ) -> Recalled:
-    """The steps the context does not hold `whole` that best answer `query`, within `budget` o200k tokens,
-    in the order they happened. `index` holds every step's `step_text` under its index."""
+    """Of `candidates` (the steps the context does not hold whole, in order), those that best answer
+    `query`, within `budget` o200k tokens, in the order they happened. `record(step)` is the step's text as
+    `recall.step_text` writes it (its first line the label), which `index` holds under its number."""
     query = query[:MAX_QUERY_CHARS]
     if not terms(query, 1):
         raise BadQuery("recall needs words to search by (a command, a file, an error), not an empty query")
     started = time.monotonic()
-    held = set(whole)
-    candidates = [n.index for n in nodes[1:] if n.index not in held]
-    order = ranked(nodes, index, query, candidates, weights)
+    order = ranked(index, query, candidates, weights, parents)
     words = {t: index.idf(t) for t in terms(query, MAX_QUERY_CHARS)}
     head = f'[recall "{_shown(query)}": {{steps}} of {len(candidates)} not held whole, in the order they happened]\n'
     left = budget - count_text(head.format(steps="0 step(s)")) - 2
@@ -169,11 +169,11 @@ def recall_query(
     for step in order:
         if left < MIN_PIECE or time.monotonic() - started > SECONDS:
             break
-        text = step_text(nodes[step])
+        text = record(step)
         size = count_text(text)
         if size > left:
             room = left if not pieces else min(left, int(weights.excerpt_share * budget))
-            text = excerpt(nodes[step], text, words, room)
+            text = excerpt(text, words, room)
             size = count_text(text) if text else 0
             if not text or size > left:
                 continue
@@ -185,7 +185,15 @@ def recall_query(
     )
 
 
-def excerpt(node: Node, text: str, words: Mapping[str, float], tokens: int) -> str:
+def node_records(
+    nodes: Sequence[Node], whole: Collection[int] = ()
+) -> tuple[list[int], Callable[[int], str]]:
+    """The candidates of a query over `nodes` (root at 0): every step not held `whole`, and their records."""
+    held = set(whole)
+    return [n.index for n in nodes[1:] if n.index not in held], lambda step: step_text(nodes[step])
+
+
+def excerpt(text: str, words: Mapping[str, float], tokens: int) -> str:
     """The record's lines that hold the most query words (rarest weigh most), each with the message
     separator before it, within `tokens`, under a label saying how many lines it shows."""
     label, _, body = text.partition("\n")

@@ -1,0 +1,122 @@
+"""`contextweaver mcp`, the real stdio server driven by the MCP client SDK: after Claude Code's own
+compaction, a query brings back the exact value printed once before it."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+from contextweaver.formats import load_trajectory  # noqa: E402
+from contextweaver.integrations.recall_memory import TranscriptMemory, compaction_step  # noqa: E402
+from tests.integrations.claude_transcript import write_transcript  # noqa: E402
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def call(args: list[str], calls: list[tuple[str, dict]], cwd: Path | None = None) -> list[str]:
+    """The text of each tool call's answer, from `python -m contextweaver mcp ARGS` over stdio."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "contextweaver", "mcp", *args],
+        env={"PYTHONPATH": SRC, "HOME": str(cwd or Path.cwd())},
+        cwd=str(cwd) if cwd else None,
+    )
+
+    async def run() -> list[str]:
+        out = []
+        async with Client(params) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert names == {"recall", "expand", "status"}
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                out.append("".join(getattr(block, "text", "") for block in result.content))
+        return out
+
+    return anyio.run(run)
+
+
+def test_after_claude_codes_compaction_a_query_returns_the_value_printed_once(tmp_path: Path) -> None:
+    secret = secrets.token_hex(16)
+    path = write_transcript(tmp_path / "session.jsonl", secret)
+    steps = load_trajectory(path).steps
+    assert compaction_step(path, steps) == 31  # the summary step: 30 commands before it
+    recall, status, expand = call(
+        ["--transcript", str(path)],
+        [
+            ("recall", {"query": "the deploy token the setup script printed", "budget": 1000}),
+            ("status", {}),
+            ("expand", {"handle": "1"}),
+        ],
+    )
+    assert f"DEPLOY_TOKEN={secret}" in recall
+    assert "[step 1: `./scripts/setup.sh --staging`" in recall
+    assert "not held whole in the context: 1-30" in status and "being continued" in status
+    assert f"DEPLOY_TOKEN={secret}" in expand
+
+
+def test_the_newest_transcript_of_the_project_is_found_and_another_sessions_is_never_read(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "work" / "shop"
+    project.mkdir(parents=True)
+    folder = tmp_path / ".claude" / "projects" / str(project.resolve()).replace("/", "-").replace("_", "-")
+    folder.mkdir(parents=True)
+    other, ours = secrets.token_hex(16), secrets.token_hex(16)
+    write_transcript(folder / "older.jsonl", other)
+    os.utime(folder / "older.jsonl", (1, 1))
+    write_transcript(folder / "newest.jsonl", ours)
+    (answer,) = call(
+        ["--project", str(project)], [("recall", {"query": "DEPLOY_TOKEN setup", "budget": 4000})], tmp_path
+    )
+    assert ours in answer and other not in answer
+
+
+def test_a_query_is_bounded_and_a_handle_past_the_run_is_refused(tmp_path: Path) -> None:
+    path = write_transcript(tmp_path / "session.jsonl", "x" * 32, steps=6)
+    long, past = call(
+        ["--transcript", str(path)], [("recall", {"query": "token " * 500}), ("expand", {"handle": "99"})]
+    )
+    assert "at most 2000 characters" in long
+    assert "no step 99 here" in past
+
+
+def test_a_transcript_without_compaction_is_searched_whole(tmp_path: Path) -> None:
+    path = write_transcript(tmp_path / "session.jsonl", "y" * 32, steps=4, compact=False)
+    memory = TranscriptMemory(path)
+    assert "y" * 32 in memory.recall("DEPLOY_TOKEN")
+    assert "7 step(s); not held whole in the context: 1-7" in memory.status()  # 4 + 3 after
+
+
+def test_a_stored_session_is_searched_by_its_cut_and_reads_nothing_of_another(tmp_path: Path) -> None:
+    from contextweaver.integrations.recall_memory import StoreMemory
+    from contextweaver.records import Step
+    from contextweaver.store import open_store
+    from contextweaver.store.base import digest
+
+    store = open_store(tmp_path / "sessions.db")
+    root = [{"role": "user", "content": "Deploy the shop."}]
+    for session, value in (("ours", "a" * 32), ("theirs", "b" * 32)):
+        store.create_session(session, root, {})
+        for n in range(1, 6):
+            output = f"DEPLOY_TOKEN={value}" if n == 1 else f"step {n} of {session}"
+            step = Step(thought="", action=f"./run_{n}.sh", observation=output)
+            store.append_step(session, n, step, digest(list(step.chat_messages())), None)
+    store.save_cut(
+        "ours", 5, {"upto": 5, "decisions": [[n, "dropped" if n < 3 else "full", "", 0] for n in range(1, 6)]}
+    )
+    store.close()
+    memory = StoreMemory(str(tmp_path / "sessions.db"), "ours")
+    answer = memory.recall("DEPLOY_TOKEN", 2000)
+    assert "a" * 32 in answer and "b" * 32 not in answer
+    assert "not held whole in the context: 1-2" in memory.status()
+    assert "no step 6 here" in memory.expand("6")
