@@ -120,3 +120,56 @@ def test_a_stored_session_is_searched_by_its_cut_and_reads_nothing_of_another(tm
     assert "a" * 32 in answer and "b" * 32 not in answer
     assert "not held whole in the context: 1-2" in memory.status()
     assert "no step 6 here" in memory.expand("6")
+
+
+def test_a_proxy_session_is_read_through_its_capability_url(tmp_path: Path) -> None:
+    """The proxy's own route (serve/recall.py) answers; the memory pages through it and ranks here."""
+    pytest.importorskip("starlette")
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import parse_qs, urlsplit
+
+    from contextweaver.integrations.recall_memory import ProxyMemory
+    from contextweaver.records import Step
+    from contextweaver.serve.recall import PATH, RecallRoute, capability_of
+    from contextweaver.store import open_store
+    from contextweaver.store.base import digest
+
+    store = open_store(tmp_path / "sessions.db")
+    root = [{"role": "user", "content": "Deploy the shop."}]
+    caps = {}
+    for session, value in (("ours", "c" * 32), ("theirs", "d" * 32)):
+        caps[session] = capability_of(store, session)
+        store.create_session(session, root, {}, capability=caps[session])
+        for n in range(1, 61):
+            output = f"DEPLOY_TOKEN={value}" if n == 3 else "\n".join(f"line {j} of {n}" for j in range(80))
+            step = Step(thought="", action=f"./run_{n}.sh", observation=output)
+            store.append_step(session, n, step, digest(list(step.chat_messages())), None)
+    route = RecallRoute(store)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            parts = urlsplit(self.path)
+            cap, handle = parts.path.removeprefix(PATH).split("/", 1)
+            status, text = route.answer(cap, handle, parse_qs(parts.query).get("page", ["1"])[0], "")
+            body = text.encode()
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        memory = ProxyMemory(f"http://127.0.0.1:{server.server_port}{PATH}{caps['ours']}/")
+        assert memory.last_step() == 60
+        answer = memory.recall("DEPLOY_TOKEN run_3", 1000)
+        assert "c" * 32 in answer and "d" * 32 not in answer
+        assert "[step 3: `./run_3.sh`" in memory.expand("3")
+        assert "60 step(s)" in memory.status()
+    finally:
+        server.shutdown()
+        store.close()

@@ -36,6 +36,10 @@ RECENCY = 0.3
 """Weight of recency against the best match's score (1.0): the newest candidate gets all of it."""
 PARENTS = 0.0
 """Share of a record's score given to its parents in the dependency graph (0: measured no gain)."""
+HALF_LIFE = 0.0
+"""Steps over which recency halves (0: it falls linearly from the newest candidate to the oldest)."""
+AROUND = 0
+"""Lines an excerpt keeps on each side of a matching line."""
 EXCERPT_SHARE = 0.5
 """Most of the budget an excerpt of one record takes (the top record's may take all that is left)."""
 MIN_PIECE = 40
@@ -89,6 +93,10 @@ class QueryIndex:
         for term, count in counts.items():
             self._postings.setdefault(term, []).append((document, count))
 
+    def documents(self, term: str) -> list[int]:
+        """The documents holding `term`, in the order they were added."""
+        return [document for document, _ in self._postings.get(term, ())]
+
     def idf(self, term: str) -> float:
         found = len(self._postings.get(term, ()))
         return math.log(1 + (len(self._lengths) - found + 0.5) / (found + 0.5)) if found else 0.0
@@ -116,6 +124,8 @@ class Weights:
     recency: float = RECENCY
     parents: float = PARENTS
     excerpt_share: float = EXCERPT_SHARE
+    half_life: float = HALF_LIFE
+    around: int = AROUND
 
 
 def ranked(
@@ -140,8 +150,12 @@ def ranked(
                     lifted[parent] = max(lifted[parent], score[parent] + weights.parents * score[child])
         score = lifted
     if weights.recency and candidates:
+        newest = candidates[-1]
         for position, step in enumerate(candidates, start=1):
-            score[step] += weights.recency * position / len(candidates)
+            if weights.half_life:
+                score[step] += weights.recency * 0.5 ** ((newest - step) / weights.half_life)
+            else:
+                score[step] += weights.recency * position / len(candidates)
     return sorted((c for c in candidates if score[c] > 0), key=lambda c: (-score[c], -c))
 
 
@@ -163,8 +177,11 @@ def recall_query(
     started = time.monotonic()
     order = ranked(index, query, candidates, weights, parents)
     words = {t: index.idf(t) for t in terms(query, MAX_QUERY_CHARS)}
-    head = f'[recall "{_shown(query)}": {{steps}} of {len(candidates)} not held whole, in the order they happened]\n'
-    left = budget - count_text(head.format(steps="0 step(s)")) - 2
+
+    def head(steps: int) -> str:
+        return f'[recall "{_shown(query)}": {steps} step(s) of {len(candidates)} not held whole, in the order they happened]\n'
+
+    left = budget - count_text(head(0)) - 2
     pieces: dict[int, str] = {}
     for step in order:
         if left < MIN_PIECE or time.monotonic() - started > SECONDS:
@@ -173,16 +190,14 @@ def recall_query(
         size = count_text(text)
         if size > left:
             room = left if not pieces else min(left, int(weights.excerpt_share * budget))
-            text = excerpt(text, words, room)
+            text = excerpt(text, words, room, weights.around)
             size = count_text(text) if text else 0
             if not text or size > left:
                 continue
         pieces[step] = text
         left -= size
     shown = sorted(pieces)
-    return Recalled(
-        head.format(steps=f"{len(shown)} step(s)") + "".join(pieces[s] for s in shown), tuple(shown), 1, 1
-    )
+    return Recalled(head(len(shown)) + "".join(pieces[s] for s in shown), tuple(shown), 1, 1)
 
 
 def node_records(
@@ -193,7 +208,7 @@ def node_records(
     return [n.index for n in nodes[1:] if n.index not in held], lambda step: step_text(nodes[step])
 
 
-def excerpt(text: str, words: Mapping[str, float], tokens: int) -> str:
+def excerpt(text: str, words: Mapping[str, float], tokens: int, around: int = AROUND) -> str:
     """The record's lines that hold the most query words (rarest weigh most), each with the message
     separator before it, within `tokens`, under a label saying how many lines it shows."""
     label, _, body = text.partition("\n")
@@ -209,7 +224,8 @@ def excerpt(text: str, words: Mapping[str, float], tokens: int) -> str:
     for _, negative in sorted(weight, reverse=True):
         i = -negative
         before = max((s for s in separator if s <= i), default=None)
-        added = {i, *([before] if before is not None else [])} - chosen
+        near = range(max(0, i - around), min(len(lines), i + around + 1))
+        added = {*near, *([before] if before is not None else [])} - chosen
         cost = sum(count_text(_cut(lines[j], words)) + 2 for j in added)  # a line break and a gap mark
         if used + cost > tokens:
             continue
