@@ -29,11 +29,13 @@ from contextweaver.eval.query_recall import BASELINES, BUDGETS, query_recall
 from contextweaver.nodes.recall_query import Weights
 
 GRID = {
-    f"r{r}-h{h}-p{p}-a{a}": Weights(recency=r, half_life=h, parents=p, around=a, excerpt_share=0.5)
-    for r, h, p, a in itertools.product((0.6, 1.0, 1.5, 2.0), (2.0, 5.0), (0.0, 0.3), (0, 2))
+    f"r{r}-h{h}-p{p}-a{a}{'' if o else '-outputs'}": Weights(
+        recency=r, half_life=h, parents=p, around=a, excerpt_share=0.5, actions=o
+    )
+    for r, h, p, a, o in itertools.product((0.6, 1.0), (2.0, 5.0), (0.0, 0.3), (0, 2), (True, False))
 }
-"""The settings --tune tries (earlier grids: excerpt shares 0.25 and 0.5, recency 0 to 1 falling linearly
-over the candidates or halving every 5 or 15 steps)."""
+"""The settings --tune tries (earlier grids: excerpt shares 0.25 and 0.5, recency 0 to 2 falling linearly
+over the candidates or halving every 2, 5 or 15 steps, all with the actions shown)."""
 
 
 def _one(job: tuple[Any, dict[str, Weights]]) -> list[dict[str, Any]]:

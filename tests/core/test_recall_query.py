@@ -101,3 +101,8 @@ def test_bm25_prefers_the_rarer_term_and_the_shorter_record() -> None:
     scores = index.scores(terms("common rare_name"))
     assert scores[1] > scores[3] > 0 and scores[1] > scores[2]
     assert set(index.scores(terms("rare_name"), among={3})) == {3}
+
+
+def test_a_query_with_braces_is_read_as_words() -> None:
+    answer = weaver_with_cut().recall(query="the {error} of {0} pytest", budget=1000)
+    assert answer.text.startswith('[recall "the {error} of {0} pytest": ') and 5 in answer.steps

@@ -155,20 +155,24 @@ def query_recall(
                 "bm25": transcript.bm25(query, budget),
             }
             for name, weights in settings.items():
-                texts[name] = (
-                    recall_query(
-                        index,
-                        query,
-                        budget,
-                        candidates,
-                        lambda s: step_text(graph.nodes[s]),
-                        weights,
-                        lambda s: graph.nodes[s].parent_ids,
-                    ).text
-                    if query and terms(query, 1)
-                    else ""
-                )
+                texts[name] = _answer(graph, index, query, budget, candidates, weights)
             for name, text in texts.items():
                 record[f"{name}@{budget}"] = sum(1 for item in asked if item in text)
         records.append(record)
     return records
+
+
+def _answer(
+    graph: Any, index: QueryIndex, query: str, budget: int, candidates: list[int], weights: Weights
+) -> str:
+    """Recall by query's text for this step ("" for a query without a word left)."""
+    if not terms(query, 1):
+        return ""
+
+    def record(step: int) -> str:
+        return step_text(graph.nodes[step], weights.actions)
+
+    def parents(step: int) -> tuple[int, ...]:
+        return tuple(graph.nodes[step].parent_ids)
+
+    return recall_query(index, query, budget, candidates, record, weights, parents).text

@@ -32,16 +32,20 @@ SECONDS = 2.0
 """Most time one query spends ranking; the records ranked by then are the answer."""
 K1, B = 1.5, 0.75
 """Okapi BM25's term saturation and length normalization (the usual values)."""
-RECENCY = 0.3
+RECENCY = 0.6
 """Weight of recency against the best match's score (1.0): the newest candidate gets all of it."""
 PARENTS = 0.0
-"""Share of a record's score given to its parents in the dependency graph (0: measured no gain)."""
-HALF_LIFE = 0.0
+"""Share of a record's score given to its parents in the dependency graph: 0, since 0.3 gained on some train
+sets and lost on others (docs/recall.md)."""
+HALF_LIFE = 2.0
 """Steps over which recency halves (0: it falls linearly from the newest candidate to the oldest)."""
 AROUND = 0
 """Lines an excerpt keeps on each side of a matching line."""
 EXCERPT_SHARE = 0.5
 """Most of the budget an excerpt of one record takes (the top record's may take all that is left)."""
+ACTIONS = False
+"""A record found by query shows the step's action messages too (False: its outputs under the label,
+which names the command; `expand` reads the whole step)."""
 MIN_PIECE = 40
 """Tokens below which nothing more is added."""
 LINE_CHARS = 400
@@ -126,6 +130,7 @@ class Weights:
     excerpt_share: float = EXCERPT_SHARE
     half_life: float = HALF_LIFE
     around: int = AROUND
+    actions: bool = ACTIONS
 
 
 def ranked(
@@ -201,11 +206,12 @@ def recall_query(
 
 
 def node_records(
-    nodes: Sequence[Node], whole: Collection[int] = ()
+    nodes: Sequence[Node], whole: Collection[int] = (), actions: bool = ACTIONS
 ) -> tuple[list[int], Callable[[int], str]]:
-    """The candidates of a query over `nodes` (root at 0): every step not held `whole`, and their records."""
+    """The candidates of a query over `nodes` (root at 0): every step not held `whole`, and their records
+    (`step_text`, with or without the assistant's messages)."""
     held = set(whole)
-    return [n.index for n in nodes[1:] if n.index not in held], lambda step: step_text(nodes[step])
+    return [n.index for n in nodes[1:] if n.index not in held], lambda step: step_text(nodes[step], actions)
 
 
 def excerpt(text: str, words: Mapping[str, float], tokens: int, around: int = AROUND) -> str:
