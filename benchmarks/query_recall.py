@@ -80,6 +80,8 @@ def table(name: str, runs: list[list[dict[str, Any]]], methods: list[str]) -> li
     runs = [r for r in runs if r]
     steps = sum(len(r) for r in runs)
     items = sum(s["items"] for r in runs for s in r)
+    if not items:
+        return [f"\n## {name}: no step asks for evidence a cut left out (nothing to measure)"]
     out = [
         f"\n## {name}: {len(runs)} runs with an asked step, {steps} asked steps, {items} items",
         "| budget | method | items delivered | steps with one |",
