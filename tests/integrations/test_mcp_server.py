@@ -173,3 +173,20 @@ def test_a_proxy_session_is_read_through_its_capability_url(tmp_path: Path) -> N
     finally:
         server.shutdown()
         store.close()
+
+
+def test_a_codex_rollout_of_the_project_is_found_and_its_compaction_read(tmp_path: Path, monkeypatch) -> None:
+    from contextweaver.integrations.recall_memory import newest_transcript
+
+    fixture = Path(__file__).parents[1] / "formats" / "fixtures" / "codex_rollout.jsonl"
+    day = tmp_path / "codex" / "sessions" / "2026" / "03" / "04"
+    day.mkdir(parents=True)
+    (day / "rollout-2026-03-04T09-00-00-0199aa00.jsonl").write_bytes(fixture.read_bytes())
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    found = newest_transcript(Path("/work/inventory"), "codex")
+    assert found.parent == day
+    with pytest.raises(Exception, match="no Claude Code or Codex transcript"):
+        newest_transcript(tmp_path / "elsewhere", "codex")
+    memory = TranscriptMemory(found)
+    assert "not held whole in the context: 1-3" in memory.status()  # the summary is step 4
+    assert "12:    def reserve(self, n):" in memory.recall("grep def reserve stock.py")
