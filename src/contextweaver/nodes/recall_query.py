@@ -7,7 +7,9 @@ recent), fills a token budget (o200k) with whole records best first, each under 
 it was (`recall.step_text`: step, command, test status), a labelled excerpt of its matching lines
 where a record does not fit, and shows them in the order they happened. No model is called; what
 comes back is what the agent saw, verbatim (an excerpt only leaves lines out, or cuts a very long
-line around its match). The weights below were chosen on the train splits (benchmarks/query_recall.py).
+line around its match). The weights below were chosen on the train splits only (`benchmarks/query_recall.py
+--split train --tune`): the most evidence delivered at 2,000 tokens over the train sets among the
+settings at least 0.03 above the newest 2,000 tokens and BM25 over messages on each (docs/recall.md).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ QUERY_BUDGET = 2000
 MAX_QUERY_CHARS = 2000
 """A longer query is read up to here (its words beyond add little and cost time)."""
 SECONDS = 2.0
-"""Most time one query spends ranking; the records ranked by then are the answer."""
+"""Most time one query spends filling its answer; the records placed by then are the answer."""
 K1, B = 1.5, 0.75
 """Okapi BM25's term saturation and length normalization (the usual values)."""
 RECENCY = 0.6
