@@ -18,7 +18,8 @@ from contextweaver.errors import CallOrder
 from contextweaver.nodes.extract import make_node, root_node
 from contextweaver.nodes.graph import DependencyGraph, LabelRecord
 from contextweaver.nodes.open_file import OpenFile
-from contextweaver.nodes.recall import Recalled, is_answer, page_tokens, recall_steps
+from contextweaver.nodes.recall import BadHandle, Recalled, is_answer, page_tokens, recall_steps, step_text
+from contextweaver.nodes.recall_query import QUERY_BUDGET, QueryIndex, node_records, recall_query
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, ValidationStatus, WovenContext
 from contextweaver.selectors import build_selector
@@ -181,15 +182,47 @@ class ContextWeaver:
     def _recall_hint(self) -> str:
         return self.config.recall_hint if self.config.recall else ""
 
-    def recall(self, handle: str | int | Sequence[int], page: int = 1, more: str = "") -> Recalled:
+    def recall(
+        self,
+        handle: str | int | Sequence[int] | None = None,
+        page: int = 1,
+        more: str = "",
+        *,
+        query: str | None = None,
+        budget: int = QUERY_BUDGET,
+    ) -> Recalled:
         """The steps `handle` names ("12", "3-5,9", or numbers) as the agent saw them, byte for byte, each
         under a line saying what it was; paged (`page`, from 1) to a quarter of the room the budget leaves
         above the root (`page_tokens`). `more` is how the agent asks for the next page ("{handle}" and
-        "{page}" filled in)."""
-        budget = self.config.budget
-        messages = None if budget is None else Budget(budget, self.config.token_safety_factor).messages
+        "{page}" filled in). With `query` instead: the steps the context does not hold whole that best
+        answer it, within `budget` o200k tokens (`nodes/recall_query.py`), in the order they happened."""
+        if query is not None:
+            index = self.__dict__.setdefault("_queries", QueryIndex())  # built on the first query, then kept
+            for node in self.graph.nodes[len(index) + 1 :]:
+                index.add(node.index, step_text(node))
+            candidates, record = node_records(self.graph.nodes, self._held_whole())
+            parents = self.graph.nodes
+            return recall_query(
+                index, query, budget, candidates, record, parents=lambda s: parents[s].parent_ids
+            )
+        if handle is None:
+            raise BadHandle("recall takes step numbers (12, 3-5) or a query of words to search by")
+        limit = self.config.budget
+        messages = None if limit is None else Budget(limit, self.config.token_safety_factor).messages
         tokens = page_tokens(messages, self.graph.node(0).full_tokens)
         return recall_steps(self.graph.nodes, handle, page, tokens, more)
+
+    def _held_whole(self) -> set[int]:
+        """The steps the last context holds whole (a query searches the rest): in lazy mode those its last
+        cut kept in full and every step appended since (read, never woven: asking cuts nothing), in
+        per-step mode those of the context woven now. None asked for yet: none (every step is searched)."""
+        if self.config.mode != "lazy":
+            return {d.index for d in self.shared_context().shown if d.mode == "full"}
+        lazies = self.weaving._lazy  # the growing contexts by budget: the configured one, else the newest
+        lazy = lazies.get(self.config.budget) or max(lazies.values(), key=lambda c: c.upto, default=None)
+        if lazy is None or not lazy.upto:
+            return set()
+        return {d.index for d in lazy.taken if d.mode == "full"} | set(range(lazy.upto + 1, len(self.graph)))
 
     @property
     def nodes(self) -> list[Node]:

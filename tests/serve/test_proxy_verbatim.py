@@ -95,7 +95,7 @@ def reference(steps: int, budget: int | None) -> list[bytes]:
     return out
 
 
-SAME_HINT = 'recall_hint="`contextweaver recall N`"'
+SAME_HINT = f"recall_hint={json.dumps(WeaverConfig().recall_hint)}"
 """The proxy's recall hint set to the library's default, which the reference weaves with (the proxy's own
 names its port and the session's capability: tests/serve/test_proxy_recall.py)."""
 

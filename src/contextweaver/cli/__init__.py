@@ -29,6 +29,7 @@ COMMANDS = {
     "fit": "contextweaver.cli.fit",
     "strategies": "contextweaver.cli.strategies",
     "examples": "contextweaver.cli.examples",
+    "mcp": "contextweaver.cli.mcp",
 }
 
 

@@ -171,7 +171,7 @@ class WeaverConfig(BaseModel):
         "agent reads a step again in full (docs/recall.md); false: SWE-agent's placeholders, no recall line",
     )
     recall_hint: str = Field(
-        "`contextweaver recall N`",
+        "`contextweaver recall N`; search what was cut: `contextweaver recall 'words'`",
         description="how the agent reads a step again, as the note gives it: each integration and the "
         "proxy set their own (a command the shell agent types, a tool, the proxy's URL)",
     )

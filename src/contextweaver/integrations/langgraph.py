@@ -144,14 +144,17 @@ class MessageWeaver(WeavingSettings):
         """The `contextweaver_recall` tool for these conversations (add it to the agent's tools)."""
         return _recall_tool(self)
 
-    def recall(self, steps: str, page: int = 1, messages: Sequence[BaseMessage] | None = None) -> str:
-        """The steps as the model first saw them, from the conversation of `messages` (else the last)."""
+    def recall(
+        self, steps: str = "", page: int = 1, messages: Sequence[BaseMessage] | None = None, query: str = ""
+    ) -> str:
+        """The steps as the model first saw them, from the conversation of `messages` (else the last); with
+        `query`, the steps the context does not hold whole that best answer it."""
         conversation = self.conversation(messages) if messages else None
         conversation = conversation or self._current
         strategy = conversation.feed.strategy if conversation is not None else None
         if not recalls(strategy):
             return "contextweaver recall: nothing to recall here (no step was woven, or recall is off)"
-        return answer(strategy, steps, page, TOOL_MORE)
+        return answer(strategy, steps, page, TOOL_MORE, query)
 
     @property
     def last_context(self) -> WovenContext | None:
@@ -198,11 +201,14 @@ def _key(messages: Sequence[BaseMessage]) -> str:
 
 
 def _recall_tool(weaver: MessageWeaver) -> Any:
-    def contextweaver_recall(steps: str, page: int = 1, state: Annotated[Any, InjectedState] = None) -> str:
+    def contextweaver_recall(
+        steps: str = "", page: int = 1, query: str = "", state: Annotated[Any, InjectedState] = None
+    ) -> str:
         """Read again, as you first saw them, steps the context left out or shortened (the context names
-        them `#N`). steps: "12", "3-5" or "3-5,9"; page: the next page of a long answer."""
+        them `#N`). steps: "12", "3-5" or "3-5,9"; page: the next page of a long answer; query: instead of
+        steps, words of what you look for (an error, a file, a command): the best matching records."""
         messages = state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
-        return weaver.recall(steps, page, messages)
+        return weaver.recall(steps, page, messages, query)
 
     return tool(TOOL)(contextweaver_recall)
 

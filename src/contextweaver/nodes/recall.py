@@ -118,12 +118,14 @@ def is_answer(observation: str) -> bool:
     return bool(ANSWER.search(observation[:400]))
 
 
-def step_text(node: Node) -> str:
-    """One line saying what the step was, then each of its messages as the agent saw it."""
+def step_text(node: Node, actions: bool = True) -> str:
+    """One line saying what the step was, then each of its messages as the agent saw it (without
+    `actions`, only its outputs: the line already names the command, as a search answer shows it)."""
     step = node.step
     parts = [f"[step {node.index}: {_command(node)} | {node.validation_status.value}]\n"]
     for message in step.chat_messages():
-        parts.append(f"--- {_label(message)} ---\n{_body(message)}\n")
+        if actions or message.get("role") != "assistant":
+            parts.append(f"--- {_label(message)} ---\n{_body(message)}\n")
     return "".join(parts)
 
 

@@ -107,11 +107,12 @@ class ContextWeaverCondenser(CondenserBase):
         """The last woven context, with the decision and reason for every step."""
         return self._last
 
-    def recall(self, steps: str, page: int = 1) -> str:
-        """The steps as the model first saw them (the `contextweaver_recall` tool's answer)."""
+    def recall(self, steps: str = "", page: int = 1, query: str = "") -> str:
+        """The steps as the model first saw them (the `contextweaver_recall` tool's answer); with `query`,
+        the steps the context does not hold whole that best answer it."""
         if not recalls(self._strategy):
             return "contextweaver recall: nothing to recall here (no step was woven, or recall is off)"
-        return answer(self._strategy, steps, page, TOOL_MORE)
+        return answer(self._strategy, steps, page, TOOL_MORE, query)
 
     def _take_window(self, llm: LLM | None) -> None:
         """With no budget given, the agent LLM's `max_input_tokens` becomes the budget (once)."""

@@ -26,11 +26,15 @@ from pydantic import Field
 
 from contextweaver.integrations.recall import TOOL
 
-DESCRIPTION = "Read again, as you first saw them, steps the context left out or shortened (the context names them `#N`)."
+DESCRIPTION = (
+    "Read again, as you first saw them, steps the context left out or shortened (the context names them "
+    "`#N`), or search them by words of what you look for (an error, a file, a command)."
+)
 
 
 class RecallAction(Action):
-    steps: str = Field(description='the steps to read again: "12", "3-5" or "3-5,9"')
+    steps: str = Field(default="", description='the steps to read again: "12", "3-5" or "3-5,9"')
+    query: str = Field(default="", description="instead of steps: words of what you look for")
     page: int = Field(default=1, ge=1, description="the next page of a long answer")
 
 
@@ -45,7 +49,7 @@ class RecallExecutor(ToolExecutor[RecallAction, RecallObservation]):
         if not callable(recall):
             text = "contextweaver recall: the agent's condenser is not a ContextWeaverCondenser"
         else:
-            text = str(recall(action.steps, action.page))
+            text = str(recall(action.steps, action.page, action.query))
         return RecallObservation.from_text(text)
 
 
