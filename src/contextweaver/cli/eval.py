@@ -94,54 +94,11 @@ def command(
     """Evaluate context strategies on recorded trajectories (files or directories) and write a report."""
     from rich.console import Console
 
-    from contextweaver.cli.runs import RunError, empty_inputs, no_runs, warn
-    from contextweaver.config import ModelConfig
-    from contextweaver.eval import report
-    from contextweaver.eval.refused import refused_lines
-    from contextweaver.eval.runner import RunSettings, discover, failed
-    from contextweaver.eval.splits import split_of
-    from contextweaver.eval.trajectory_run import parse_budgets, trajectory_id
-    from contextweaver.strategies import cw_settings, weaver_config
-
     console = Console(stderr=True, soft_wrap=True)
-    try:
-        budget_list = parse_budgets(",".join(map(_as_digits, budgets.split(","))))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--budget") from None
-    if 0 in budget_list:
-        raise click.BadParameter(
-            "0 is not a token budget: give positive token counts, e.g. -b 4000,8000,none",
-            param_hint="--budget",
-        )
+    budget_list = _budgets(budgets)
     seed_list = _seeds(seeds)
-    try:
-        settings = RunSettings(budget_list, list(overrides), _memory_model(memory))
-        real_model = settings.model_config is not None and settings.model_config.backend != "fake"
-        names = chosen_strategies(strategies, eval_default(real_model))
-        for name in names:
-            if TABLE[name].baseline is None:
-                weaver_config(name, cw_settings(settings.overrides))  # fail now, not inside a worker
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    on_the_fake = [
-        name for name in names if not real_model and needs_model(name, cw_settings(settings.overrides))
-    ]
-    if on_the_fake:
-        console.print(
-            f"note: {', '.join(on_the_fake)} call a memory model and none is configured (--memory backend=openai "
-            "model=... base_url=...): the offline fake answers, so their summaries and LLM columns are the fake's",
-            highlight=False,
-        )
-    unreadable: dict[str, str] = {}
-    trajectories = discover(inputs, unreadable)
-    warn(t for _, t in trajectories)
-    empty = empty_inputs(inputs, [*(p for p, _ in trajectories), *unreadable])
-    if empty:
-        raise RunError(no_runs(empty))
-    if split != "all":
-        trajectories = [(p, t) for p, t in trajectories if split_of(trajectory_id(t, p)) == split]
-    if not trajectories and not unreadable:
-        raise RunError(no_runs(inputs, split))
+    settings, names = _settings(budget_list, overrides, memory, strategies, console)
+    trajectories, unreadable = _trajectories(inputs, split)
     total = (len(trajectories) + len(unreadable)) * len(names) * len(seed_list)
     workers = workers or os.cpu_count() or 1
     console.print(
@@ -163,16 +120,109 @@ def command(
         "strategies": ", ".join(names),
         "budgets": budgets,
         "seeds": ", ".join(map(str, seed_list)),
-        "tokens": "o200k_base tokens of the woven messages (content + 4 framing tokens per message)",
-        "memory model": (settings.model_config or ModelConfig()).backend,
     }
+    unread = len(unreadable) * len(names) * len(seed_list)
+    _report(results, meta, settings, out, wide, console, (total, computed, unread), started)
+
+
+def _budgets(budgets: str) -> list[Any]:
+    """`--budget` read: token counts (8k, 8_000), half or none; 0 is refused."""
+    from contextweaver.eval.trajectory_run import parse_budgets
+
+    try:
+        budget_list = parse_budgets(",".join(map(_as_digits, budgets.split(","))))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--budget") from None
+    if 0 in budget_list:
+        raise click.BadParameter(
+            "0 is not a token budget: give positive token counts, e.g. -b 4000,8000,none",
+            param_hint="--budget",
+        )
+    return budget_list
+
+
+def _settings(
+    budget_list: list[Any],
+    overrides: tuple[str, ...],
+    memory: tuple[str, ...],
+    strategies: tuple[str, ...],
+    console: Any,
+) -> tuple[Any, list[str]]:
+    """The run's settings and strategies, every ContextWeaver setting checked now (not inside a worker); a
+    strategy that calls a memory model while none is configured is said to run on the offline fake."""
+    from contextweaver.eval.runner import RunSettings
+    from contextweaver.strategies import cw_settings, weaver_config
+
+    try:
+        settings = RunSettings(budget_list, list(overrides), _memory_model(memory))
+        real_model = settings.model_config is not None and settings.model_config.backend != "fake"
+        names = chosen_strategies(strategies, eval_default(real_model))
+        for name in names:
+            if TABLE[name].baseline is None:
+                weaver_config(name, cw_settings(settings.overrides))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    on_the_fake = [
+        name for name in names if not real_model and needs_model(name, cw_settings(settings.overrides))
+    ]
+    if on_the_fake:
+        console.print(
+            f"note: {', '.join(on_the_fake)} call a memory model and none is configured (--memory backend=openai "
+            "model=... base_url=...): the offline fake answers, so their summaries and LLM columns are the fake's",
+            highlight=False,
+        )
+    return settings, names
+
+
+def _trajectories(inputs: tuple[str, ...], split: str) -> tuple[list[Any], dict[str, str]]:
+    """The runs of `inputs` in `split` and the inputs that could not be read (by path, why); an input that
+    holds no run, or no run of the split, is refused."""
+    from contextweaver.cli.runs import RunError, empty_inputs, no_runs, warn
+    from contextweaver.eval.runner import discover
+    from contextweaver.eval.splits import split_of
+    from contextweaver.eval.trajectory_run import trajectory_id
+
+    unreadable: dict[str, str] = {}
+    trajectories = discover(inputs, unreadable)
+    warn(t for _, t in trajectories)
+    empty = empty_inputs(inputs, [*(p for p, _ in trajectories), *unreadable])
+    if empty:
+        raise RunError(no_runs(empty))
+    if split != "all":
+        trajectories = [(p, t) for p, t in trajectories if split_of(trajectory_id(t, p)) == split]
+    if not trajectories and not unreadable:
+        raise RunError(no_runs(inputs, split))
+    return trajectories, unreadable
+
+
+def _report(
+    results: list[Any],
+    meta: dict[str, Any],
+    settings: Any,
+    out: str,
+    wide: bool,
+    console: Any,
+    counts: tuple[int, int, int],
+    started: float,
+) -> None:
+    """Write the report, print it and the run counts (`counts`: runs in all, computed, unreadable); the exit
+    status says when nothing was measured or a run failed."""
+    from rich.console import Console
+
+    from contextweaver.config import ModelConfig
+    from contextweaver.eval import report
+    from contextweaver.eval.refused import refused_lines
+    from contextweaver.eval.runner import failed
+
+    meta["tokens"] = "o200k_base tokens of the woven messages (content + 4 framing tokens per message)"
+    meta["memory model"] = (settings.model_config or ModelConfig()).backend
     refused = refused_lines(results)
     if refused:
         meta["refused"] = "; ".join(refused)
     built = report.build(results, meta)
     paths = report.write(built, out)
     report.print_report(built, Console(), wide=wide)  # the terminal's width (COLUMNS; 80 when piped)
-    unread = len(unreadable) * len(names) * len(seed_list)
+    total, computed, unread = counts
     reused = total - computed - unread
     broke = sum(1 for r in results if failed(r))  # failures are never stored, so never reused
     console.print(

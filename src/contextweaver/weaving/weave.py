@@ -233,28 +233,20 @@ def _reserve_note(room: _Room, state: WorkingState | None, newest: Node | None, 
 def _take_plan(room: _Room, held: _Held, plan: Plan, min_trim: int, state: WorkingState | None) -> None:
     """Planned steps by priority. With a recency floor (`plan.ahead_of_edits`), once the current step is in,
     each file's latest change as its call and the note's texts; once the floor is in, older edits' calls and
-    the placeholders' hold. Without a floor the hold comes right after the current step."""
+    the placeholders' hold (`_at_marks`). Without a floor the hold comes right after the current step."""
     run = room.run
     steps = run.steps
     current = steps[-1].index if steps else None
     floor = plan.ahead_of_edits
-    after_current, after_floor = _floor_marks(plan, current)
-    marks = [p for p in (after_current, after_floor, _last_floor(plan)) if p is not None]
-    last_mark = max(marks, default=-1)
+    marks = _floor_marks(plan, current)
+    last_mark = max((p for p in (*marks, _last_floor(plan)) if p is not None), default=-1)
     smallest = min(run.smallest, min_trim, *(e.tokens for e in plan.excerpts.values()))
     seen_current = False
     for position, (index, reason) in enumerate(plan.full):
         if seen_current and position > last_mark and room.left < smallest:
             break  # nothing the plan has left fits in any form: a plan of the whole run is not read to its end
         seen_current = seen_current or index == current
-        if position == after_current:  # each file's latest change but the current step's (kept whole anyway)
-            _take_edit_calls(room, run.latest_edit_calls(), len(steps) - 1, LATEST_EDIT_SHARE)
-            if held.note and state is not None:
-                held.texts, texts = _hold_texts(room, state, steps, {*floor, *room.chosen})
-                held.note += texts
-        if position == after_floor:
-            _take_edit_calls(room, run.edit_calls(), len(steps))
-            held.calls = room.hold(plan.calls_share)
+        _at_marks(room, held, plan, state, marks, position)
         node = run.get(index)
         if node is None:
             continue
@@ -264,8 +256,31 @@ def _take_plan(room: _Room, held: _Held, plan: Plan, min_trim: int, state: Worki
             _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
         if index == current and not floor:
             held.calls = room.hold(plan.calls_share)
-    if floor and after_floor is None:
+    if floor and marks[1] is None:
         _take_edit_calls(room, run.edit_calls(), len(steps))
+
+
+def _at_marks(
+    room: _Room,
+    held: _Held,
+    plan: Plan,
+    state: WorkingState | None,
+    marks: tuple[int | None, int | None],
+    position: int,
+) -> None:
+    """The recency floor's extra takes at their places in the plan's order (`_floor_marks`): after the current
+    step, each file's latest change as its call (the current step's own is kept whole anyway) and the note's
+    texts; after the floor, older edits' calls and the placeholders' hold."""
+    after_current, after_floor = marks
+    steps = room.run.steps
+    if position == after_current:
+        _take_edit_calls(room, room.run.latest_edit_calls(), len(steps) - 1, LATEST_EDIT_SHARE)
+        if held.note and state is not None:
+            held.texts, texts = _hold_texts(room, state, steps, {*plan.ahead_of_edits, *room.chosen})
+            held.note += texts
+    if position == after_floor:
+        _take_edit_calls(room, room.run.edit_calls(), len(steps))
+        held.calls = room.hold(plan.calls_share)
 
 
 def _floor_marks(plan: Plan, current: int | None) -> tuple[int | None, int | None]:
