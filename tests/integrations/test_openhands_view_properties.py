@@ -76,7 +76,8 @@ def test_a_condensation_request_is_answered_and_the_next_context_is_smaller() ->
     view.append_event(condensation)
     assert not view.unhandled_condensation_request
     condenser.condense(view)
-    assert condenser.last_context.tokens < tokens and condenser.contextweaver.budget < 40_000
+    assert condenser.last_context.tokens < tokens
+    assert condenser.contextweaver.budget == 40_000  # the request shrank that view, not the budget
 
 
 @pytest.mark.parametrize("run", runs(2), ids=lambda p: p.name.split(".")[0])
@@ -106,8 +107,8 @@ def test_every_refusal_names_a_budget_that_works(run: Path) -> None:
 def test_a_refusal_names_the_tool_loops_placeholders_as_what_they_are() -> None:
     events = stream(runs(1)[0])
     view = sdk_view(events[: list(call_points(events))[8]])
-    with pytest.raises(BudgetError) as refused:
-        ContextWeaverCondenser(contextweaver={"budget": 2000}).condense(view)
+    with pytest.raises(BudgetError) as refused:  # room for the root and the newest step, not for its loop
+        ContextWeaverCondenser(contextweaver={"budget": 3000}).condense(view)
     assert refused.value.need is not None and refused.value.need.loop > 0
     assert f"the placeholders of the newest step's tool loop ({refused.value.need.loop:,} tokens)" in str(
         refused.value

@@ -15,8 +15,11 @@ change would rewrite message 1, breaking the prompt cache's prefix). A step is o
 kept, compressed or dropped whole, so every tool call keeps exactly its result; a tool loop is shown whole
 or not at all (the one holding the newest step is always shown, its dropped steps as their calls with
 placeholders). A person's message and a condensation's summary are always kept. A condensation request
-(`Conversation.condense()`, a context-window refusal) is answered by weaving the next contexts to
-TIGHTEN of the last one's tokens; the events stay in the log, so recall still reads them.
+(`Conversation.condense()`, a context-window refusal) is answered by weaving that view again to TIGHTEN of
+the tokens it was sent with; the views after it are woven to the budget again, and the events stay in the
+log, so recall still reads them. A request the condenser cannot answer (the view holds nothing more to cut)
+raises the SDK's `NoCondensationAvailableException`, as its own condensers do, which ends the run: an empty
+`Condensation` would have the agent resend the refused request until its iteration limit.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from openhands.sdk.context.condenser.base import CondenserBase
+from openhands.sdk.context.condenser.base import CondenserBase, NoCondensationAvailableException
 from openhands.sdk.context.view import View
 from openhands.sdk.event import (
     Condensation,
@@ -51,7 +54,7 @@ from contextweaver.weaving.budget import Budget, BudgetError
 logger = logging.getLogger(__name__)
 NAME = "ContextWeaver (OpenHands condenser)"
 TIGHTEN = 0.8
-"""A condensation request weaves the next contexts to this share of the last one's tokens."""
+"""A condensation request weaves the refused view again to this share of the tokens it was sent with."""
 LOOP_KEPT = (
     "its tool loop is shown whole (the SDK's tool-loop atomicity): call kept, output as its placeholder"
 )
@@ -78,6 +81,8 @@ class ContextWeaverCondenser(CondenserBase):
     _budget_from: str | None = PrivateAttr(default=None)
     _window_looked_up: bool = PrivateAttr(default=False)
     _reserved: int = PrivateAttr(default=0)
+    _tight: tuple[int, list[str]] | None = PrivateAttr(default=None)
+    """The budget a condensation request set, and the ids of the one view it holds for."""
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -141,7 +146,7 @@ class ContextWeaverCondenser(CondenserBase):
         if self._strategy is None:
             self._begin(root, agent_llm)
         pending = self._consume(events[len(self._seen) :])
-        context, restore, drop = self._context(self.contextweaver.budget)
+        context, restore, drop = self._context(self._budget_for(ids))
         self._last = _explained(context, restore, drop, self._strategy)
         return View(
             events=self._woven(context, restore, drop) + pending,
@@ -163,23 +168,40 @@ class ContextWeaverCondenser(CondenserBase):
         self._strategy.begin([{"role": e.to_llm_message().role, "content": event_text(e)} for e in root])
         self._seen = [e.id for e in root]
 
+    def _budget_for(self, ids: list[str]) -> int | None:
+        """The budget: a condensation request's, for the view it answered; the configured one for any other."""
+        if self._tight is not None and self._tight[1] == ids:
+            return self._tight[0]
+        self._tight = None
+        return self.contextweaver.budget
+
     def _tighten(self, view: View, llm: LLM | None) -> Condensation:
-        """A condensation request: the next contexts are woven to TIGHTEN of the last one's tokens, when the
-        budget can go that low (else it stays, said as a WARNING). Nothing is forgotten from the log."""
+        """A condensation request: the refused view is woven again to TIGHTEN of the tokens it was sent with (the
+        views after it to the budget again). When it cannot shrink, NoCondensationAvailableException ends the
+        run, as the SDK's own condensers end it. Nothing is forgotten from the log."""
         self._condensations += 1
-        if self._last is None:
-            self.condense(view.model_copy(update={"unhandled_condensation_request": False}), llm)
-        last = self._last
-        if last is not None and self._strategy is not None:
-            safety = self._strategy.config.token_safety_factor  # type: ignore[attr-defined]
-            target = int(TIGHTEN * (Budget(0, safety).in_model_tokens(last.tokens) + self._reserved))
-            try:
-                self._context(target)
-            except BudgetError as exc:
-                logger.warning("%s: asked to condense, but %s", NAME, exc)
-            else:
-                object.__setattr__(self, "contextweaver", self.contextweaver.with_budget(target))
-                logger.warning("%s: asked to condense, the budget is now %s tokens", NAME, f"{target:,}")
+        current = view.model_copy(update={"unhandled_condensation_request": False})
+        self.condense(current, llm)  # the context the refused request was woven from
+        last, strategy = self._last, self._strategy
+        if last is None or strategy is None:  # the task has not arrived: the view passes through whole
+            raise NoCondensationAvailableException(f"{NAME}: asked to condense before the task arrived")
+        safety = strategy.config.token_safety_factor  # type: ignore[attr-defined]
+        sent = Budget(0, safety).in_model_tokens(last.tokens) + self._reserved
+        target = int(TIGHTEN * sent)
+        try:
+            self._context(target)
+        except BudgetError as exc:
+            raise NoCondensationAvailableException(
+                f"{NAME}: the LLM refused a request of about {sent:,} tokens as too long, and this view cannot "
+                f"be condensed further: {exc}. The LLM's window is smaller than that: use a model with a larger "
+                "one, or check the max_input_tokens of its LLM config"
+            ) from exc
+        self._tight = (target, [e.id for e in view.events])
+        logger.warning(
+            "%s: asked to condense, this view is woven again to %s tokens (the budget stays %s); a window "
+            "smaller than the budget makes every long view refused once: lower contextweaver.budget to it",
+            NAME, f"{target:,}", _tokens(self.contextweaver.budget),
+        )  # fmt: skip
         return Condensation(llm_response_id=f"contextweaver-condensation-{self._condensations}")
 
     def _context(self, budget: int | None) -> tuple[WovenContext, set[int], set[int]]:
@@ -298,6 +320,10 @@ def _explained(
         decisions.append(d)
     tokens = context.tokens + sum(d.tokens for d in decisions) - sum(d.tokens for d in context.decisions)
     return replace(context, decisions=decisions, tokens=tokens)
+
+
+def _tokens(budget: int | None) -> str:
+    return "unset" if budget is None else f"{budget:,} tokens"
 
 
 def _root_events(events: list[LLMConvertibleEvent]) -> list[LLMConvertibleEvent] | None:
