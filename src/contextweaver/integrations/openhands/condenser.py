@@ -12,14 +12,16 @@ them, and they are counted in the form the agent LLM is sent them (chat or Respo
 first, then every step in order, then the TEST STATUS line and the working-state note as user messages of
 their own, each with its own id (after the task they would join the task's message, and every status
 change would rewrite message 1, breaking the prompt cache's prefix). A step is one batch (`batches.py`):
-kept, compressed or dropped whole, so every tool call keeps exactly its result; a tool loop is shown whole
-or not at all (the one holding the newest step is always shown, its dropped steps as their calls with
-placeholders; when those do not fit, its steps are shown as text instead: `loop_note.py`). A person's message and a condensation's summary are always kept. A condensation request
-(`Conversation.condense()`, a context-window refusal) is answered by weaving that view again to TIGHTEN of
-the tokens it was sent with; the views after it are woven to the budget again, and the events stay in the
-log, so recall still reads them. A request the condenser cannot answer (the view holds nothing more to cut)
-raises the SDK's `NoCondensationAvailableException`, as its own condensers do, which ends the run: an empty
-`Condensation` would have the agent resend the refused request until its iteration limit.
+kept, compressed or dropped whole, so every tool call keeps exactly its result (its output and thought as
+the context shows them); a tool loop is shown whole or not at all (the one holding the newest step is always
+shown, its dropped steps as their calls with placeholders; when even those do not fit, its steps are shown
+as text in one user message instead: `loop_note.py`). A person's message and a condensation's summary are
+always kept. A condensation request (`Conversation.condense()`, a context-window refusal) is answered by
+weaving that view again to TIGHTEN of the tokens it was sent with; the views after it are woven to the
+budget again, and the events stay in the log, so recall still reads them. A request the condenser cannot
+answer (the view holds nothing more to cut) raises the SDK's `NoCondensationAvailableException`, as its own
+condensers do, which ends the run: an empty `Condensation` would have the agent resend the refused request
+until its iteration limit.
 """
 
 from __future__ import annotations
@@ -330,7 +332,8 @@ class ContextWeaverCondenser(CondenserBase):
                 out += [_as_shown(event, shown, thoughts) for event in self._steps[index].events]
         over = 0
         if texts:
-            left_out = [i for i in tool_loops(self._steps)[-1] if i not in as_text]
+            loop = next(loop for loop in tool_loops(self._steps) if as_text[0] in loop)
+            left_out = [i for i in loop if i not in as_text]
             note = loop_note(texts, left_out, recalls(self._strategy))
             out.append(note)
             replaced = sum(count_message(m) for _, messages in texts for m in messages)
