@@ -19,6 +19,7 @@ from openhands.sdk.context.view import View  # noqa: E402
 from openhands.sdk.event import (  # noqa: E402
     ActionEvent,
     Condensation,
+    CondensationRequest,
     CondensationSummaryEvent,
     MessageEvent,
     ObservationBaseEvent,
@@ -151,3 +152,34 @@ def test_a_single_turn_run_is_condensed_within_the_budget_at_every_view(run: Pat
         out = condenser.condense(sdk_view(events[:point]))
         assert isinstance(out, View) and broken_properties(out.events, events[:point]) == {}, point
         assert sent_tokens(out.events) <= 8000, point
+
+
+def test_one_condensation_request_shrinks_that_one_view_not_the_budget() -> None:
+    """A recorded 30-response run, condensed view by view at 8000 as the agent condenses it, with one request
+    at the tenth view: the view is woven again smaller, every later view is woven to the budget, and none is
+    refused. The budget dropped to TIGHTEN of that view's tokens for good (6,279) and 7 later views were
+    refused, each telling the user to raise the budget above values below 8000."""
+    (run,) = [r for r in runs(3) if r.name.startswith("astropy__astropy-7671")]
+    events = stream(run)
+    points = list(call_points(events))
+    condenser = ContextWeaverCondenser(contextweaver={"budget": 8000})
+    later: list[int] = []
+    for number, point in enumerate(points):
+        view = sdk_view(events[:point])
+        out = condenser.condense(view)
+        assert isinstance(out, View), number
+        if number > 10:
+            later.append(condenser.last_context.tokens)
+        if number != 10:
+            continue
+        refused = condenser.last_context.tokens
+        view.append_event(CondensationRequest())
+        condensation = condenser.condense(view)
+        assert isinstance(condensation, Condensation) and not condensation.forgotten_event_ids
+        view.append_event(condensation)
+        again = condenser.condense(view)
+        shrunk = condenser.last_context.tokens
+        assert isinstance(again, View) and shrunk < refused
+        assert broken_properties(again.events, events[:point]) == {}
+    assert condenser.contextweaver.budget == 8000
+    assert max(later) > refused > shrunk  # the later views had the whole budget again
