@@ -209,8 +209,9 @@ class ContextWeaverCondenser(CondenserBase):
         except BudgetError as exc:
             raise NoCondensationAvailableException(
                 f"{NAME}: the LLM refused a request of about {sent:,} tokens as too long, and this view cannot "
-                f"be condensed further: {exc}. The LLM's window is smaller than that: use a model with a larger "
-                "one, or check the max_input_tokens of its LLM config"
+                f"be condensed further ({target:,} tokens cannot hold the system prompt, task, tools and newest "
+                "step, which are always sent). Use a model with a larger context window, or check the "
+                "max_input_tokens of its LLM config"
             ) from exc
         self._tight = (target, [e.id for e in view.events])
         logger.warning(
