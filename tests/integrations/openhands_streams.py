@@ -30,7 +30,7 @@ from pydantic import Field
 
 from contextweaver.formats import load_trajectory
 from contextweaver.records import Step
-from contextweaver.tokens import content_text
+from contextweaver.tokens import content_text, count_message
 
 PERSON = "Please keep going, and run the tests before you finish."
 
@@ -68,6 +68,29 @@ def calls_of(step: Step, number: int) -> list[RecordedCall]:
     ]
     arguments = json.dumps({"command": step.action})
     return recorded or [RecordedCall(f"call_{number}", "bash", arguments, step.observation)]
+
+
+def single_turn(run: Path) -> list[Event]:
+    """The run as one turn: no person's message after the task, so every call is in the first tool loop."""
+    never = 10**9
+    return stream(run, person_every=never, crash_at=never, condense_at=never)
+
+
+def sent_tokens(events: Sequence[LLMConvertibleEvent]) -> int:
+    """Tokens of the events as the SDK sends them to a chat-completions LLM (one message per response)."""
+    messages = LLMConvertibleEvent.events_to_messages(list(events))
+    return sum(
+        count_message(
+            m.to_chat_dict(
+                cache_enabled=False,
+                vision_enabled=False,
+                function_calling_enabled=True,
+                force_string_serializer=True,
+                send_reasoning_content=False,
+            )
+        )
+        for m in messages
+    )
 
 
 def stream(run: Path, person_every: int = 10, crash_at: int = 4, condense_at: int = 13) -> list[Event]:

@@ -118,3 +118,19 @@ def test_every_request_under_a_cutting_budget_is_one_anthropic_accepts(tmp_path:
     uses = [sum(b.get("type") == "tool_use" for m in r.body["messages"] for b in blocks(m)) for r in requests]
     placeholders = ["Old environment output" in json.dumps(r.body["messages"]) for r in requests]
     assert sum(n < number for number, n in enumerate(uses)) + sum(placeholders) >= 2  # the budget made it cut
+
+
+def test_a_turn_too_long_to_send_whole_is_sent_as_text_and_the_run_goes_on(tmp_path: Path) -> None:
+    """At 4000 the first turn's placeholders no longer fit beside its newest call: that request carries the
+    turn as text in a user message after the context (none of its tool_use blocks), Anthropic accepts every
+    request, and the run finishes. The run failed there, the view refused with "raise the budget to 4100"."""
+    condenser = ContextWeaverCondenser(contextweaver={"budget": 4000})
+    requests = run_claude(make_repo(tmp_path / "repo"), condenser)
+    assert len(requests) == len(turns()) and "return a + b" in (tmp_path / "repo" / "calc.py").read_text()
+    as_text = [r for r in requests if "Your calls since the last message" in json.dumps(r.body["messages"])]
+    assert as_text
+    for request in as_text:
+        last = request.body["messages"][-1]
+        assert last["role"] == "user" and "Your calls since the last message" in json.dumps(last)
+    for number, request in enumerate(requests, 1):
+        assert anthropic_rejects(request.body["messages"]) == [], number

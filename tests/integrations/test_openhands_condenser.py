@@ -21,6 +21,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm: no cos
 pytest.importorskip("openhands.sdk")
 
 from openhands.sdk import LLM, Agent, Conversation, Tool  # noqa: E402
+from openhands.sdk.context.condenser.base import NoCondensationAvailableException  # noqa: E402
+from openhands.sdk.conversation.exceptions import ConversationRunError  # noqa: E402
 from openhands.sdk.tool import Action, Observation, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 from pydantic import Field, SecretStr, ValidationError  # noqa: E402
 
@@ -251,3 +253,58 @@ def test_without_the_tool_recall_stays_off_and_the_notes_name_no_tool(run):
     condenser, requests, _ = run
     assert not condenser._strategy.config.recall
     assert "contextweaver_recall" not in json.dumps(requests[-1].messages)
+
+
+ITERATIONS = 40
+TOO_LONG = Reply(  # a context-window refusal, as OpenAI words it: the SDK asks the condenser to condense
+    status=400,
+    body={
+        "error": {
+            "message": "This model's maximum context length is 8192 tokens. Please reduce the length.",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        }
+    },
+)
+
+
+def run_until_done(
+    repo: Path, condenser: ContextWeaverCondenser, reply: Callable[[Request], Reply]
+) -> tuple[list[Request], BaseException | None]:
+    """The SDK's own agent loop (at most ITERATIONS steps) with no retries: every request the model received,
+    and what the run raised, if anything."""
+    register_tool("ToyShell", ShellTool)
+    with FakeLLMServer(reply=reply) as server:
+        llm = LLM(
+            model="openai/fake",
+            base_url=server.base_url,
+            api_key=SecretStr("x"),
+            usage_id="agent",
+            num_retries=0,
+        )
+        agent = Agent(
+            llm=llm,
+            tools=[Tool(name="ToyShell", params={"cwd": str(repo)})],
+            include_default_tools=["FinishTool"],
+            condenser=condenser,
+        )
+        conversation = Conversation(
+            agent=agent, workspace=str(repo), visualizer=None, max_iteration_per_run=ITERATIONS
+        )
+        conversation.send_message(TASK)
+        try:
+            conversation.run()
+        except ConversationRunError as exc:
+            return list(server.requests), exc
+        return list(server.requests), None
+
+
+def test_a_refusal_the_condenser_cannot_answer_ends_the_run_once(tmp_path: Path) -> None:
+    """The first request (the root alone, which no condensation can shrink) is refused as too long: it was
+    resent until the iteration limit (20 refusals in 40 iterations, each answered by an empty Condensation)."""
+    condenser = ContextWeaverCondenser(contextweaver={"budget": 20_000})
+    requests, raised = run_until_done(make_repo(tmp_path / "repo"), condenser, lambda _: TOO_LONG)
+    assert len(requests) == 1
+    assert raised is not None and isinstance(raised.original_exception, NoCondensationAvailableException)
+    message = str(raised.original_exception)
+    assert "cannot be condensed further" in message and "max_input_tokens" in message

@@ -28,3 +28,14 @@ def test_source_messages_with_a_lone_surrogate_are_stored_cleaned(store: Store) 
 
     stored = Session.open(store, "odd-messages").graph.node(1).step
     assert stored.messages[0]["content"] == "run \ufffd"
+
+
+def test_a_lone_surrogate_in_the_root_is_stored_as_the_replacement_character(store: Store) -> None:
+    root = [{"role": "system", "content": "agent \udc80"}, {"role": "user", "content": "fix \ud800 it"}]
+    session = Session.create(store, "odd-root", root)
+    session.add_step(Step("look", "cat f", "f"))
+
+    reopened = Session.open(store, "odd-root")
+    assert [m["content"] for m in reopened.info.root] == ["agent \ufffd", "fix \ufffd it"]
+    assert reopened.context().messages == session.context().messages
+    assert session.context().messages[1]["content"] == "fix \ufffd it"

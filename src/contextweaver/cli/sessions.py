@@ -2,23 +2,27 @@
 
 A store that fails while it is read (a damaged SQLite page, a lost server) and an --out file that
 cannot be written (a missing directory, a full disk) end in one line naming the file and what to do,
-and exit 1, not in a traceback (issue 44)."""
+and exit 1, not in a traceback (issue 44). A reader that closes stdout early (`| head -1`) ends the command
+quietly with 141, as the closed pipe ends any shell command (issue 53)."""
 
 from __future__ import annotations
 
 import errno
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from contextweaver.cli.options import TokenBudget
 
 F = TypeVar("F", bound=Callable[..., Any])
+CLOSED_PIPE_EXIT = 141
+"""128 + SIGPIPE: the status a shell gives a command stopped by a reader that closed the pipe."""
 WRITE_HINTS = {errno.ENOENT: "create its directory first", errno.ENOSPC: "the disk is full: free space or "
                "write elsewhere", errno.EROFS: "the filesystem is read-only: write elsewhere",
                errno.EACCES: "write where you have permission"}  # fmt: skip
@@ -36,6 +40,8 @@ def _failures(command: F) -> F:
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
+        except BrokenPipeError:
+            _closed_pipe()
         except OSError as exc:
             hint = WRITE_HINTS.get(exc.errno or 0, "check the path")
             raise click.ClickException(
@@ -51,6 +57,15 @@ def _failures(command: F) -> F:
             raise click.ClickException(f"reading the store {location} failed: {exc}; {hint}") from None
 
     return run  # type: ignore[return-value]
+
+
+def _closed_pipe() -> NoReturn:
+    """Exit quietly with CLOSED_PIPE_EXIT; stdout goes to /dev/null first, so that the interpreter's last flush
+    of what is still buffered prints no error of its own."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    raise SystemExit(CLOSED_PIPE_EXIT)
 
 
 def _open(store_location: str) -> Any:
@@ -109,6 +124,7 @@ def list_sessions(store_location: str, as_json: bool) -> None:
     total = summed(list(costs.values()))
     table.add_row("total", "", "", "", "", *_money(total))
     console = Console()
+    console.on_broken_pipe = _closed_pipe  # type: ignore[method-assign]  # rich's own handler exits 1
     console.print(table)
     console.print("billed, pass-through, saved: input tokens at the base price (cache reads and writes at their "
                   "multipliers); pass-through estimates the same requests sent whole", highlight=False)  # fmt: skip

@@ -1,4 +1,4 @@
-"""A step as a store can hold it: lone surrogates replaced by U+FFFD where a session takes the step.
+"""A step (or a root) as a store can hold it: lone surrogates replaced by U+FFFD where a session takes it.
 
 A lone surrogate (`"\\ud800"` from a JSON escape, or a byte kept by `errors="surrogateescape"`) cannot
 be encoded as UTF-8, so neither the step's digest nor the database could take the step and it was lost.
@@ -9,10 +9,11 @@ and woven with the character U+FFFD; well-formed text, the common case, is passe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from contextweaver.records import Step
+from contextweaver.records import Message, Step
 
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -26,6 +27,13 @@ def storable(step: Step) -> Step:
     thought, action, observation = (_SURROGATE.sub(REPLACEMENT, text) for text in texts)
     messages = tuple(_cleaned(message) for message in step.messages)
     return replace(step, thought=thought, action=action, observation=observation, messages=messages)
+
+
+def storable_messages(messages: Sequence[Message]) -> list[Message]:
+    """The root's messages with lone surrogates replaced, as a step's are (`messages` itself when clean)."""
+    if not _has_surrogate(list(messages)):
+        return list(messages)
+    return [_cleaned(message) for message in messages]
 
 
 def _has_surrogate(value: Any) -> bool:

@@ -27,7 +27,7 @@ from contextweaver.nodes.graph import DependencyGraph
 from contextweaver.protocols import Model
 from contextweaver.records import Message, Node, Step, WovenContext
 from contextweaver.store.base import SessionInfo, SessionNotFound, Store, StoredStep, annotation_of, digest
-from contextweaver.store.clean import storable
+from contextweaver.store.clean import storable, storable_messages
 from contextweaver.store.nodes import StoredNode
 from contextweaver.store.replay import StoredAnnotator, differences, signature, stored_signature
 from contextweaver.weaver import ContextWeaver
@@ -74,7 +74,9 @@ class Session:
         owner: str | None = None,
         capability: str | None = None,
     ) -> Session:
-        """Start a session (committed), its root being the system prompt and the task verbatim."""
+        """Start a session (committed), its root being the system prompt and the task verbatim (a lone
+        surrogate stored as U+FFFD, as in a step: `store/clean.py`)."""
+        root = storable_messages(root)
         config = config or WeaverConfig.model_validate({})
         weaver = ContextWeaver(config, model=model)
         weaver.begin(root)  # validates the root before anything is stored
