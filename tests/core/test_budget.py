@@ -71,8 +71,14 @@ def test_budget_never_exceeded_on_real_trajectories(mini_swe_agent_files, budget
         weaver.begin(trajectory.root)
         for step_ in trajectory.steps:
             weaver.add_step(step_)
-            context = weaver.context(max_tokens=budget)
+            try:
+                context = weaver.context(max_tokens=budget)
+            except BudgetError as exc:  # the call just made does not fit beside the root: refused, rightly
+                assert exc.budget is not None and exc.need is not None, str(exc)
+                assert exc.budget.least(exc.need) > budget, (path.name, str(exc))
+                break
             assert recount(context.messages) <= budget, (path.name, len(weaver.graph))
             assert not unpaired_tool_calls(context.messages)
             assert not missing_verbatim(context.messages, trajectory.root)
             assert context.decisions[-1].mode in ("full", "trimmed")
+            assert step_.chat_messages()[0] in context.messages, (path.name, len(weaver.graph))  # verbatim
