@@ -29,6 +29,8 @@ COMMANDS = {
     "fit": "contextweaver.cli.fit",
     "strategies": "contextweaver.cli.strategies",
     "examples": "contextweaver.cli.examples",
+    "demo": "contextweaver.cli.demo",
+    "fake-upstream": "contextweaver.cli.fake_upstream",
 }
 
 
