@@ -103,7 +103,7 @@ def test_the_dashboard_shows_the_apis_figures_and_follows_new_requests(tmp_path:
         store = SQLiteStore(db)
         wait_for(lambda: len(store.requests("dash-1")) == 8)
 
-        assert httpx.get(base + "/contextweaver/dashboard").status_code == 401  # behind the token
+        assert httpx.get(base + "/contextweaver/dashboard").status_code == 303  # to the sign-in
         page.go(f"{base}/contextweaver/dashboard?token={TOKEN}&key={KEY}")
         page.wait("document.body.dataset.ready === '1' && location.search === ''")  # the token left the URL
         api = httpx.get(base + "/contextweaver/sessions", headers=headers).json()

@@ -29,7 +29,9 @@ def test_the_fake_upstream_answers_each_wire_with_the_same_call_for_the_same_req
         base = upstream.base_url
         first = chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": TASK}])
         one, two = (httpx.post(base + "/chat/completions", json=first).json() for _ in range(2))
-        assert one == two
+        assert one["choices"] == two["choices"]  # the same call; the second read from the prefix cache
+        assert one["usage"]["prompt_tokens_details"]["cached_tokens"] == 0
+        assert two["usage"]["prompt_tokens_details"]["cached_tokens"] == two["usage"]["prompt_tokens"] > 0
         call = one["choices"][0]["message"]["tool_calls"][0]
         assert json.loads(call["function"]["arguments"]) == {"command": "cat src/shop/module_1.py"}
         later = first["messages"] + [  # type: ignore[operator]

@@ -102,15 +102,21 @@ def _play(
 
 
 def _told(store: Any, recalls: int, base: str) -> None:
-    """One line of what the session did (its requests are stored as their answers arrive)."""
+    """What the session did and cost (its requests are stored as their answers arrive)."""
+    from contextweaver.serve.ledger.inspect import money, session_cost
+
     deadline = time.monotonic() + 5
     rows = store.requests(SESSION)
     while not rows and time.monotonic() < deadline:
         time.sleep(0.1)
         rows = store.requests(SESSION)
     cuts = [row["step"] for row in rows if row["cut"]]
+    billed, passthrough, saved = money(session_cost(store, SESSION))
     click.echo(f"done: {len(rows)} requests woven, {len(cuts)} cut(s) (at steps {', '.join(map(str, cuts)) or '-'}), "
                f"{recalls} recall(s) answered by the proxy.\n"
+               f"  billed {billed} base-price input tokens; passed through whole, about {passthrough}; saved {saved}."
+               "\n  (A short session at a small budget pays more for its cuts, each a cache miss, than it saves: "
+               "the saving comes as a history grows far past the budget.)\n"
                f"  the session: {base}/contextweaver/dashboard/session/{SESSION}", err=True)  # fmt: skip
 
 

@@ -183,7 +183,10 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
                f"  Claude Code, Anthropic SDKs: ANTHROPIC_BASE_URL=http://{host}:{port} (no /v1)\n"
                f"  OpenAI SDKs, Codex CLI (wire_api = \"responses\"): base_url = http://{host}:{port}/v1\n"
                f"  health: http://{host}:{port}/contextweaver/health (or /health; \"degraded\" while the upstream "
-               "cannot be reached)", err=True)  # fmt: skip
+               "cannot be reached)\n"
+               f"  dashboard: http://{host}:{port}/contextweaver/dashboard "
+               f"({'sign in with the token' if token else 'needs a token: start with --auth-token-env NAME'})",
+               err=True)  # fmt: skip
     workers = None
     if weaving_processes:
         from contextweaver.serve.sessions.workers import WeavingProcesses

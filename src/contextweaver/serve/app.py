@@ -10,7 +10,8 @@ GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offs
                            each one's measured cost (ledger/metering.py);
 GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
 GET  /metrics              Prometheus text (ledger/metrics.py); behind the token when the proxy has one.
-GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions (ledger/dashboard.py).
+GET  /contextweaver/dashboard[/...]  the live dashboard (ledger/dashboard.py): the caller's sessions, or every
+                           session for the token's holder; its sign-in (ledger/sign_in.py).
 GET  /contextweaver/health (and /health)
 
 Every request passes the guard (gate/guard.py: token, Host, content type, owner) first. Every error,
@@ -36,8 +37,9 @@ from starlette.routing import Route
 from contextweaver.serve.gate.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.gate.http import HEALTH, not_found_hint
 from contextweaver.serve.gate.limits import InFlight, InFlightGate, InFlightLimits
-from contextweaver.serve.ledger.dashboard import Dashboard, DashboardLogin
+from contextweaver.serve.ledger.dashboard import Dashboard
 from contextweaver.serve.ledger.error_log import Answering, ErrorLog
+from contextweaver.serve.ledger.sign_in import DashboardLogin
 from contextweaver.serve.routes import Routes
 from contextweaver.serve.sessions.recall import PATH as RECALL_PATH
 from contextweaver.serve.sessions.recall import RecallRoute
@@ -128,7 +130,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     guard = Middleware(Guard, token=settings.auth_token, allowed_hosts=settings.allowed_hosts,
                        owner_key=manager.store.secret(OWNER_SECRET).encode(), error_for=error_for)  # fmt: skip
     return Starlette(
-        routes=routes_of(handlers) + Dashboard(manager.store).routes(),
+        routes=routes_of(handlers) + Dashboard(manager.store, settings.auth_token).routes(),
         middleware=[
             Middleware(ErrorLog, answering=answering),
             Middleware(DashboardLogin),

@@ -1,7 +1,9 @@
 """A deterministic stand-in for a model provider: the answers of `contextweaver fake-upstream` and the demo.
 
-It answers the OpenAI chat, Responses and Anthropic Messages wires (fake_server.py), the same bytes for
-the same request: with a tool call when the request offers tools, with text otherwise. The call it makes
+It answers the OpenAI chat, Responses and Anthropic Messages wires (fake_server.py), the same call for
+the same request: with a tool call when the request offers tools, with text otherwise. Its usage reports
+a prefix cache as providers do: the leading messages a previous request already sent are cache reads, so
+the dashboard's costs behave as with a real provider (a cut misses the cache once). The call it makes
 is the next in a short plan (read a module, grep it, run its tests), numbered after the newest call the
 request holds, so a history cut by a proxy still continues where it stopped. When the request carries a
 working-state note with a recall command and no recall is in sight, it calls that command once: the
@@ -10,8 +12,10 @@ demo's agent runs it, and the proxy's recall answers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import threading
 from typing import Any
 
 from contextweaver.testing import fake_wire
@@ -72,37 +76,73 @@ def tool_of(request: Request) -> tuple[str, str] | None:
     return None
 
 
-def reply(request: Request) -> Reply:
-    """The deterministic answer on the request's wire (see the module's docstring)."""
-    wire = fake_wire.wire_of(request.path)
-    model = str(request.body.get("model") or "fake-upstream")
-    tool = tool_of(request)
-    prompt = (
-        sum(count_message(m) for m in request.messages)
-        if wire != "responses"
-        else count_text("\n".join(texts(request)))
-    )
-    if tool is None or (wire is None and request.body.get("stream")):
-        return Reply(text=f"fake-upstream: {len(texts(request))} messages read, nothing to do")
-    k, command = next_call(request)
-    name, argument = tool
-    arguments = json.dumps({argument: command})
-    if wire == "messages":
-        block = {"type": "tool_use", "id": f"toolu_{k}", "name": name, "input": {argument: command}}
-        return Reply(body=fake_wire.anthropic_message(model, [block], input_tokens=prompt))
-    if wire == "responses":
-        item = {"type": "function_call", "call_id": f"fc_{k}", "name": name, "arguments": arguments}
-        return Reply(body=fake_wire.responses_object(model, [item], input_tokens=prompt))
-    call = {"id": f"call_{k}", "type": "function", "function": {"name": name, "arguments": arguments}}
-    message = {"role": "assistant", "content": None, "tool_calls": [call]}
-    output = count_text(arguments)
-    return Reply(body={
-        "id": f"chatcmpl-fake{k}", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
-    })  # fmt: skip
+class PrefixCache:
+    """Which message prefixes were sent before (a chain of digests), bounded: cleared when full."""
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self.seen: set[str] = set()
+        self.limit = limit
+        self.lock = threading.Lock()
+
+    def read(self, pieces: list[str]) -> int:
+        """Tokens of the leading pieces some earlier request sent too (then all of these are remembered)."""
+        chain, cached, hit = hashlib.sha256(), 0, True
+        with self.lock:
+            if len(self.seen) > self.limit:
+                self.seen.clear()
+            for piece in pieces:
+                chain.update(piece.encode())
+                digest = chain.hexdigest()
+                hit = hit and digest in self.seen
+                cached += count_text(piece) if hit else 0
+                self.seen.add(digest)
+        return cached
+
+
+class FakeUpstream:
+    """The answers, with one prefix cache across the requests of the server."""
+
+    def __init__(self) -> None:
+        self.cache = PrefixCache()
+
+    def __call__(self, request: Request) -> Reply:
+        """The deterministic answer on the request's wire (see the module's docstring)."""
+        wire = fake_wire.wire_of(request.path)
+        model = str(request.body.get("model") or "fake-upstream")
+        tool = tool_of(request)
+        held = texts(request)
+        prompt = (
+            sum(count_message(m) for m in request.messages)
+            if wire != "responses"
+            else count_text("\n".join(held))
+        )
+        cached = min(prompt, self.cache.read(held))
+        if tool is None or (wire is None and request.body.get("stream")):
+            return Reply(text=f"fake-upstream: {len(held)} messages read, nothing to do")
+        k, command = next_call(request)
+        name, argument = tool
+        arguments = json.dumps({argument: command})
+        if wire == "messages":
+            block = {"type": "tool_use", "id": f"toolu_{k}", "name": name, "input": {argument: command}}
+            body = fake_wire.anthropic_message(model, [block], input_tokens=prompt - cached)
+            body["usage"]["cache_read_input_tokens"] = cached
+            return Reply(body=body)
+        if wire == "responses":
+            item = {"type": "function_call", "call_id": f"fc_{k}", "name": name, "arguments": arguments}
+            body = fake_wire.responses_object(model, [item], input_tokens=prompt)
+            body["usage"]["input_tokens_details"]["cached_tokens"] = cached
+            return Reply(body=body)
+        call = {"id": f"call_{k}", "type": "function", "function": {"name": name, "arguments": arguments}}
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        output = count_text(arguments)
+        return Reply(body={
+            "id": f"chatcmpl-fake{k}", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output,
+                      "prompt_tokens_details": {"cached_tokens": cached}},
+        })  # fmt: skip
 
 
 def fake_upstream(port: int = 0, host: str = "127.0.0.1") -> FakeLLMServer:
     """The deterministic upstream on `host:port` (0: a free port), not yet started (a context manager)."""
-    return FakeLLMServer(reply, model="fake-upstream", host=host, port=port, record=False)
+    return FakeLLMServer(FakeUpstream(), model="fake-upstream", host=host, port=port, record=False)
