@@ -39,7 +39,9 @@ from contextweaver.serve.gate.http import HEALTH, not_found_hint
 from contextweaver.serve.gate.limits import InFlight, InFlightGate, InFlightLimits
 from contextweaver.serve.ledger.dashboard import Dashboard
 from contextweaver.serve.ledger.error_log import Answering, ErrorLog
+from contextweaver.serve.ledger.metrics import ProxyMetrics
 from contextweaver.serve.ledger.sign_in import DashboardLogin
+from contextweaver.serve.ledger.spend import PriceTable
 from contextweaver.serve.routes import Routes
 from contextweaver.serve.sessions.recall import PATH as RECALL_PATH
 from contextweaver.serve.sessions.recall import RecallRoute
@@ -69,6 +71,8 @@ class ProxySettings:
     allowed_hosts: frozenset[str] | None = LOOPBACK_HOSTS
     """Host header values accepted (None: any, for a token-protected proxy on every interface)."""
     weaving_threads: int = 4
+    prices: PriceTable = field(default_factory=PriceTable)
+    """The price table /metrics counts spend with (ledger/spend.py)."""
     in_flight: InFlightLimits = field(default_factory=InFlightLimits)
     """Requests and request bytes held at once; beyond them a 503 with Retry-After (gate/limits.py)."""
 
@@ -112,7 +116,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     counts = InFlight(settings.in_flight)
     answering = Answering()
     handlers = Routes(manager, upstream, max_body_bytes=settings.max_body_bytes, fmt=settings.format,
-                      weaving_threads=settings.weaving_threads, workers=workers, in_flight=counts)  # fmt: skip
+                      weaving_threads=settings.weaving_threads, workers=workers, in_flight=counts,
+                      metrics=ProxyMetrics(settings.prices))  # fmt: skip
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -75,7 +75,8 @@ class ScriptedAgent:
     turns: int = 24
     pace: float = 0.0
     """Seconds between turns (so a person watching sees the dashboard fill)."""
-    model: str = "demo-model"
+    model: str = "gpt-4.1-mini"
+    """Priced as that model in /metrics' spend (an estimate; the fake upstream bills nothing)."""
     said: Callable[[str], None] = lambda line: None
     messages: list[dict[str, Any]] = field(default_factory=list)
     recalls: int = 0
