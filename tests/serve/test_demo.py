@@ -70,3 +70,9 @@ def test_the_demo_cuts_its_session_and_the_proxy_answers_the_recall(tmp_path: Pa
     recalled = [item.step for item in store.steps("demo-1") if item.step.action.startswith("curl -s http")]
     assert len(recalled) == 1 and "Shop module 1" in recalled[0].observation  # the left-out step, read back
     assert "1 recall(s) answered" in result.output
+    again = CliRunner().invoke(
+        main, ["demo", "--port", "0", "--pace", "0", "--turns", "3", "--no-wait", "--store", str(db)]
+    )
+    assert (
+        again.exit_code == 0 and "session: http" in again.output and "/session/demo-2" in again.output
+    )  # a kept store

@@ -84,17 +84,17 @@ class PrefixCache:
         self.limit = limit
         self.lock = threading.Lock()
 
-    def read(self, pieces: list[str]) -> int:
-        """Tokens of the leading pieces some earlier request sent too (then all of these are remembered)."""
+    def read(self, pieces: list[tuple[str, int]]) -> int:
+        """Tokens of the leading pieces (text, tokens) some earlier request sent too (then all are remembered)."""
         chain, cached, hit = hashlib.sha256(), 0, True
         with self.lock:
             if len(self.seen) > self.limit:
                 self.seen.clear()
-            for piece in pieces:
+            for piece, tokens in pieces:
                 chain.update(piece.encode())
                 digest = chain.hexdigest()
                 hit = hit and digest in self.seen
-                cached += count_text(piece) if hit else 0
+                cached += tokens if hit else 0
                 self.seen.add(digest)
         return cached
 
@@ -111,12 +111,12 @@ class FakeUpstream:
         model = str(request.body.get("model") or "fake-upstream")
         tool = tool_of(request)
         held = texts(request)
-        prompt = (
-            sum(count_message(m) for m in request.messages)
-            if wire != "responses"
-            else count_text("\n".join(held))
-        )
-        cached = min(prompt, self.cache.read(held))
+        if wire == "responses":
+            pieces = [(text, count_text(text)) for text in held]
+        else:
+            pieces = [(json.dumps(m, sort_keys=True), count_message(m)) for m in request.messages]
+        prompt = sum(tokens for _, tokens in pieces)
+        cached = self.cache.read(pieces)
         if tool is None or (wire is None and request.body.get("stream")):
             return Reply(text=f"fake-upstream: {len(held)} messages read, nothing to do")
         k, command = next_call(request)
