@@ -29,7 +29,7 @@ class Extra:
 
 EXTRAS = {
     "eval": Extra(("matplotlib", "bm25s"), "the eval report's figures and the bm25 baseline", ("eval",)),
-    "serve": Extra(("starlette", "uvicorn", "httpx"), "the proxy", ("serve",)),
+    "serve": Extra(("starlette", "uvicorn", "httpx"), "the proxy", ("serve", "demo")),
     "mcp": Extra(("mcp",), "the MCP server for agent CLIs", ("mcp",)),
     "llm": Extra(("openai", "httpx"), "OpenAI-compatible memory models"),
     "anthropic": Extra(("anthropic",), "Anthropic memory models"),

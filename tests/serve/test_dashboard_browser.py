@@ -103,7 +103,7 @@ def test_the_dashboard_shows_the_apis_figures_and_follows_new_requests(tmp_path:
         store = SQLiteStore(db)
         wait_for(lambda: len(store.requests("dash-1")) == 8)
 
-        assert httpx.get(base + "/contextweaver/dashboard").status_code == 401  # behind the token
+        assert httpx.get(base + "/contextweaver/dashboard").status_code == 303  # to the sign-in
         page.go(f"{base}/contextweaver/dashboard?token={TOKEN}&key={KEY}")
         page.wait("document.body.dataset.ready === '1' && location.search === ''")  # the token left the URL
         api = httpx.get(base + "/contextweaver/sessions", headers=headers).json()
@@ -126,6 +126,15 @@ def test_the_dashboard_shows_the_apis_figures_and_follows_new_requests(tmp_path:
         note = page.js("document.querySelector('#cuts details.cut pre').textContent")
         assert note == cut_rows[-1]["cut"]["note"] and note.startswith("[ContextWeaver working state")
         assert page.js("document.querySelectorAll('img').length") == 0  # agent text never becomes markup
+        dropped = page.js(
+            "[...document.querySelectorAll('#cuts table.left tr')].map(tr => tr.textContent)"
+            ".filter(t => t.includes('dropped'))"
+        )
+        sizes = {int(n["index"]): n["tokens"] for n in httpx.get(base + "/contextweaver/sessions/dash-1",
+                                                                  headers=headers).json()["nodes"]}  # fmt: skip
+        assert dropped and all(
+            row.endswith(f"{sizes[int(row[1:].split('d')[0])]:,} tok left out") for row in dropped
+        )
         nodes = httpx.get(base + "/contextweaver/sessions/dash-1", headers=headers).json()["nodes"]
         fixed = [(n["index"], label["index"]) for n in nodes for label in n.get("labels", [])]
         failed = [

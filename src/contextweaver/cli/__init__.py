@@ -30,6 +30,8 @@ COMMANDS = {
     "strategies": "contextweaver.cli.strategies",
     "examples": "contextweaver.cli.examples",
     "mcp": "contextweaver.cli.mcp",
+    "demo": "contextweaver.cli.demo",
+    "fake-upstream": "contextweaver.cli.fake_upstream",
 }
 
 

@@ -6,6 +6,7 @@ import errno
 import logging
 import os
 import socket
+from typing import Any
 from urllib.parse import urlsplit
 
 import click
@@ -136,6 +137,13 @@ WILDCARDS = ("0.0.0.0", "::", "")
     help="Seconds shutdown waits for requests and weaves in flight before cancelling them.",
 )
 @click.option(
+    "--prices",
+    "prices_path",
+    type=click.Path(dir_okay=False),
+    help="JSON or YAML price table for /metrics' spend (per million tokens; default: list prices of common "
+    "models in USD, estimates). See docs/proxy/observability.md.",
+)
+@click.option(
     "--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning", "error"])
 )
 def command(upstream: str, store_location: str, host: str, port: int, config_path: str | None,
@@ -143,7 +151,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
             max_in_flight_mb: float, body_timeout: float, body_seconds_per_mb: float, timeout: float,
             api_key_env: str | None, auth_token_env: str | None, allowed_hosts: tuple[str, ...],
             weaving_processes: int, session_cache_mb: int, header_timeout: float, limit_concurrency: int, shutdown_timeout: int,
-            log_level: str) -> None:  # fmt: skip
+            prices_path: str | None, log_level: str) -> None:  # fmt: skip
     """Weave each chat request's history before it reaches the upstream model; answers pass back unchanged."""
     from contextweaver.config import load_config
     from contextweaver.serve.app import ProxySettings, create_app
@@ -155,6 +163,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     from contextweaver.serve.sessions.session_bytes import shares
 
     _check_arguments(upstream, host, port, budget)
+    prices = _prices(prices_path)
     token = _token(auth_token_env, host, api_key_env, upstream)
     try:
         config = load_config(config_path, list(overrides))
@@ -173,7 +182,7 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
     manager = build_manager(store_location, config, budget=budget, cache_bytes=shares(memory)[0])
     settings = ProxySettings(
         upstream=upstream, max_body_bytes=int(max_body_mb * 1024 * 1024), timeout=timeout, format=fmt,
-        api_key_env=api_key_env, auth_token=token, allowed_hosts=_hosts(host, allowed_hosts),
+        api_key_env=api_key_env, auth_token=token, allowed_hosts=_hosts(host, allowed_hosts), prices=prices,
         in_flight=InFlightLimits(max_requests=max_in_flight, max_bytes=int(max_in_flight_mb * 1024 * 1024),
                                  body_timeout=body_timeout, body_seconds_per_mb=body_seconds_per_mb),
     )  # fmt: skip
@@ -183,7 +192,10 @@ def command(upstream: str, store_location: str, host: str, port: int, config_pat
                f"  Claude Code, Anthropic SDKs: ANTHROPIC_BASE_URL=http://{host}:{port} (no /v1)\n"
                f"  OpenAI SDKs, Codex CLI (wire_api = \"responses\"): base_url = http://{host}:{port}/v1\n"
                f"  health: http://{host}:{port}/contextweaver/health (or /health; \"degraded\" while the upstream "
-               "cannot be reached)", err=True)  # fmt: skip
+               "cannot be reached)\n"
+               f"  dashboard: http://{host}:{port}/contextweaver/dashboard "
+               f"({'sign in with the token' if token else 'needs a token: start with --auth-token-env NAME'})",
+               err=True)  # fmt: skip
     workers = None
     if weaving_processes:
         from contextweaver.serve.sessions.workers import WeavingProcesses
@@ -216,6 +228,18 @@ def _check_arguments(upstream: str, host: str, port: int, budget: int | None) ->
         )
     if not 1 <= port <= 65535:
         raise BadArgument(f"--port {port} is not a TCP port: give one from 1 to 65535 (default 8400)")
+
+
+def _prices(path: str | None) -> Any:
+    """The price table of --prices (the defaults without it), refused in one line when it does not read."""
+    from contextweaver.serve.ledger.spend import BadPrices, PriceTable, load_prices
+
+    if path is None:
+        return PriceTable()
+    try:
+        return load_prices(path)
+    except BadPrices as exc:
+        raise BadArgument(str(exc)) from None
 
 
 def _cannot_listen(host: str, port: int) -> str | None:

@@ -10,7 +10,8 @@ GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offs
                            each one's measured cost (ledger/metering.py);
 GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
 GET  /metrics              Prometheus text (ledger/metrics.py); behind the token when the proxy has one.
-GET  /contextweaver/dashboard[/...]  the live dashboard of the caller's sessions (ledger/dashboard.py).
+GET  /contextweaver/dashboard[/...]  the live dashboard (ledger/dashboard.py): the caller's sessions, or every
+                           session for the token's holder; its sign-in (ledger/sign_in.py).
 GET  /contextweaver/health (and /health)
 
 Every request passes the guard (gate/guard.py: token, Host, content type, owner) first. Every error,
@@ -36,8 +37,11 @@ from starlette.routing import Route
 from contextweaver.serve.gate.guard import LOOPBACK_HOSTS, Guard
 from contextweaver.serve.gate.http import HEALTH, not_found_hint
 from contextweaver.serve.gate.limits import InFlight, InFlightGate, InFlightLimits
-from contextweaver.serve.ledger.dashboard import Dashboard, DashboardLogin
+from contextweaver.serve.ledger.dashboard import Dashboard
 from contextweaver.serve.ledger.error_log import Answering, ErrorLog
+from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.ledger.sign_in import DashboardLogin
+from contextweaver.serve.ledger.spend import PriceTable
 from contextweaver.serve.routes import Routes
 from contextweaver.serve.sessions.recall import PATH as RECALL_PATH
 from contextweaver.serve.sessions.recall import RecallRoute
@@ -67,6 +71,8 @@ class ProxySettings:
     allowed_hosts: frozenset[str] | None = LOOPBACK_HOSTS
     """Host header values accepted (None: any, for a token-protected proxy on every interface)."""
     weaving_threads: int = 4
+    prices: PriceTable = field(default_factory=PriceTable)
+    """The price table /metrics counts spend with (ledger/spend.py)."""
     in_flight: InFlightLimits = field(default_factory=InFlightLimits)
     """Requests and request bytes held at once; beyond them a 503 with Retry-After (gate/limits.py)."""
 
@@ -110,7 +116,8 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     counts = InFlight(settings.in_flight)
     answering = Answering()
     handlers = Routes(manager, upstream, max_body_bytes=settings.max_body_bytes, fmt=settings.format,
-                      weaving_threads=settings.weaving_threads, workers=workers, in_flight=counts)  # fmt: skip
+                      weaving_threads=settings.weaving_threads, workers=workers, in_flight=counts,
+                      metrics=ProxyMetrics(settings.prices))  # fmt: skip
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -128,7 +135,7 @@ def create_app(settings: ProxySettings, manager: SessionManager, *, transport: A
     guard = Middleware(Guard, token=settings.auth_token, allowed_hosts=settings.allowed_hosts,
                        owner_key=manager.store.secret(OWNER_SECRET).encode(), error_for=error_for)  # fmt: skip
     return Starlette(
-        routes=routes_of(handlers) + Dashboard(manager.store).routes(),
+        routes=routes_of(handlers) + Dashboard(manager.store, settings.auth_token).routes(),
         middleware=[
             Middleware(ErrorLog, answering=answering),
             Middleware(DashboardLogin),

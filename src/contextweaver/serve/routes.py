@@ -123,16 +123,19 @@ class Routes:
         elapsed = time.perf_counter() - started
         extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
         self.metrics.latency.labels(wire.name).observe(elapsed)
-        on_answer = self.metering.unsessioned(wire.name)
+        named = self.metrics.named(wire.name, payload.get("model"), caller.owner)
+        on_answer = self.metering.unsessioned(wire.name, named)
         if woven.session_id is not None and sent is not None and use is not None:
             on_answer = self.metering.request(Forwarded(
                 woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
-                use, woven.context, extra.get(FALLBACK_HEADER)))  # fmt: skip
+                use, woven.context, extra.get(FALLBACK_HEADER), named))  # fmt: skip
         # a history passed through goes out as it came: nothing rendered, nothing re-encoded
         content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
-        return await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
-                                           stream=bool(payload.get("stream")), on_answer=on_answer,
-                                           fail=wire.error)  # fmt: skip
+        sent_at = time.perf_counter()
+        answer = await self.upstream.forward(request, wire.upstream_path, content, extra, caller=caller,
+                                             stream=bool(payload.get("stream")), on_answer=on_answer,
+                                             fail=wire.error)  # fmt: skip
+        return self.metrics.timed(answer, named, sent_at)
 
     async def _woven(self, wire: Wire, conversation: Conversation, session_id: str | None, caller: Caller,
                      size: int, extra: dict[str, str]) -> Response | tuple[Woven, Simulated | None]:  # fmt: skip
@@ -218,9 +221,12 @@ class Routes:
             )
         skip = wire.passthrough(payload)
         if skip is not None:
-            return await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
-                                               stream=bool(payload.get("stream")), caller=caller_of(request),
-                                               on_answer=self.metering.unsessioned(wire.name), fail=error)  # fmt: skip
+            labels = self.metrics.named(wire.name, payload.get("model"), caller_of(request).owner)
+            sent_at = time.perf_counter()
+            answer = await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
+                                                 stream=bool(payload.get("stream")), caller=caller_of(request),
+                                                 on_answer=self.metering.unsessioned(wire.name, labels), fail=error)  # fmt: skip
+            return self.metrics.timed(answer, labels, sent_at)
         named = request.headers.get(SESSION_HEADER)
         try:
             session_id = check_session_id(named) if named is not None else None

@@ -71,14 +71,17 @@ def default_reply(request: Request) -> Reply:
 
 
 class FakeLLMServer:
-    """ThreadingHTTPServer on 127.0.0.1 with a free port; a context manager; records every request."""
+    """ThreadingHTTPServer on 127.0.0.1 with a free port (or the given ones); a context manager; records every
+    request (`record=False`: none, for a server that runs for hours)."""
 
-    def __init__(self, reply: ReplyFn | None = None, model: str = "fake-server") -> None:
+    def __init__(self, reply: ReplyFn | None = None, model: str = "fake-server", *, host: str = "127.0.0.1",
+                 port: int = 0, record: bool = True) -> None:  # fmt: skip
+        self.record = record
         self.reply = reply or default_reply
         self.model = model
         self.requests: list[Request] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-llm-server", daemon=True)
 
@@ -88,7 +91,8 @@ class FakeLLMServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        host = str(self._httpd.server_address[0])
+        return f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -102,11 +106,20 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def serve_forever(self) -> None:
+        """Serve in this thread until interrupted (a command's main loop), then release the port."""
+        try:
+            self._httpd.serve_forever()
+        finally:
+            self._httpd.server_close()
+
     def close(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
 
     def _record(self, request: Request) -> None:
+        if not self.record:
+            return
         with self._lock:
             self.requests.append(request)
 
@@ -115,6 +128,7 @@ class FakeLLMServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read `requests`
                 pass

@@ -19,6 +19,7 @@ from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
+from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contextweaver.serve.gate.http import error
@@ -26,6 +27,10 @@ from contextweaver.serve.gate.http import error
 TOKEN_HEADER = "x-contextweaver-token"
 RECALL = "/contextweaver/recall/"
 """Recall needs no token: its capability names one session (the agent's shell holds no token)."""
+DASHBOARD = "/contextweaver/dashboard"
+SIGN_IN = DASHBOARD + "/sign-in"
+"""The dashboard's sign-in page checks the token itself (a form: the one write that is not JSON); a dashboard
+page asked for without the token is sent there, as are its static assets' requests let through."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key")
 WRITES = frozenset({"POST", "PUT", "PATCH"})
@@ -41,6 +46,8 @@ class Caller:
     """It presented the proxy's token: it may use the operator's upstream key."""
     token_in_authorization: bool = False
     """The token came as its Authorization header, which must then not go upstream."""
+    operator: bool = False
+    """It presented the token and no credential of its own: the dashboard shows it every owner's sessions."""
 
 
 def caller_of(request: Request) -> Caller:
@@ -107,15 +114,22 @@ class Guard:
             if origin and host_name(origin) not in self.allowed_hosts:
                 return error(403, "cross-origin requests are refused", kind="permission_error",
                              code="origin_not_allowed")  # fmt: skip
-        if self.token is not None and not self._has_token(headers) and not scope["path"].startswith(RECALL):
+        path = scope["path"]
+        if path == SIGN_IN or path.startswith(DASHBOARD + "/assets/"):
+            return None
+        if (
+            path.startswith(DASHBOARD)
+            and scope["method"] == "GET"
+            and (self.token is None or not self._has_token(headers))
+        ):
+            return RedirectResponse(SIGN_IN, status_code=303)
+        if self.token is not None and not self._has_token(headers) and not path.startswith(RECALL):
             return error(401, "missing or wrong proxy token: send 'Authorization: Bearer TOKEN' or "
                          f"'{TOKEN_HEADER}: TOKEN'", kind="authentication_error", code="invalid_token",
                          headers={"www-authenticate": "Bearer"})  # fmt: skip
-        if self.token is None and scope["path"].startswith(
-            ("/contextweaver/sessions", "/contextweaver/dashboard")
-        ):
+        if self.token is None and path.startswith(("/contextweaver/sessions", DASHBOARD)):
             return error(403, "reading sessions over HTTP needs a proxy token: start the proxy with "
-                         "--auth-token-env, or read the store with `contextweaver sessions STORE`",
+                         "--auth-token-env, or read the store with `contextweaver sessions list --store FILE`",
                          kind="permission_error", code="token_required")  # fmt: skip
         if scope["method"] in WRITES:
             kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
@@ -139,4 +153,7 @@ class Guard:
             None,
         )  # fmt: skip
         credential = own or (self.token if self.token is not None else None)
-        return Caller(owner_of(credential, self.owner_key), self.token is not None, in_authorization)
+        operator = self.token is not None and own is None
+        return Caller(
+            owner_of(credential, self.owner_key), self.token is not None, in_authorization, operator
+        )

@@ -9,6 +9,7 @@ from contextweaver.formats.base import Trajectory
 from contextweaver.records import WovenContext
 from contextweaver.store import Session
 from contextweaver.store.base import SessionInfo, Store, StoredStep
+from contextweaver.tokens import count_message
 
 
 def fields(record: object, *names: str) -> dict[str, Any]:
@@ -60,6 +61,7 @@ def _detail(info: SessionInfo, steps: list[StoredStep]) -> dict[str, Any]:
             "thought": item.step.thought,
             "action": item.step.action,
             "observation_lines": len(item.step.observation.splitlines()),
+            "tokens": step_tokens(item),
             "messages": list(item.step.messages),
             "annotated": item.annotation is not None,
         }
@@ -82,6 +84,18 @@ def _detail(info: SessionInfo, steps: list[StoredStep]) -> dict[str, Any]:
         "meta": info.meta,
         "nodes": nodes,
     }
+
+
+def step_tokens(item: StoredStep) -> int:
+    """The step's size in full: what a cut that drops it leaves out (its decision says 0, what it sends)."""
+    if item.computed is not None:
+        return item.computed.full_tokens
+    return sum(count_message(m) for m in item.step.chat_messages())
+
+
+def short_owner(owner: str | None) -> str:
+    """An owner as the operator's views show it: 8 hex digits of its keyed hash, "none" without one."""
+    return owner[:8] if owner else "none"
 
 
 def stored_budget(meta: dict[str, Any]) -> int | None:

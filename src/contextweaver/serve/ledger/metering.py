@@ -10,6 +10,7 @@ The pass-through cost of a request is its measured cost x (simulated cost of the
 sent it / simulated cost of the request as forwarded), both simulated by the session's prefix caches
 (cache_ledger.py) with the tool definitions as a cached prefix after the first request: the provider's
 own counts anchor it, the simulation says only how much the forwarded request differs from the whole.
+Spend, in money, is the same usage priced by the model's price (spend.py), by model and owner (labels.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from contextweaver.records import WovenContext, content_text
 from contextweaver.serve.ledger.cache_ledger import CacheLedger, prices_of
+from contextweaver.serve.ledger.labels import Named
 from contextweaver.serve.ledger.metrics import ProxyMetrics
 from contextweaver.serve.sessions.simulation import Simulated
 from contextweaver.serve.upstream.usage import Answered, BadUsage, Usage
@@ -49,6 +51,7 @@ class Forwarded:
     simulated: Simulated
     context: WovenContext | None
     fallback: str | None = None
+    named: Named = Named("openai", "none", "none")
 
 
 class Metering:
@@ -72,23 +75,23 @@ class Metering:
             m.cuts.labels(wire).inc()
         return lambda answered: self.answered(sent, answered)
 
-    def unsessioned(self, wire: str) -> Callable[[Answered], None]:
+    def unsessioned(self, wire: str, named: Named = Forwarded.named) -> Callable[[Answered], None]:
         """The callback of a request forwarded outside any session (passed through as sent, or the first
         request of a conversation): its usage is counted in /metrics at pass-through cost, not stored."""
 
         def counted(answered: Answered) -> None:
-            self._usage(wire, answered, None)
+            self._usage(wire, answered, None, named)
 
         return counted
 
     def answered(self, sent: Forwarded, answered: Answered) -> None:
         row = self._row(sent, answered)
-        usage = self._usage(sent.wire, answered, row)
+        usage = self._usage(sent.wire, answered, row, sent.named)
         if usage is not None:
             self.ledger.reported(sent.session_id, usage)
         self._write(sent.session_id, row)
 
-    def _usage(self, wire: str, answered: Answered, row: dict[str, Any] | None) -> Usage | None:
+    def _usage(self, wire: str, answered: Answered, row: dict[str, Any] | None, named: Named) -> Usage | None:
         """Read, count and (into `row`) price the answer's usage; a 2xx answer without one is counted."""
         if not 200 <= answered.status < 300:
             return None
@@ -116,9 +119,24 @@ class Metering:
             m.provider.labels(wire, kind).inc(value)
         m.billed.labels(wire).inc(billed)
         m.passthrough.labels(wire).inc(passthrough)
+        self._spend(usage, named, passthrough / billed if billed else 1.0)
         if usage.miss_reason:
             m.misses.labels(wire, usage.miss_reason).inc()
         return usage
+
+    def _spend(self, usage: Usage, named: Named, whole: float) -> None:
+        """Count the usage by model and owner, and its spend; `whole`: pass-through cost / billed cost."""
+        m, by = self.metrics, (named.provider, named.model, named.owner)
+        for kind, value in (("input", usage.input), ("cache_read", usage.cache_read),
+                            ("cache_write", usage.cache_write), ("output", usage.output)):  # fmt: skip
+            m.model_tokens.labels(*by, kind).inc(value)
+        price = m.prices.price(named.model_name)
+        if price is None:
+            m.unpriced.labels(named.provider, named.model).inc()
+            return
+        spent_in, spent_out = price.of(usage)
+        m.spend.labels(*by, m.prices.currency).inc(spent_in + spent_out)
+        m.passthrough_spend.labels(*by, m.prices.currency).inc(spent_in * whole + spent_out)
 
     def _row(self, sent: Forwarded, answered: Answered) -> dict[str, Any]:
         """The request's row before its usage is read (usage "missing" until `_usage` fills it)."""

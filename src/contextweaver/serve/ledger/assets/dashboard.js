@@ -1,8 +1,8 @@
-// ContextWeaver dashboard: polls the sessions API every 2 s and redraws. Everything a session holds
+// ContextWeaver dashboard: polls the dashboard's API (the sessions API's figures) every 2 s and redraws. Everything a session holds
 // (notes, reasons, test names) is agent output: it reaches the page only through textContent.
 (function () {
   "use strict";
-  var API = "/contextweaver/sessions";
+  var API = "/contextweaver/dashboard/api";
   var EVERY = 2000;
   var body = document.body;
   var live = document.getElementById("live");
@@ -39,6 +39,7 @@
       d.appendChild(el("span", null, f[0]));
       box.appendChild(d);
     });
+    document.getElementById("negative").hidden = !(cost.usage_reported && cost.saved < 0);
   }
   function get(url) {
     return fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (r) {
@@ -59,7 +60,7 @@
   function sessionsPage() {
     var tbody = document.querySelector("#sessions tbody");
     poll(function () {
-      return get(API + "?limit=1000").then(function (data) {
+      return get(API + "/sessions").then(function (data) {
         totals(data.cost);
         tbody.textContent = "";
         data.sessions.slice().reverse().forEach(function (s) {
@@ -70,6 +71,7 @@
           var first = el("td");
           first.appendChild(a);
           tr.appendChild(first);
+          if (data.operator) tr.appendChild(el("td", "owner", s.owner));
           var c = s.cost;
           [s.steps, c.requests, int(c.sent_tokens) + " / " + int(c.full_tokens)].concat(money(c), [c.cuts])
             .forEach(function (v) { tr.appendChild(el("td", null, v)); });
@@ -82,8 +84,8 @@
   // -- one session --------------------------------------------------------------------------------
   function sessionPage() {
     var id = body.getAttribute("data-session");
-    var base = API + "/" + encodeURIComponent(id);
-    var requests = [], nodes = [], after = 0, steps = Number(body.getAttribute("data-steps")), graphAt = Date.now(), stale = false;
+    var base = API + "/session/" + encodeURIComponent(id);
+    var requests = [], nodes = [], sizes = {}, after = 0, steps = Number(body.getAttribute("data-steps")), graphAt = Date.now(), stale = false;
 
     function timeline() {
       var box = document.getElementById("timeline");
@@ -146,13 +148,29 @@
         var t = el("table", "left");
         r.cut.left_out.forEach(function (row) {
           var tr = el("tr");
-          ["N" + row[0], row[1], row[2], int(row[3]) + " tok"].forEach(function (v) { tr.appendChild(el("td", null, v)); });
+          var size = row[1] === "dropped" && sizes[row[0]] !== undefined ? int(sizes[row[0]]) + " tok left out"
+                                                                          : int(row[3]) + " tok";
+          ["N" + row[0], row[1], row[2], size].forEach(function (v) { tr.appendChild(el("td", null, v)); });
           t.appendChild(tr);
         });
         d.appendChild(t);
         box.appendChild(d);
       });
       box.firstChild.open = true;
+    }
+
+    function recalls() {  // steps whose call read left-out steps back through the proxy's recall URL
+      var box = document.getElementById("recalls");
+      box.textContent = "";
+      var found = nodes.filter(function (n) { return (n.action || "").indexOf("/contextweaver/recall/") >= 0; });
+      box.appendChild(el("h3", null, "Recalls (" + found.length + ")"));
+      if (!found.length) { box.appendChild(el("p", "empty", "no step read back yet")); return; }
+      var ul = el("ul", "recalls");
+      found.forEach(function (n) {
+        var step = (n.action.match(/recall\/\w+\/([\w,-]+)/) || [])[1];
+        ul.appendChild(el("li", null, "N" + n.index + " read back step " + step + ": " + n.action.split("\n")[0]));
+      });
+      box.appendChild(ul);
     }
 
     function tests() {
@@ -212,11 +230,11 @@
         return data.next_after !== null;
       });
       var nodesDone = more(function () { return base + "?offset=" + nodes.length; }, function (data) {
-        data.nodes.forEach(function (n) { nodes.push({ index: n.index, status: n.status, labels: n.labels, action: n.action }); });
+        data.nodes.forEach(function (n) { sizes[n.index] = n.tokens; nodes.push({ index: n.index, status: n.status, labels: n.labels, action: n.action }); });
         return data.next_offset !== null;
       });
       return Promise.all([requestsDone, nodesDone]).then(function () {
-        timeline(); cuts(); tests(); table(); refreshGraph(Date.now());
+        timeline(); cuts(); recalls(); tests(); table(); refreshGraph(Date.now());
         body.setAttribute("data-requests", String(requests.length));
       });
     });
