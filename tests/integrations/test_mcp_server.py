@@ -123,7 +123,7 @@ def test_a_stored_session_is_searched_by_its_cut_and_reads_nothing_of_another(tm
 
 
 def test_a_proxy_session_is_read_through_its_capability_url(tmp_path: Path) -> None:
-    """The proxy's own route (serve/recall.py) answers; the memory pages through it and ranks here."""
+    """The proxy's own route (serve/sessions/recall.py) answers; the memory pages through it and ranks here."""
     pytest.importorskip("starlette")
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -131,7 +131,7 @@ def test_a_proxy_session_is_read_through_its_capability_url(tmp_path: Path) -> N
 
     from contextweaver.integrations.recall_memory import ProxyMemory
     from contextweaver.records import Step
-    from contextweaver.serve.recall import PATH, RecallRoute, capability_of
+    from contextweaver.serve.sessions.recall import PATH, RecallRoute, capability_of
     from contextweaver.store import open_store
     from contextweaver.store.base import digest
 

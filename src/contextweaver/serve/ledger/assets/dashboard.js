@@ -20,7 +20,7 @@
   }
   function int(n) { return Number(n).toLocaleString("en-US"); }
   function one(n) { return Number(n).toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }); }
-  // the same text as serve/inspect.py money()
+  // the same text as serve/ledger/inspect.py money()
   function money(cost) {
     if (!cost.usage_reported) return ["-", "-", "-"];
     return [one(cost.billed), one(cost.passthrough), one(cost.saved) + " (" + (cost.saved_share * 100).toFixed(2) + "%)"];
