@@ -101,7 +101,7 @@ def load_trajectories(path: str | Path, format: str | None = None) -> list[Traje
     a `.tar.gz` / `.tgz` / `.tar` archive of runs is read in place, member by member; an OpenHands
     saved-conversation folder is one run; any other folder gives the runs found under it."""
     if is_archive(path):
-        return load_archive(path, format)
+        return load_archive(path, format, _read_runs)
     if Path(path).is_dir():
         if events_dir(path) is not None:  # an OpenHands saved conversation
             return _read_runs(conversation_source(path), format or "openhands-sdk")

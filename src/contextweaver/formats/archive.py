@@ -8,6 +8,7 @@ no run at all is an error naming what was skipped.
 from __future__ import annotations
 
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,10 +20,13 @@ if TYPE_CHECKING:
     from contextweaver.formats.base import Trajectory
 
 
-def load_archive(path: str | Path, format: str | None = None) -> list[Trajectory]:
-    """The runs of every run-like member, in member-name order; the source is `archive/member`."""
-    from contextweaver.formats import _read_runs
+ReadRuns = Callable[[Source, "str | None"], "list[Trajectory]"]
+"""How one member is read: the formats' front door (`formats._read_runs`), handed in from above so that this
+module, below the reader table, does not import it."""
 
+
+def load_archive(path: str | Path, format: str | None, read_runs: ReadRuns) -> list[Trajectory]:
+    """The runs of every run-like member, in member-name order; the source is `archive/member`."""
     runs: list[Trajectory] = []
     skipped: list[str] = []
     try:
@@ -38,7 +42,7 @@ def load_archive(path: str | Path, format: str | None = None) -> list[Trajectory
                 text = handle.read().decode("utf-8", errors="replace").removeprefix("\ufeff")
                 source = Source(Path(str(path)) / member.name, text)
                 try:
-                    runs += _read_runs(source, format)
+                    runs += read_runs(source, format)
                 except TrajectoryError:
                     skipped.append(member.name)
     except (OSError, tarfile.TarError) as exc:
