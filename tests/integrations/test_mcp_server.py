@@ -131,7 +131,7 @@ def test_a_proxy_session_is_read_through_its_capability_url(tmp_path: Path) -> N
 
     from contextweaver.integrations.recall_memory import ProxyMemory
     from contextweaver.records import Step
-    from contextweaver.serve.recall import PATH, RecallRoute, capability_of
+    from contextweaver.serve.sessions.recall import PATH, RecallRoute, capability_of
     from contextweaver.store import open_store
     from contextweaver.store.base import digest
 
