@@ -2,7 +2,7 @@
 
 Three kinds, one interface (`recall` by query, `expand` by handle, `status`):
 - `StoreMemory`: a session of a store (contextweaver.store) by its id; its saved cut says what the
-  context holds whole.
+  context holds whole. `LazyStore`: the store's newest session, taken at the first call.
 - `TranscriptMemory`: an agent CLI's own transcript (Claude Code, Codex), read again when it grows; what
   its last compaction left behind is what a query searches (`compaction_step`).
 - `ProxyMemory`: a proxy session through its recall capability URL (`/contextweaver/recall/CAP/`), over
@@ -28,7 +28,7 @@ from contextweaver.config import WeaverConfig
 from contextweaver.errors import ContextWeaverError
 from contextweaver.formats import load_trajectory
 from contextweaver.nodes.recall import MAX_STEPS, BadHandle, step_text
-from contextweaver.nodes.recall_query import QUERY_BUDGET, BadQuery, QueryIndex, recall_query
+from contextweaver.nodes.recall_query import QUERY_BUDGET, BadQuery, QueryIndex, node_records, recall_query
 from contextweaver.records import Message, Step
 from contextweaver.weaver import ContextWeaver
 
@@ -85,16 +85,11 @@ class WeaverMemory:
         index = self.weaver.__dict__.setdefault("_queries", QueryIndex())
         for node in nodes[len(index) + 1 :]:
             index.add(node.index, step_text(node))
-        candidates = [n.index for n in nodes[1:] if n.index not in whole]
+        candidates, record = node_records(nodes, whole)  # shown as the library shows them (outputs, labelled)
         return answered(
             lambda: (
                 recall_query(
-                    index,
-                    query,
-                    budget,
-                    candidates,
-                    lambda s: step_text(nodes[s]),
-                    parents=lambda s: nodes[s].parent_ids,
+                    index, query, budget, candidates, record, parents=lambda s: nodes[s].parent_ids
                 ).text
             )
         )
@@ -329,6 +324,40 @@ class ProxyMemory:
             'sends; a query searches every step)\n- search them: `recall` with query="words"; read one whole: '
             '`expand` with handle="N"'
         )
+
+
+class LazyStore:
+    """A store's newest session, bound on the first call and kept: where the agent CLI goes through a local
+    proxy, its session is created by the CLI's first request, after the CLI started its servers."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self._memory: StoreMemory | None = None
+
+    def bound(self) -> StoreMemory:
+        if self._memory is None:
+            from contextweaver.store import open_store
+
+            store = open_store(self.location)
+            try:
+                newest = max(store.sessions(), key=lambda info: info.updated_at, default=None)
+            finally:
+                store.close()
+            if newest is None:
+                raise MemoryUnreadable(
+                    f"{self.location}: no session stored yet (ask again once the agent ran)"
+                )
+            self._memory = StoreMemory(self.location, newest.id)
+        return self._memory
+
+    def recall(self, query: str, budget: int = QUERY_BUDGET) -> str:
+        return self.bound().recall(query, budget)
+
+    def expand(self, handle: str, page: int = 1) -> str:
+        return self.bound().expand(handle, page)
+
+    def status(self) -> str:
+        return self.bound().status()
 
 
 class LazyTranscript:
