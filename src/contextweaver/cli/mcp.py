@@ -19,7 +19,7 @@ from contextweaver.integrations.recall_memory import Memory
     help="Recall, expand and status for an agent CLI, over stdio (the `mcp` extra).\n\n\b\n"
     + "\n".join(__doc__.splitlines()[2:5]),
 )
-@click.option("--store", help="a session store (a SQLite file or a postgresql:// DSN): --session, or its newest")
+@click.option("--store", help="a session store (SQLite file or postgresql:// DSN): --session, or its newest")
 @click.option("--session", "session_id",
               help="the id of the stored session to answer from (default: the newest at the first call)")  # fmt: skip
 @click.option("--url", help="a proxy session's recall capability URL (its note gives it)")
