@@ -7,9 +7,11 @@ loopback port. `claude -p` and `codex exec` then talk only to the base URL they 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,38 @@ BIN = HERE / "node_modules" / ".bin"
 CLOSED = "http://127.0.0.1:9"
 """A loopback port nothing listens on: where any traffic but the model's goes."""
 TASK = "test_add in test_calc.py fails: add(2, 3) should be 5. Fix calc.py."
+CONTEXTWEAVER = Path(sys.executable).with_name("contextweaver")
+MCP_TOOLS = {"claude": "mcp__contextweaver__recall", "codex": "mcp__contextweaver__recall"}
+"""How each CLI names the `recall` tool of an MCP server configured as `contextweaver`, to the model."""
+
+
+def mcp_available() -> bool:
+    """The `mcp` extra (the official SDK) is installed beside contextweaver."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return False
+    return CONTEXTWEAVER.exists()
+
+
+def mcp_env() -> dict[str, str]:
+    """What the server's process needs of this one's environment: the contextweaver under test."""
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+
+
+def mcp_json(args: list[str]) -> str:
+    """Claude Code's MCP configuration (`.mcp.json`, `--mcp-config`): `contextweaver mcp ARGS` over stdio."""
+    server = {"command": str(CONTEXTWEAVER), "args": ["mcp", *args], "env": mcp_env()}
+    return json.dumps({"mcpServers": {"contextweaver": server}})
+
+
+def mcp_toml(args: list[str]) -> str:
+    """Codex's MCP table in config.toml: `contextweaver mcp ARGS` over stdio."""
+    env = ", ".join(f"{key} = {json.dumps(value)}" for key, value in mcp_env().items())
+    return (
+        f"[mcp_servers.contextweaver]\ncommand = {json.dumps(str(CONTEXTWEAVER))}\n"
+        f"args = {json.dumps(['mcp', *args])}\nenv = {{ {env} }}\n"
+    )
 
 
 def installed(name: str) -> bool:
@@ -49,8 +83,11 @@ def _base_env(home: Path) -> dict[str, str]:
     }
 
 
-def run_claude(base_url: str, repo: Path, home: Path, timeout: float = 240) -> Run:
-    """`claude -p TASK` with the tools the session uses allowed; ANTHROPIC_BASE_URL is `base_url`."""
+def run_claude(
+    base_url: str, repo: Path, home: Path, timeout: float = 240, mcp: list[str] | None = None
+) -> Run:
+    """`claude -p TASK` with the tools the session uses allowed; ANTHROPIC_BASE_URL is `base_url`; `mcp`: the
+    arguments of a `contextweaver mcp` server given with `--mcp-config`, its `recall` tool allowed."""
     env = {
         **_base_env(home),
         "ANTHROPIC_BASE_URL": base_url,
@@ -62,7 +99,12 @@ def run_claude(base_url: str, repo: Path, home: Path, timeout: float = 240) -> R
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
     }
-    command = [str(BIN / "claude"), "-p", TASK, "--allowedTools", "Bash,Read,Edit", "--output-format", "json"]
+    allowed = "Bash,Read,Edit" + ("" if mcp is None else f",{MCP_TOOLS['claude']}")
+    command = [str(BIN / "claude"), "-p", TASK, "--allowedTools", allowed, "--output-format", "json"]
+    if mcp is not None:
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "mcp.json").write_text(mcp_json(mcp))
+        command += ["--mcp-config", str(home / "mcp.json"), "--strict-mcp-config"]
     return _run(command, repo, env, home, timeout)
 
 

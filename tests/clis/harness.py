@@ -103,11 +103,12 @@ def _records(path: Path) -> list[Record]:
 
 
 def run_session(cli: str, tmp: Path, *serve_args: str, input_tokens: int = 10, codex_config: str = "",
-                codex_tables: str = "", recall: bool = False) -> Session:  # fmt: skip
+                codex_tables: str = "", recall: bool = False, mcp: bool = False) -> Session:  # fmt: skip
     """The scripted session of `cli` ("claude" or "codex") through a proxy started with `serve_args`
     (`input_tokens`: the prompt size the upstream reports first; `codex_*`: lines and tables added to
     Codex's config.toml; `recall`: the model reads an omitted step back with the note's command once a
-    cut happened)."""
+    cut happened; `mcp`: the CLI runs `contextweaver mcp --store` on the proxy's store, configured as its
+    documentation says, and the model asks its `recall` tool by words once a cut happened)."""
     upstream_log, relay_log = tmp / "upstream.jsonl", tmp / "relay.jsonl"
     repo = make_repo(tmp / "repo")
     script = (
@@ -115,6 +116,7 @@ def run_session(cli: str, tmp: Path, *serve_args: str, input_tokens: int = 10, c
         str(upstream_log),
         str(input_tokens),
         *(("--recall",) if recall else ()),
+        *(("--mcp",) if mcp else ()),
     )
     with (
         _process(*script) as upstream_port,
@@ -122,10 +124,12 @@ def run_session(cli: str, tmp: Path, *serve_args: str, input_tokens: int = 10, c
         _process(str(HERE / "relay.py"), proxy.url, str(relay_log)) as relay_port,
     ):
         base = f"http://127.0.0.1:{relay_port}"
+        server = ["--store", str(proxy.store)] if mcp else None
         if cli == "claude":
-            run = clis.run_claude(base, repo, tmp / "home")
+            run = clis.run_claude(base, repo, tmp / "home", mcp=server)
         else:
-            run = clis.run_codex(base + "/v1", repo, tmp / "home", config=codex_config, tables=codex_tables)
+            tables = codex_tables + (clis.mcp_toml(server) if server else "")
+            run = clis.run_codex(base + "/v1", repo, tmp / "home", config=codex_config, tables=tables)
         health = httpx.get(proxy.url + "/contextweaver/health", headers=proxy.auth).json()
         log = proxy.log()
         store = proxy.store

@@ -5,13 +5,17 @@ The session fixes tests/integrations/toyrepo.py's repository: list files, read c
 call the request holds (its id names its turn), so the script needs nothing of the history the proxy
 may have cut: only the newest step, which the proxy must always keep.
 
-python scripted.py LOG.jsonl [INPUT_TOKENS] [--recall]   # prints the port, serves until killed, logs bodies
+python scripted.py LOG.jsonl [INPUT_TOKENS] [--recall | --mcp]   # prints the port, serves until killed, logs bodies
 
 INPUT_TOKENS: the prompt size the first Responses answer reports (a large one makes Codex compact); a request
 holding Codex's `compaction_trigger` gets exactly one `compaction` item back.
 
 With `--recall`, once a request's context carries the proxy's recall command (a cut happened), the
 seventh call runs it through the CLI's own shell for the first step the context names, before the answer.
+With `--mcp`, the seventh call (after a cut) asks the `contextweaver mcp` server's `recall` tool by words of
+the failing test run: Claude Code's `mcp__contextweaver__recall` tool, or in Codex's code mode
+`tools.mcp__contextweaver__recall(...)` inside its `exec` tool (both CLIs defer MCP tools: they are named to
+the model, and callable, without their schemas in the request).
 """
 
 from __future__ import annotations
@@ -38,6 +42,12 @@ NAMED = re.compile(r"omitted, #(\d+)[)\]]|steps omitted: ([\d, -]+) \(")
 FAILING_RUN = 3
 """The step that ran the failing tests (a shell output on both CLIs): recalled when the context names it."""
 RECALLING = "--recall" in sys.argv
+MCP = "--mcp" in sys.argv
+MCP_QUERY = "the failing test run: FAILED test_add assert"
+"""Words of what the model looks for (it remembers a test failed, not the step number)."""
+MCP_TOOL = "mcp__contextweaver__recall"
+MCP_BUDGET = 300
+"""Tokens of the answer (a small one: the proxy that cut has little room for the next context)."""
 PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n"
 
 
@@ -91,6 +101,22 @@ def recall_call(wire: str, command: str) -> dict[str, Any]:
     return {"type": "custom_tool_call", "call_id": "call_step7", "name": "exec", "input": source}
 
 
+def mcp_call(wire: str) -> dict[str, Any]:
+    """The seventh call: the MCP server's `recall` by words, as each CLI exposes it to the model."""
+    if wire == "messages":
+        return {
+            "type": "tool_use",
+            "id": "toolu_step7",
+            "name": MCP_TOOL,
+            "input": {"query": MCP_QUERY, "budget": MCP_BUDGET},
+        }
+    source = (
+        f"const r = await tools.{MCP_TOOL}({{query: {json.dumps(MCP_QUERY)}, budget: {MCP_BUDGET}}});\n"
+        'text(typeof r === "string" ? r : r.content.map((c) => c.text ?? "").join(""));'
+    )
+    return {"type": "custom_tool_call", "call_id": "call_step7", "name": "exec", "input": source}
+
+
 def newest_turn(request: Request) -> int:
     """The turn of the newest call in the request (0: none yet)."""
     found = TURN_ID.findall(json.dumps(request.body.get("messages") or request.body.get("input") or []))
@@ -121,9 +147,9 @@ def scripted_reply(request: Request, input_tokens: int = 10) -> Reply:
     if wire == "responses" and compacting(request):
         return Reply(body=fake_wire.responses_object(model, [COMPACTION], input_tokens=100))
     turn = newest_turn(request) + 1
-    command = recall_command(request) if RECALLING and turn == 7 and wire is not None else None
+    command = recall_command(request) if (RECALLING or MCP) and turn == 7 and wire is not None else None
     if command is not None:
-        call = recall_call(wire, command)
+        call = mcp_call(wire) if MCP else recall_call(wire, command)
         if wire == "messages":
             return Reply(body=fake_wire.anthropic_message(model, [call]))
         return Reply(body=fake_wire.responses_object(model, [call]))

@@ -21,7 +21,7 @@ import pytest
 
 from contextweaver.records import ValidationStatus
 from contextweaver.store import Session
-from tests.clis import clis
+from tests.clis import clis, scripted
 from tests.clis.harness import (
     Record,
     calls_and_results,
@@ -261,3 +261,35 @@ def test_after_a_cut_the_cli_reads_an_omitted_step_back_through_its_shell(
     forwarded = [r.body for r in run.received if call_id in tool_results(r.body)]
     got = result_text(tool_results(forwarded[0])[call_id]) if forwarded else ""
     assert step.observation in got, got[:3000]  # the model got it whole: the next weave did not trim it
+
+
+MCP = pytest.mark.skipif(
+    not clis.mcp_available(), reason="the mcp extra is not installed: pip install 'contextweaver-agents[mcp]'"
+)
+
+
+@MCP
+@pytest.mark.parametrize("cli", CLIS)
+def test_after_a_cut_the_cli_asks_the_mcp_server_by_words_and_gets_the_failing_line_back(
+    cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, unbudgeted: dict
+) -> None:
+    """`contextweaver mcp --store` configured as each CLI's documentation says (Claude Code: `--mcp-config`,
+    the tool allowed; Codex: `[mcp_servers.contextweaver]`); after a cut the model calls its `recall` tool
+    with words, not a step number, and the next request holds the failing test's line, byte for byte."""
+    root, full = plain(cli, tmp_path_factory.mktemp(f"{cli}-plain"), unbudgeted).sizes()
+    run = run_session(cli, tmp_path, "--budget", str(root + (full - root) * 3 // 4), mcp=True)
+    assert run.run.returncode == 0, run.run.stderr[-2000:] + run.log[-2000:]
+    assert "+    return a + b" in run.diff()
+    call_id = "toolu_step7" if cli == "claude" else "call_step7"
+    answered = [r.body for r in run.sent if call_id in tool_results(r.body)]
+    assert answered, "the model asked the MCP server once a cut happened, and the CLI sent the answer"
+    assert scripted.MCP_TOOL in json.dumps(answered[0])  # the call named the server's tool
+    failing_run = stored(run.store).graph.nodes[scripted.FAILING_RUN].step.observation
+    failing = next(
+        line for line in failing_run.splitlines() if line.startswith("FAILED test_calc.py::test_add")
+    )
+    result = result_text(tool_results(answered[0])[call_id])
+    assert f'[recall "{scripted.MCP_QUERY}": ' in result and f"\n{failing}\n" in result, result[:3000]
+    forwarded = [r.body for r in run.received if call_id in tool_results(r.body)]
+    got = result_text(tool_results(forwarded[0])[call_id]) if forwarded else ""
+    assert f"\n{failing}\n" in got, got[:3000]  # the upstream got the line as pytest printed it

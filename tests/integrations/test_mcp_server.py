@@ -122,6 +122,33 @@ def test_a_stored_session_is_searched_by_its_cut_and_reads_nothing_of_another(tm
     assert "no step 6 here" in memory.expand("6")
 
 
+def test_a_store_without_a_session_binds_its_newest_at_the_first_call_and_keeps_it(tmp_path: Path) -> None:
+    """An agent CLI starts its servers before its first request creates the proxy's session: `--store` alone
+    binds the store's newest session when the agent first asks."""
+    from contextweaver.cli.mcp import memory_of
+    from contextweaver.integrations.recall_memory import MemoryUnreadable
+    from contextweaver.records import Step
+    from contextweaver.store import open_store
+    from contextweaver.store.base import digest
+
+    location = str(tmp_path / "sessions.db")
+    memory = memory_of(location, None, None, None, tmp_path, "any")
+    with pytest.raises(MemoryUnreadable, match="no session stored yet"):  # the server says it as text
+        memory.status()
+    store = open_store(location)
+    root = [{"role": "user", "content": "Deploy the shop."}]
+    for session, value in (("older", "a" * 32), ("newer", "b" * 32), ("later", "c" * 32)):
+        if session == "later":
+            assert "b" * 32 in memory.recall("DEPLOY_TOKEN", 2000)  # bound now, to the newest so far
+        store.create_session(session, root, {})
+        step = Step(thought="", action="./setup.sh", observation=f"DEPLOY_TOKEN={value}")
+        store.append_step(session, 1, step, digest(list(step.chat_messages())), None)
+        store.save_cut(session, 1, {"upto": 1, "decisions": [[1, "dropped", "", 0]]})
+    store.close()
+    answer = memory.recall("DEPLOY_TOKEN", 2000)
+    assert "b" * 32 in answer and "a" * 32 not in answer and "c" * 32 not in answer  # kept, never moved
+
+
 def test_a_proxy_session_is_read_through_its_capability_url(tmp_path: Path) -> None:
     """The proxy's own route (serve/sessions/recall.py) answers; the memory pages through it and ranks here."""
     pytest.importorskip("starlette")

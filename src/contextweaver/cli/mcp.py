@@ -1,7 +1,7 @@
 """`contextweaver mcp`: recall, expand and status for an agent CLI, over stdio (the `mcp` extra).
 
 claude mcp add contextweaver -- contextweaver mcp          # the newest transcript of this project
-contextweaver mcp --store sessions.db --session ID         # a stored session
+contextweaver mcp --store sessions.db [--session ID]      # a stored session (the newest)
 contextweaver mcp --url http://127.0.0.1:8787/contextweaver/recall/CAP/   # a proxy session
 """
 
@@ -19,8 +19,9 @@ from contextweaver.integrations.recall_memory import Memory
     help="Recall, expand and status for an agent CLI, over stdio (the `mcp` extra).\n\n\b\n"
     + "\n".join(__doc__.splitlines()[2:5]),
 )
-@click.option("--store", help="a session store (a SQLite file or a postgresql:// DSN); with --session")
-@click.option("--session", "session_id", help="the id of the stored session to answer from")
+@click.option("--store", help="a session store (SQLite file or postgresql:// DSN): --session, or its newest")
+@click.option("--session", "session_id",
+              help="the id of the stored session to answer from (default: the newest at the first call)")  # fmt: skip
 @click.option("--url", help="a proxy session's recall capability URL (its note gives it)")
 @click.option("--transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="a Claude Code or Codex transcript (default: the newest of --project)")  # fmt: skip
@@ -55,9 +56,9 @@ def memory_of(
     if sum(x is not None for x in (store or session_id, url, transcript)) > 1:
         raise click.UsageError("give one of --store/--session, --url and --transcript")
     if store or session_id:
-        if not (store and session_id):
-            raise click.UsageError("--store and --session go together")
-        return memory.StoreMemory(store, session_id)
+        if not store:
+            raise click.UsageError("--session needs --store")
+        return memory.StoreMemory(store, session_id) if session_id else memory.LazyStore(store)
     if url:
         return memory.ProxyMemory(url)
     return memory.LazyTranscript(transcript, project, agent)

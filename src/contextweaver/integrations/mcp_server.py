@@ -34,11 +34,13 @@ def server(memory: Memory) -> MCPServer:
     from mcp.types import ToolAnnotations
 
     app = MCPServer(NAME, instructions=INSTRUCTIONS)
+    # unstructured: the answer is text content only (a `{"result": ...}` beside it is what Claude Code shows the
+    # model, every line break escaped, where the records must come back as they were)
     read_only = ToolAnnotations(
         readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
     )
 
-    @app.tool(annotations=read_only)
+    @app.tool(annotations=read_only, structured_output=False)
     async def recall(query: str, budget: int = QUERY_BUDGET) -> str:
         """Search what the context no longer holds whole by words of what you look for ("the assertion
         error of the last pytest run", "settings.py DATABASES"): the best matching records as you first
@@ -48,13 +50,13 @@ def server(memory: Memory) -> MCPServer:
             return f"contextweaver: a query holds at most {MAX_QUERY_CHARS} characters; this one has {len(query)}"
         return await _run(memory.recall, query, max(200, min(budget, MAX_BUDGET)))
 
-    @app.tool(annotations=read_only)
+    @app.tool(annotations=read_only, structured_output=False)
     async def expand(handle: str, page: int = 1) -> str:
         """Read steps whole, as you first saw them, by the numbers their labels give: "12", "3-5" or
         "3-5,9"; `page` for the next page of a long answer."""
         return await _run(memory.expand, handle, max(1, page))
 
-    @app.tool(annotations=read_only)
+    @app.tool(annotations=read_only, structured_output=False)
     async def status() -> str:
         """What the context no longer holds whole, the note the cut left, and the tests failing now."""
         return await _run(memory.status)

@@ -2,12 +2,12 @@
 
 Three kinds, one interface (`recall` by query, `expand` by handle, `status`):
 - `StoreMemory`: a session of a store (contextweaver.store) by its id; its saved cut says what the
-  context holds whole.
+  context holds whole. `LazyStore`: the store's newest session, taken at the first call.
 - `TranscriptMemory`: an agent CLI's own transcript (Claude Code, Codex), read again when it grows; what
   its last compaction left behind is what a query searches (`compaction_step`).
 - `ProxyMemory`: a proxy session through its recall capability URL (`/contextweaver/recall/CAP/`), over
-  HTTP: handles as the proxy answers them; a query is ranked here over the steps read through the same
-  URL (the proxy says nothing of its cut, so every step is searched).
+  HTTP: handles as the proxy answers them; a query is the proxy's to rank (`?q=words`: it knows its cut),
+  or, from a proxy without the query form, ranked here over every step read through the same URL.
 
 A memory reads only the session it was bound to: no tool takes a session, a path or a URL.
 """
@@ -28,13 +28,15 @@ from contextweaver.config import WeaverConfig
 from contextweaver.errors import ContextWeaverError
 from contextweaver.formats import load_trajectory
 from contextweaver.nodes.recall import MAX_STEPS, BadHandle, step_text
-from contextweaver.nodes.recall_query import QUERY_BUDGET, BadQuery, QueryIndex, recall_query
+from contextweaver.nodes.recall_query import QUERY_BUDGET, BadQuery, QueryIndex, node_records, recall_query
 from contextweaver.records import Message, Step
 from contextweaver.weaver import ContextWeaver
 
 NOTE_CHARS = 1500
 """Most of the note `status` shows (a CLI's compaction summary may be long; the agent holds it already)."""
 HTTP_SECONDS = 10.0
+QUERY_HEADER = "x-contextweaver-recall"
+"""Set to `query` on a proxy's answer to `?q=words` (serve/sessions/recall.py): the proxy ranks queries itself."""
 MORE = "`expand` with handle={handle}, page={page}"
 COMPACT_SUMMARY = "This session is being continued from a previous conversation"
 """How Claude Code's compaction summary starts (its `isCompactSummary` user entry)."""
@@ -83,16 +85,11 @@ class WeaverMemory:
         index = self.weaver.__dict__.setdefault("_queries", QueryIndex())
         for node in nodes[len(index) + 1 :]:
             index.add(node.index, step_text(node))
-        candidates = [n.index for n in nodes[1:] if n.index not in whole]
+        candidates, record = node_records(nodes, whole)  # shown as the library shows them (outputs, labelled)
         return answered(
             lambda: (
                 recall_query(
-                    index,
-                    query,
-                    budget,
-                    candidates,
-                    lambda s: step_text(nodes[s]),
-                    parents=lambda s: nodes[s].parent_ids,
+                    index, query, budget, candidates, record, parents=lambda s: nodes[s].parent_ids
                 ).text
             )
         )
@@ -254,14 +251,21 @@ class ProxyMemory:
         self.base = url.rstrip("/").removesuffix("/N") + "/"
         self._records: dict[int, str] = {}
         self._index = QueryIndex()
+        self._asks_proxy: bool | None = None
+        """Whether the proxy ranks a query itself (`?q=`), known after the first query."""
 
     def _get(self, handle: str, page: int = 1) -> tuple[int, str]:
-        url = f"{self.base}{urllib.parse.quote(handle)}?page={page}"
+        status, text, _ = self._fetch(f"{self.base}{urllib.parse.quote(handle)}?page={page}")
+        return status, text
+
+    def _fetch(self, url: str) -> tuple[int, str, str]:
+        """The status, the text and the query-form header (`QUERY_HEADER`) of the proxy's answer."""
         try:
             with urllib.request.urlopen(url, timeout=HTTP_SECONDS) as reply:  # noqa: S310 (http(s) checked above)
-                return int(reply.status), reply.read().decode("utf-8", "replace")
+                text = reply.read().decode("utf-8", "replace")
+                return int(reply.status), text, reply.headers.get(QUERY_HEADER, "")
         except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode("utf-8", "replace")
+            return exc.code, exc.read().decode("utf-8", "replace"), exc.headers.get(QUERY_HEADER, "")
         except (urllib.error.URLError, OSError) as exc:
             raise MemoryUnreadable(f"{self.base}: the proxy does not answer ({exc})") from exc
 
@@ -297,6 +301,15 @@ class ProxyMemory:
                     self._index.add(number, record)
 
     def recall(self, query: str, budget: int = QUERY_BUDGET) -> str:
+        if self._asks_proxy is not False:
+            ask = urllib.parse.urlencode({"q": query, "budget": budget})
+            status, text, form = self._fetch(f"{self.base}?{ask}")
+            self._asks_proxy = form == "query"  # else a proxy without the query form: rank its steps here
+            if self._asks_proxy:
+                answer = (
+                    text if status == 200 else "contextweaver: " + text.removeprefix("contextweaver recall: ")
+                )
+                return answer.rstrip("\n")
         last = self.last_step()
         self._read(last)
         candidates = sorted(s for s in self._records if s <= last)
@@ -311,6 +324,40 @@ class ProxyMemory:
             'sends; a query searches every step)\n- search them: `recall` with query="words"; read one whole: '
             '`expand` with handle="N"'
         )
+
+
+class LazyStore:
+    """A store's newest session, bound on the first call and kept: where the agent CLI goes through a local
+    proxy, its session is created by the CLI's first request, after the CLI started its servers."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self._memory: StoreMemory | None = None
+
+    def bound(self) -> StoreMemory:
+        if self._memory is None:
+            from contextweaver.store import open_store
+
+            store = open_store(self.location)
+            try:
+                newest = max(store.sessions(), key=lambda info: info.updated_at, default=None)
+            finally:
+                store.close()
+            if newest is None:
+                raise MemoryUnreadable(
+                    f"{self.location}: no session stored yet (ask again once the agent ran)"
+                )
+            self._memory = StoreMemory(self.location, newest.id)
+        return self._memory
+
+    def recall(self, query: str, budget: int = QUERY_BUDGET) -> str:
+        return self.bound().recall(query, budget)
+
+    def expand(self, handle: str, page: int = 1) -> str:
+        return self.bound().expand(handle, page)
+
+    def status(self) -> str:
+        return self.bound().status()
 
 
 class LazyTranscript:

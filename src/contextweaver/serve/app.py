@@ -78,6 +78,7 @@ class ProxySettings:
 
 
 def routes_of(handlers: Routes) -> list[Route]:
+    recall = RecallRoute(handlers.manager.store)
     return [
         Route("/v1/chat/completions", handlers.proxied(CHAT), methods=["POST"]),
         Route("/chat/completions", handlers.proxied(CHAT), methods=["POST"]),
@@ -92,7 +93,8 @@ def routes_of(handlers: Routes) -> list[Route]:
         Route(HEALTH, handlers.health, methods=["GET"]),
         Route("/health", handlers.health, methods=["GET"]),
         Route("/metrics", handlers.metrics.endpoint, methods=["GET"]),
-        Route(RECALL_PATH + "{cap}/{handle}", RecallRoute(handlers.manager.store).endpoint, methods=["GET"]),
+        Route(RECALL_PATH + "{cap}/{handle}", recall.endpoint, methods=["GET"]),
+        Route(RECALL_PATH + "{cap}/", recall.query_endpoint, methods=["GET"]),
     ]
 
 
