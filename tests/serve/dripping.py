@@ -16,12 +16,12 @@ from types import TracebackType
 
 
 class Dripping:
-    """A POST declaring `declared` bytes (or chunked when None) that sends `step` bytes every `every` seconds
-    until the proxy answers or the block ends."""
+    """A POST declaring `declared` bytes (or chunked when None) that sends `burst` bytes at once, then `step`
+    bytes every `every` seconds until the proxy answers or the block ends."""
 
     def __init__(self, port: int, *, declared: int | None, every: float, token: str = "", step: int = 1,
-                 credential: str = "sk-slow", path: str = "/v1/chat/completions") -> None:  # fmt: skip
-        self.port, self.declared, self.every, self.step = port, declared, every, step
+                 credential: str = "sk-slow", path: str = "/v1/chat/completions", burst: int = 0) -> None:  # fmt: skip
+        self.port, self.declared, self.every, self.step, self.burst = port, declared, every, step, burst
         self.head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      f"Authorization: Bearer {credential}\r\nx-contextweaver-token: {token}\r\n"
                      + (f"Content-Length: {declared}\r\n" if declared is not None else "Transfer-Encoding: chunked\r\n")
@@ -63,7 +63,9 @@ class Dripping:
             and not self.status
             and (self.declared is None or self.sent < self.declared)
         ):
-            chunk = piece[: self.step] if self.sent == 0 else b"x" * self.step
+            first = self.sent == 0
+            size = max(self.step, self.burst) if first else self.step
+            chunk = (piece + b"x" * size)[:size] if first else b"x" * size
             try:
                 self.sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk) if self.declared is None else chunk)
             except OSError:

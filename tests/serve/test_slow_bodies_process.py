@@ -115,3 +115,48 @@ def test_a_client_hanging_up_mid_body_is_one_info_line(proxy: Proxy) -> None:
     log = proxy.log()
     assert "INFO POST /v1/chat/completions: 499 for session -: the client closed the connection" in log, log
     assert "Traceback" not in log and " ERROR " not in log, log[-3000:]
+
+
+def test_stalled_bodies_of_two_callers_do_not_crowd_out_a_third(tmp_path: Path) -> None:
+    """Two made-up keys send all of a --max-body-mb body but its last 20 bytes, then a byte a second: together
+    they held all of --max-in-flight-mb until their deadline, and every other caller was a 503 (issue 53, D1).
+    A body that stalls now holds its bytes only until someone else needs them: it is then the one cut (408)."""
+    with serve_process(tmp_path, "http://127.0.0.1:9/v1", "--max-body-mb", "1", "--max-in-flight-mb", "2",
+                       "--body-timeout", "60", "--weaving-processes", "0", token=TOKEN) as proxy:  # fmt: skip
+        attack = [
+            Dripping(
+                port_of(proxy),
+                declared=MB,
+                burst=MB - 20,
+                every=1.0,
+                token=TOKEN,
+                credential=f"sk-made-up-{n}",
+            )
+            for n in "ab"
+        ]
+        with attack[0], attack[1]:
+            deadline = time.monotonic() + 10
+            while in_flight_bytes(proxy) < 2 * MB - 40:
+                assert time.monotonic() < deadline, "the attack never held its bytes"
+                time.sleep(0.05)
+            time.sleep(1.5)  # past the stall window: both bodies lag
+            started = time.monotonic()
+            honest = honest_call(proxy)
+            took = time.monotonic() - started
+            statuses = attack[0].wait(10), attack[1].wait(10)
+    assert honest.status_code != 503, honest.text  # the upstream is absent: a 502 is the honest answer
+    assert took < 5, took
+    assert 408 in statuses, (attack[0].body, attack[1].body)
+    cut = json.loads(attack[statuses.index(408)].body)["error"]
+    assert cut["code"] == "body_stalled" and "another caller" in cut["message"], cut
+
+
+def in_flight_bytes(proxy: Proxy) -> int:
+    health = httpx.get(f"{proxy.url}/contextweaver/health", headers=proxy.auth, timeout=10)
+    return int(health.json()["in_flight"]["bytes"])
+
+
+def honest_call(proxy: Proxy) -> httpx.Response:
+    """An honest caller's chat request (1 KB), forwarded to an upstream that is not there."""
+    body = json.dumps({"model": "m", "messages": task("honest"), "metadata": {"pad": "x" * 1024}})
+    return httpx.post(f"{proxy.url}/v1/chat/completions", content=body, headers=HEADERS, timeout=30)
