@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -30,6 +31,9 @@ CAP = "{cap}"
 """Where the proxy's hint takes a session's capability (filled when the session is created)."""
 CAP_CHARS = 24
 """96 bits of the HMAC: not guessable, short in the note."""
+NUMBER = re.compile(r"[0-9]{1,9}")
+"""A step or page number: ASCII digits (`str.isdigit()` takes `²`, which int() refuses), few enough for int()."""
+LONG_NUMBER = re.compile(r"[0-9]{10,}")
 
 
 def proxy_hint(host: str, port: int) -> str:
@@ -83,9 +87,12 @@ class RecallRoute:
         if info is None or not info.config.get("recall", True):
             return 404, "contextweaver recall: no such handle (it names no session of this proxy)"
         try:
+            if not handle.isascii() or LONG_NUMBER.search(handle):
+                raise BadHandle(f"recall takes step numbers as the context names them (12, 3-5, 3-5,9), "
+                                f"not {_shown(handle)}")  # fmt: skip
             steps = parse_handle(handle, info.steps)
-            if not page.isdigit():
-                raise BadHandle(f"page must be a number, not {page!r}")
+            if not NUMBER.fullmatch(page):
+                raise BadHandle(f"page must be a number, not {_shown(page)}")
             stored = self.store.steps(info.id, min(steps), max(steps) - min(steps) + 1)
             nodes = {item.index: _node(item) for item in stored}
             return 200, recall_of(nodes, steps, int(page), self._page_tokens(info), more).text
@@ -106,6 +113,11 @@ class RecallRoute:
         """The session `cap` names, by the store's capability index (a session stored without one got it when
         the route started): an unknown capability reads no session."""
         return self.store.session_with_capability(cap) if len(cap) == CAP_CHARS else None
+
+
+def _shown(text: str) -> str:
+    """A caller's text quoted in an answer, at most 40 characters of it."""
+    return repr(text[:40]) + (f" ({len(text)} characters)" if len(text) > 40 else "")
 
 
 def _node(item: StoredStep) -> Node:
