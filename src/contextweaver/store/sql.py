@@ -289,13 +289,22 @@ class SQLStore:
 
     # -- forwarded requests ----------------------------------------------------------------------
 
-    def record_request(self, session_id: str, row: dict[str, Any]) -> None:
+    def record_request(self, session_id: str, row: dict[str, Any]) -> int:
+        names = [name for name in REQUEST_COLUMNS if name in row]
+        with self._write() as tx:
+            rows = tx.execute(
+                f"INSERT INTO cw_requests (session_id, {', '.join(names)}) "
+                f"VALUES (?, {', '.join('?' for _ in names)}) RETURNING id",
+                (session_id, *(row[name] for name in names)),
+            )
+        return int(rows[0]["id"])
+
+    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
         names = [name for name in REQUEST_COLUMNS if name in row]
         with self._write() as tx:
             tx.execute(
-                f"INSERT INTO cw_requests (session_id, {', '.join(names)}) "
-                f"VALUES (?, {', '.join('?' for _ in names)})",
-                (session_id, *(row[name] for name in names)),
+                f"UPDATE cw_requests SET {', '.join(f'{name} = ?' for name in names)} WHERE id = ?",
+                (*(row[name] for name in names), request_id),
             )
 
     def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
