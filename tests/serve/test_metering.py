@@ -13,11 +13,16 @@ import httpx
 import openai
 import pytest
 from click.testing import CliRunner
+from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from contextweaver.cli import main
 from contextweaver.config import WeaverConfig
 from contextweaver.prompt_cache import PRICES
+from contextweaver.serve.ledger.cache_ledger import CacheLedger
+from contextweaver.serve.ledger.metering import Metering
+from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.upstream.usage import Answered
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve import test_proxy_anthropic as claude
@@ -271,3 +276,21 @@ def test_answers_outside_any_session_are_counted_not_stored(tmp_path: Path) -> N
         scraped = metrics(url)
     assert scraped[("contextweaver_usage_answers_total", (("usage", "reported"), ("wire", "chat")))] == 2
     assert scraped[("contextweaver_provider_tokens_total", (("kind", "input"), ("wire", "chat")))] == 20
+
+
+def test_cache_miss_reasons_from_the_upstream_are_a_bounded_label_set(tmp_path: Path) -> None:
+    """3,000 distinct reasons made 3,000 label values (931 KB of /metrics, issue 53): the known reasons and
+    the first few others keep their own label, the rest count as `other`; every miss is still counted."""
+    metrics_ = ProxyMetrics()
+    count = Metering(SQLiteStore(tmp_path / "s.db"), CacheLedger(), metrics_).unsessioned("anthropic")
+    for n in range(3000):
+        reason = "messages_changed" if n % 2 else f"reason_{n}_{'x' * 60}"
+        body = {"usage": {"input_tokens": 1, "output_tokens": 1},
+                "diagnostics": {"cache_miss_reason": {"type": reason}}}  # fmt: skip
+        count(Answered(200, json.dumps(body).encode(), False))
+    text = generate_latest(metrics_.registry).decode()
+    misses = {s.labels["reason"]: s.value for f in text_string_to_metric_families(text)
+              for s in f.samples if s.name == "contextweaver_cache_misses_total"}  # fmt: skip
+    assert misses["messages_changed"] == 1500 and sum(misses.values()) == 3000
+    assert misses["other"] > 1400 and len(misses) <= 64, len(misses)
+    assert len(text) < 50_000, len(text)

@@ -11,8 +11,8 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Protocol
 
 from contextweaver.records import Message, Step
@@ -174,6 +174,10 @@ class SQLStore:
         return session_info(rows[0]) if rows else None
 
     def fill_capabilities(self, capability_of: Callable[[str], str], batch: int = 1000) -> int:
+        with self._usable("read its sessions"):
+            return self._fill_capabilities(capability_of, batch)
+
+    def _fill_capabilities(self, capability_of: Callable[[str], str], batch: int) -> int:
         filled = 0
         while True:
             with self._read() as tx:
@@ -356,10 +360,31 @@ class SQLStore:
         return assemble(rows, edges, labels)
 
     def secret(self, name: str) -> str:
-        with self._write() as tx:
+        with self._usable("keep its secrets"), self._write() as tx:
             tx.execute(
                 "INSERT INTO cw_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                 (name, secrets.token_hex(32)),
             )
             rows = tx.execute("SELECT value FROM cw_secrets WHERE name = ?", (name,))
         return str(rows[0]["value"])
+
+    @contextmanager
+    def _usable(self, doing: str) -> Iterator[None]:
+        """A database error while the store is first used (the proxy's start) as a StoreError that says
+        what to do: one line, not a traceback (issue 53: a read-only disk, a damaged page)."""
+        try:
+            yield
+        except Exception as exc:
+            if not type(exc).__module__.startswith(("sqlite3", "psycopg")):
+                raise
+            text = str(exc).lower()
+            hint = (
+                "its disk is read-only: give --store a file on a writable disk"
+                if "readonly" in text or "read-only" in text
+                else "a page of it is damaged: recover it (`sqlite3 FILE .recover | sqlite3 NEW`) or use a new --store"
+                if "malformed" in text or "not a database" in text
+                else "check that the database is reachable and writable"
+            )
+            raise StoreError(
+                f"the store {self.url} cannot {doing}: {type(exc).__name__}: {exc}; {hint}"
+            ) from exc

@@ -39,6 +39,12 @@ NOTE_MARK = "[ContextWeaver"
 """How the working-state note a cut carries begins (weaving/working_state.py)."""
 MAX_DROPPED = 2000
 """Decisions kept per cut record (what a cut left out, and why)."""
+KNOWN_MISS_REASONS = frozenset({"model_changed", "system_changed", "tools_changed", "messages_changed",
+                                "input_changed"})  # fmt: skip
+"""Cache-miss reasons the providers document (Anthropic's `cache_miss_reason.type`, Responses' `reason`)."""
+MORE_MISS_REASONS = 16
+"""Other reasons given a /metrics label of their own, first come; later ones count as `other` (issue 53:
+3,000 distinct reasons from an upstream made 931 KB of /metrics). The row keeps the reason itself."""
 NO_ANSWER = "no answer recorded: the request was in flight, or the proxy stopped before its answer came"
 
 
@@ -63,6 +69,7 @@ class Metering:
         self.ledger = ledger
         self.metrics = metrics
         self.write_failures = 0
+        self._miss_labels: set[str] = set(KNOWN_MISS_REASONS)
         self._writes: set[asyncio.Future[int | None]] = set()
 
     async def request(self, sent: Forwarded) -> Callable[[Answered], None]:
@@ -140,8 +147,17 @@ class Metering:
         m.billed.labels(wire).inc(billed)
         m.passthrough.labels(wire).inc(passthrough)
         if usage.miss_reason:
-            m.misses.labels(wire, usage.miss_reason).inc()
+            m.misses.labels(wire, self._miss_label(usage.miss_reason)).inc()
         return usage
+
+    def _miss_label(self, reason: str) -> str:
+        """The reason's /metrics label: itself when known or among the first few others, else `other`."""
+        if (
+            reason not in self._miss_labels
+            and len(self._miss_labels) < len(KNOWN_MISS_REASONS) + MORE_MISS_REASONS
+        ):
+            self._miss_labels.add(reason)
+        return reason if reason in self._miss_labels else "other"
 
     def _row(self, sent: Forwarded) -> dict[str, Any]:
         """The request's row before its answer came (status 0, usage missing: NO_ANSWER)."""
