@@ -35,3 +35,6 @@ TOTALS = ", ".join(
     ]
 )
 """Per session: requests, those whose usage was reported, cuts, and the sums of the counted columns."""
+SESSION_COLUMNS = "cw_sessions.*, (SELECT wire FROM cw_requests r WHERE r.session_id = cw_sessions.id ORDER BY r.id LIMIT 1) AS wire"
+"""A session's columns and the wire of its first forwarded request, by the requests' index: a session of
+the Anthropic or Responses wire is shown as such, not as the `openai` its tool calls are read in."""

@@ -30,7 +30,7 @@ from contextweaver.store.base import (
     step_row,
 )
 from contextweaver.store.nodes import StoredNode
-from contextweaver.store.requests import REQUEST_COLUMNS, TOTALS
+from contextweaver.store.requests import REQUEST_COLUMNS, SESSION_COLUMNS, TOTALS
 from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
 
@@ -141,16 +141,16 @@ class SQLStore:
 
     def session(self, session_id: str) -> SessionInfo | None:
         with self._read() as tx:
-            rows = tx.execute("SELECT * FROM cw_sessions WHERE id = ?", (session_id,))
+            rows = tx.execute(f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE id = ?", (session_id,))
         return session_info(rows[0]) if rows else None
 
     def sessions(self, conversation_key: str | None = None) -> list[SessionInfo]:
         with self._read() as tx:
             if conversation_key is None:
-                rows = tx.execute("SELECT * FROM cw_sessions ORDER BY created_at, id")
+                rows = tx.execute(f"SELECT {SESSION_COLUMNS} FROM cw_sessions ORDER BY created_at, id")
             else:
                 rows = tx.execute(
-                    "SELECT * FROM cw_sessions WHERE conversation_key = ? ORDER BY created_at, id",
+                    f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE conversation_key = ? ORDER BY created_at, id",
                     (conversation_key,),
                 )
         return [session_info(r) for r in rows]
@@ -163,14 +163,16 @@ class SQLStore:
         with self._read() as tx:
             total = tx.execute(f"SELECT COUNT(*) AS n FROM cw_sessions WHERE {where}", params)
             rows = tx.execute(
-                f"SELECT * FROM cw_sessions WHERE {where} ORDER BY created_at, id LIMIT ? OFFSET ?",
+                f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE {where} ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (*params, limit if limit is not None else 2**62, offset),
             )
         return [session_info(r) for r in rows], int(total[0]["n"])
 
     def session_with_capability(self, capability: str) -> SessionInfo | None:
         with self._read() as tx:
-            rows = tx.execute("SELECT * FROM cw_sessions WHERE capability = ? LIMIT 1", (capability,))
+            rows = tx.execute(
+                f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE capability = ? LIMIT 1", (capability,)
+            )
         return session_info(rows[0]) if rows else None
 
     def fill_capabilities(self, capability_of: Callable[[str], str], batch: int = 1000) -> int:
