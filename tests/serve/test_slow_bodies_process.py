@@ -5,7 +5,10 @@ of the bytes, and a body slower than its deadline is a 408, logged."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,3 +163,63 @@ def honest_call(proxy: Proxy) -> httpx.Response:
     """An honest caller's chat request (1 KB), forwarded to an upstream that is not there."""
     body = json.dumps({"model": "m", "messages": task("honest"), "metadata": {"pad": "x" * 1024}})
     return httpx.post(f"{proxy.url}/v1/chat/completions", content=body, headers=HEADERS, timeout=30)
+
+
+def steady_upload(port: int, size: int, rate: int, path: str = "/v1/messages") -> tuple[int, bytes, str]:
+    """A client that sends its whole body at `rate` bytes a second before it reads the answer (as httpx and
+    requests do): the answer's status and body, or 0 and the error that cut its sending."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"x-api-key: sk-steady\r\nx-contextweaver-token: {TOKEN}\r\nContent-Length: {size}\r\n\r\n")  # fmt: skip
+    piece = rate // 16
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        try:
+            sock.sendall(head.encode() + b'{"model": "m", "pad": "')
+            sent = 23
+            while sent < size:
+                chunk = b"x" * min(piece, size - sent)
+                sock.sendall(chunk)
+                sent += len(chunk)
+                time.sleep(1 / 16)
+        except OSError as exc:
+            return 0, b"", f"{type(exc).__name__} after {sent} of {size} bytes"
+        answer = http.client.HTTPResponse(sock)
+        answer.begin()
+        return answer.status, answer.read(), ""
+
+
+def test_a_steady_upload_past_its_deadline_reads_its_408(proxy: Proxy) -> None:
+    """30 MB at 256 KB/s was cut at its deadline (70 s) mid-send: the client saw a broken pipe, not the 408.
+    Scaled down: 2 MB at 256 KB/s (8 s) against a deadline of 2.1 s."""
+    status, body, broken = steady_upload(port_of(proxy), 2 * MB, 256 * 1024)
+    assert not broken, broken
+    assert status == 408, body
+    error = json.loads(body)
+    assert error["type"] == "error" and "message" in error["error"], error  # Anthropic's shape
+    assert "--body-seconds-per-mb" in error["error"]["message"], error
+
+
+def test_one_keys_long_requests_leave_request_slots_to_another_key(tmp_path: Path) -> None:
+    """One key's 64 long requests took every slot of --max-in-flight 64 and every other key got a 503: there
+    was a per-caller share of bytes, none of request slots. Scaled down: --max-in-flight 4."""
+    with (
+        slow_upstream(3.0) as upstream,
+        serve_process(tmp_path, f"http://127.0.0.1:{upstream['port']}/v1", "--max-in-flight", "4",
+                      "--weaving-processes", "1", token=TOKEN) as proxy,
+    ):  # fmt: skip
+        statuses: list[int] = []
+        hog = [threading.Thread(target=lambda n=n: statuses.append(normal_call(proxy, f"hog-{n}").status_code))
+               for n in range(4)]  # fmt: skip
+        for thread in hog:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while upstream["received"] < 2:
+            assert time.monotonic() < deadline, "the key's requests never reached the upstream"
+            time.sleep(0.02)
+        time.sleep(0.3)
+        other = httpx.post(f"{proxy.url}/v1/chat/completions", timeout=30,
+                           content=json.dumps({"model": "m", "messages": task("other")}),
+                           headers={**HEADERS, "authorization": "Bearer sk-other"})  # fmt: skip
+        for thread in hog:
+            thread.join()
+    assert other.status_code == 200, other.text
+    assert sorted(statuses) == [200, 200, 503, 503], statuses

@@ -8,10 +8,13 @@ every 2 s locked everyone else out. Now:
 
 - bytes count as they arrive, and a body must arrive by its deadline (`body_timeout` plus
   `body_seconds_per_mb` per MB, of its Content-Length or of what a chunked body has sent): a slower
-  one is a 408, logged, and its connection closed;
+  one is a 408, logged, and its connection closed. A body that still keeps pace is read to its end
+  and dropped first (issue 53: a client sending 30 MB at 256 KB/s, which reads only once it has sent
+  everything, as httpx and requests do, saw a broken pipe instead of the 408);
 - a request counts against `max_requests` once its whole body is in: a slow body holds no slot;
 - one owner (the credential's hash; the connection when there is none) holds at most OWNER_SHARE of
-  the bytes while anything else is in flight;
+  the bytes, and of the request slots, while anything else is in flight (issue 53: one key's 64 long
+  requests took every slot);
 - a body that stalls holds its bytes only until someone else needs them (issue 53: two made-up keys
   sent all of a 32 MB body but its last 20 bytes, then dripped, and held all 64 MB for 74 s, again
   and again). A body lags once it has not delivered STALL_BYTES in `stall_seconds`; when a request
@@ -123,17 +126,30 @@ class InFlight:
     timed_out: int = 0
     owners: dict[str, int] = field(default_factory=dict)
     """Bytes held by owner."""
+    served: dict[str, int] = field(default_factory=dict)
+    """Requests being served, by owner."""
     arriving: set[Arrival] = field(default_factory=set)
     stalled: int = 0
     """Lagging bodies cut to make room."""
 
-    def admits(self, size: int) -> bool:
-        """Whether a request declaring `size` bytes may start reading its body (its owner's share is checked
-        as the bytes arrive: a body over --max-body-mb is then the route's 413, not a 503); lagging bodies
-        are cut to make it room."""
+    def admits(self, size: int, owner: str) -> bool:
+        """Whether a request declaring `size` bytes may start reading its body (its owner's share of bytes is
+        checked as the bytes arrive: a body over --max-body-mb is then the route's 413, not a 503); lagging
+        bodies are cut to make it room."""
         if self.alone():
             return True
-        return self.requests < self.limits.max_requests and self.room_for(size)
+        return self.requests < self.limits.max_requests and self.has_slot(owner) and self.room_for(size)
+
+    def has_slot(self, owner: str) -> bool:
+        """The owner serves fewer requests than its share of the slots."""
+        return self.served.get(owner, 0) < max(1, int(self.limits.max_requests * OWNER_SHARE))
+
+    def serve(self, owner: str, change: int) -> None:
+        """A request of `owner` starts (+1) or ends (-1) being served."""
+        self.requests += change
+        left = self.served.pop(owner, 0) + change
+        if left > 0:
+            self.served[owner] = left
 
     def room_for(self, size: int, mine: Arrival | None = None) -> bool:
         """Whether `size` more bytes fit, once lagging bodies (not `mine`) are cut, largest first, if that suffices."""
@@ -213,13 +229,13 @@ class InFlightGate:
         counts, limits = self.counts, self.counts.limits
         declared, chunked = _content_length(scope), _chunked(scope)
         owner = _owner(scope)
-        if not counts.admits(declared or 0):
+        if not counts.admits(declared or 0, owner):
             await self._refuse(scope, receive, send)
             return
         started_at = time.monotonic()
         arrival = Arrival(owner)
         whole = not chunked and not declared  # no body to wait for: served at once
-        counts.requests += whole
+        counts.serve(owner, whole)
         counts.receiving += not whole
         if not whole:
             counts.arriving.add(arrival)
@@ -256,8 +272,9 @@ class InFlightGate:
                 whole = True
                 counts.arriving.discard(arrival)
                 counts.receiving -= 1
-                counts.requests += 1
-                if counts.requests > limits.max_requests:
+                has_slot = counts.has_slot(owner)
+                counts.serve(owner, 1)
+                if not counts.alone(1) and (counts.requests > limits.max_requests or not has_slot):
                     raise OverCapacity(f"{counts.requests} requests in flight")
             return message
 
@@ -274,15 +291,39 @@ class InFlightGate:
             if isinstance(exc, OverCapacity):
                 await self._refuse(scope, receive, send)
             elif isinstance(exc, BodyTimeout):
+                if not isinstance(exc, BodyStalled) and not arrival.lags(
+                    limits.stall_seconds, time.monotonic()
+                ):
+                    await self._drain(receive, arrival)
                 await self._too_slow(scope, receive, send, exc)
             else:  # nobody reads it: the error log's INFO line is the point
                 await send({"type": "http.response.start", "status": CLIENT_GONE, "headers": []})
                 await send({"type": "http.response.body", "body": b""})
         finally:
-            counts.requests -= whole
+            counts.serve(owner, -whole)
             counts.receiving -= not whole
             counts.arriving.discard(arrival)
             counts.release(owner, arrival.held)
+
+    async def _drain(self, receive: Receive, arrival: Arrival) -> None:
+        """Read and drop the rest of a body cut at its deadline while it keeps pace (at most --max-in-flight-mb
+        more), so a client that reads only once it has sent everything reads the 408. Its bytes are freed first."""
+        counts = self.counts
+        counts.arriving.discard(arrival)
+        counts.release(arrival.owner, arrival.held)
+        arrival.held = 0
+        pace, dropped = Arrival(arrival.owner), 0
+        while dropped <= counts.limits.max_bytes:
+            left = pace.paced_at + counts.limits.stall_seconds - time.monotonic()
+            with anyio.move_on_after(max(0.0, left)) as waited:
+                message = await receive()
+            if waited.cancelled_caught or message["type"] != "http.request":
+                return  # it lags, or the client left: the connection closes after the 408
+            size = len(message.get("body", b""))
+            dropped += size
+            pace.received(size)
+            if not message.get("more_body", False):
+                return
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         counts = self.counts
@@ -290,7 +331,7 @@ class InFlightGate:
         limits = counts.limits
         response = self.error_for(scope["path"])(
             503, f"the proxy is at its limit of requests in flight ({limits.max_requests} requests, "
-            f"{limits.max_bytes // MB} MB of bodies, half of it per caller): retry after {limits.retry_after} s",
+            f"{limits.max_bytes // MB} MB of bodies, half of each per caller): retry after {limits.retry_after} s",
             kind="server_error", code="over_capacity",
             headers={"retry-after": str(limits.retry_after), "connection": "close"},
         )  # fmt: skip
