@@ -44,8 +44,8 @@ from contextweaver.errors import ContextWeaverError
 MB = 1024 * 1024
 UNCOUNTED = ("/contextweaver/health", "/health")
 OWNER_SHARE = 0.5
-"""Share of --max-in-flight-mb one owner may hold while others are in flight (a round half: the rest
-is always left to other callers, and one body at the default --max-body-mb still fits)."""
+"""Share of --max-in-flight-mb, and of --max-in-flight, one owner may hold while others are in flight (a round
+half: the rest is always left to other callers, and one body at the default --max-body-mb still fits)."""
 CLIENT_GONE = 499
 STALL_BYTES = 64 * 1024
 """What a body must deliver every `stall_seconds` to keep pace: 64 KB/s at the default 1 s, a quarter of a
