@@ -187,7 +187,8 @@ def test_every_answer_is_one_row_and_metrics_equal_the_rows(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_a_proxy_killed_mid_session_leaves_a_row_per_request(tmp_path: Path) -> None:
+@pytest.mark.parametrize("wire", list(PATHS))
+def test_a_proxy_killed_mid_session_leaves_a_row_per_request(tmp_path: Path, wire: str) -> None:
     """SIGKILL right after 20 answers kept 11 rows of 20 (each was written after its answer had passed):
     each request's row is now written before it goes upstream, and says so when its answer never was."""
 
@@ -199,13 +200,13 @@ def test_a_proxy_killed_mid_session_leaves_a_row_per_request(tmp_path: Path) -> 
         try:
             base = f"http://127.0.0.1:{port}"
             wait_for(lambda: _serving(base), timeout=60)
-            messages = first_messages("chat") + step("chat", 0)
+            messages = first_messages(wire) + step(wire, 0)
             headers = {"x-contextweaver-session": "killed", "authorization": "Bearer sk-killed"}
             for n in range(20):
-                answer = httpx.post(base + PATHS["chat"], json=body_of("chat", messages, False), headers=headers,
+                answer = httpx.post(base + PATHS[wire], json=body_of(wire, messages, False), headers=headers,
                                     timeout=30)  # fmt: skip
                 assert answer.status_code == 200, answer.text
-                messages += step("chat", n + 1)
+                messages += step(wire, n + 1)
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait(10)
