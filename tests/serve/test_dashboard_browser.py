@@ -22,7 +22,7 @@ from contextweaver.testing.fake_server import FakeLLMServer, Reply
 from tests.serve import test_proxy_anthropic as claude
 from tests.serve.cdp import chromium_page
 from tests.serve.harness import run_tool, running_proxy
-from tests.serve.test_metering import TOKEN, Upstream, wait_for
+from tests.serve.test_metering import TOKEN, Upstream, answered, wait_for
 
 pytestmark = pytest.mark.browser
 KEY = "sk-ant-dashboard"
@@ -101,7 +101,7 @@ def test_the_dashboard_shows_the_apis_figures_and_follows_new_requests(tmp_path:
         messages = claude.task(HOSTILE)
         agent_loop(client, messages, 8)
         store = SQLiteStore(db)
-        wait_for(lambda: len(store.requests("dash-1")) == 8)
+        wait_for(lambda: len(answered(store, "dash-1")) == 8)
 
         assert httpx.get(base + "/contextweaver/dashboard").status_code == 303  # to the sign-in
         page.go(f"{base}/contextweaver/dashboard?token={TOKEN}&key={KEY}")

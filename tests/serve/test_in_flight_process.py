@@ -32,6 +32,11 @@ def body(marker: str, pad: int = 0) -> bytes:
     return json.dumps({"model": "m", "messages": task(marker), "metadata": {"pad": "x" * pad}}).encode()
 
 
+def caller(name: str) -> dict[str, str]:
+    """HEADERS of another caller (its own key): one caller holds at most half the request slots."""
+    return {**HEADERS, "authorization": f"Bearer sk-{name}"}
+
+
 def in_flight(proxy: Proxy) -> dict[str, int]:
     health = httpx.get(f"{proxy.url}/contextweaver/health", headers=proxy.auth, timeout=10)
     return dict(health.json()["in_flight"])
@@ -83,8 +88,8 @@ def test_each_wire_refuses_in_its_own_shape_and_a_small_request_still_passes(pro
     with one_held(proxy):
         chat = httpx.post(f"{proxy.url}/v1/chat/completions", content=body("big", 2 * MB), headers=HEADERS)
         messages = httpx.post(f"{proxy.url}/v1/messages", content=body("big", 2 * MB), headers=HEADERS)
-        small = httpx.post(
-            f"{proxy.url}/v1/chat/completions", content=body("small"), headers=HEADERS, timeout=30
+        small = httpx.post(  # another caller: one caller holds at most half the request slots
+            f"{proxy.url}/v1/chat/completions", content=body("small"), headers=caller("small"), timeout=30
         )
     assert chat.status_code == 503 and chat.json()["error"]["code"] == "over_capacity", chat.text
     assert chat.headers["retry-after"] == "2"
@@ -116,13 +121,14 @@ def test_a_chunked_body_counts_as_it_arrives(proxy: Proxy) -> None:
 def test_requests_past_the_count_in_flight_are_refused(proxy: Proxy) -> None:
     with one_held(proxy):
         second = threading.Thread(target=lambda: httpx.post(f"{proxy.url}/v1/chat/completions",
-                                                            content=body("second"), headers=HEADERS, timeout=30))  # fmt: skip
+                                                            content=body("second"), headers=caller("second"),
+                                                            timeout=30))  # fmt: skip
         second.start()
         deadline = time.monotonic() + 10
         while in_flight(proxy)["requests"] < 2:
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        third = httpx.post(f"{proxy.url}/v1/chat/completions", content=body("third"), headers=HEADERS)
+        third = httpx.post(f"{proxy.url}/v1/chat/completions", content=body("third"), headers=caller("third"))
         second.join()
     assert third.status_code == 503, third.text
     assert "2 requests" in third.json()["error"]["message"]

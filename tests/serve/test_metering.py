@@ -13,11 +13,16 @@ import httpx
 import openai
 import pytest
 from click.testing import CliRunner
+from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from contextweaver.cli import main
 from contextweaver.config import WeaverConfig
 from contextweaver.prompt_cache import PRICES
+from contextweaver.serve.ledger.cache_ledger import CacheLedger
+from contextweaver.serve.ledger.metering import Metering
+from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.upstream.usage import Answered
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve import test_proxy_anthropic as claude
@@ -95,6 +100,12 @@ def wait_for(check: Callable[[], Any], timeout: float = 20.0) -> Any:
     return found
 
 
+def answered(store: SQLiteStore, session: str | None = None) -> list[dict[str, Any]]:
+    """The request rows whose answer is in (a row is written, status 0, before its request goes upstream)."""
+    sessions = [session] if session is not None else list(store.request_totals())
+    return [row for sid in sessions for row in store.requests(sid) if row["status"]]
+
+
 def show(db: Path, session: str) -> dict[str, Any]:
     result = CliRunner().invoke(main, ["sessions", "show", "--store", str(db), session, "--json"])
     assert result.exit_code == 0, result.output
@@ -134,7 +145,7 @@ def test_billed_tokens_match_the_upstreams_usage_on_every_wire_and_metrics_agree
                                           stream_options={"include_usage": True}) as events:  # fmt: skip
             assert "".join(c.choices[0].delta.content or "" for c in events if c.choices) == "streamed answer"
         store = SQLiteStore(db)
-        wait_for(lambda: sum(t["requests"] for t in store.request_totals().values()) == 3 + 8 + 3 + 4)
+        wait_for(lambda: len(answered(store)) == 3 + 8 + 3 + 4)
         scraped = metrics(url)
 
     claude_usage, codex_usage = script.sent["anthropic"], script.sent["responses"]
@@ -221,7 +232,7 @@ def test_a_malformed_usage_passes_unchanged_and_is_counted(tmp_path: Path) -> No
         )  # fmt: skip
         assert raw.http_response.content == reply(upstream.requests[-1]).body.encode()  # type: ignore[union-attr]
         store = SQLiteStore(db)
-        rows = wait_for(lambda: [r for t in store.request_totals() for r in store.requests(t)])
+        rows = wait_for(lambda: answered(store))
         scraped = metrics(url)
     assert [(r["usage"], r["billed"], r["input_tokens"]) for r in rows] == [("malformed", None, None)]
     assert (
@@ -243,7 +254,7 @@ def test_with_weaving_processes_the_http_process_meters_every_answer(tmp_path: P
                                default_headers={"x-contextweaver-token": TOKEN, "x-contextweaver-session": "w-1"})  # fmt: skip
         chat_loop(client, task("workers"), "workers", 4)
         store = SQLiteStore(proxy.store)
-        wait_for(lambda: store.request_totals().get("w-1", {}).get("requests") == 4)
+        wait_for(lambda: len(answered(store, "w-1")) == 4)
         scraped = metrics(proxy.url + "/v1")
     cost = show(proxy.store, "w-1")["cost"]  # tool_call_reply reports 10 prompt and 5 completion tokens
     assert (cost["input_tokens"], cost["output_tokens"], cost["usage_reported"]) == (40, 20, 4)
@@ -261,7 +272,25 @@ def test_answers_outside_any_session_are_counted_not_stored(tmp_path: Path) -> N
                                default_headers={"x-contextweaver-token": TOKEN})  # fmt: skip
         chat_loop(client, task("unnamed"), "unnamed", 2)  # the first request has no step: no session yet
         store = SQLiteStore(db)
-        wait_for(lambda: sum(t["requests"] for t in store.request_totals().values()) == 1)
+        wait_for(lambda: len(answered(store)) == 1)
         scraped = metrics(url)
     assert scraped[("contextweaver_usage_answers_total", (("usage", "reported"), ("wire", "chat")))] == 2
     assert scraped[("contextweaver_provider_tokens_total", (("kind", "input"), ("wire", "chat")))] == 20
+
+
+def test_cache_miss_reasons_from_the_upstream_are_a_bounded_label_set(tmp_path: Path) -> None:
+    """3,000 distinct reasons made 3,000 label values (931 KB of /metrics, issue 53): the known reasons and
+    the first few others keep their own label, the rest count as `other`; every miss is still counted."""
+    metrics_ = ProxyMetrics()
+    count = Metering(SQLiteStore(tmp_path / "s.db"), CacheLedger(), metrics_).unsessioned("anthropic")
+    for n in range(3000):
+        reason = "messages_changed" if n % 2 else f"reason_{n}_{'x' * 60}"
+        body = {"usage": {"input_tokens": 1, "output_tokens": 1},
+                "diagnostics": {"cache_miss_reason": {"type": reason}}}  # fmt: skip
+        count(Answered(200, json.dumps(body).encode(), False))
+    text = generate_latest(metrics_.registry).decode()
+    misses = {s.labels["reason"]: s.value for f in text_string_to_metric_families(text)
+              for s in f.samples if s.name == "contextweaver_cache_misses_total"}  # fmt: skip
+    assert misses["messages_changed"] == 1500 and sum(misses.values()) == 3000
+    assert misses["other"] > 1400 and len(misses) <= 64, len(misses)
+    assert len(text) < 50_000, len(text)

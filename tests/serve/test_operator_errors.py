@@ -73,6 +73,16 @@ def test_a_missing_v1_and_a_health_guess_are_404s_that_name_the_fix(proxy: str, 
     assert httpx.get(f"{proxy}/health").json()["status"] == "ok"  # the alias answers
 
 
+def test_an_unknown_path_is_a_404_that_lists_every_route_served(proxy: str) -> None:
+    """The list left out /metrics, the dashboard and the sessions API (issue 53)."""
+    answer = httpx.get(f"{proxy}/nowhere")
+    assert answer.status_code == 404
+    message = answer.json()["error"]["message"]
+    for route in ("/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/models", "/contextweaver/health",
+                  "/metrics", "/contextweaver/sessions", "/contextweaver/dashboard"):  # fmt: skip
+        assert route in message, (route, message)
+
+
 def test_every_guard_refusal_is_logged_with_its_reason_in_the_wires_shape(
     tmp_path: Path, caplog: Any
 ) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import openai
 from click.testing import CliRunner
 
 from contextweaver.cli import main
@@ -173,3 +174,23 @@ def test_in_the_default_lazy_mode_an_unfilled_context_goes_upstream_as_sent(tmp_
         sent = agent_loop(claude_client(url), messages, "anth-003", 5)
         assert manager.store.sessions()[0].steps == 4  # stored all the same
     assert [r.body["messages"] for r in upstream.requests] == sent  # byte-for-byte blocks and breakpoints
+
+
+def test_a_sessions_listing_names_the_wire_it_came_on(tmp_path: Path) -> None:
+    """Claude Code's and Codex's sessions were listed as `format openai` (issue 53)."""
+    from tests.serve import test_proxy_responses as codex  # it imports this module: not at the top
+
+    db = tmp_path / "s.db"
+    with (
+        FakeLLMServer(
+            lambda r: claude_reply(r) if r.path.endswith("/messages") else codex.codex_reply(r)
+        ) as upstream,
+        running_proxy(SQLiteStore(db), upstream.base_url, PER_STEP) as (url, _),
+    ):
+        agent_loop(claude_client(url), task("wire-a"), "wire-a", 3)
+        codex.agent_loop(openai.OpenAI(base_url=url, api_key="sk-codex", max_retries=0), codex.task("wire-b"),
+                         "wire-b", 3)  # fmt: skip
+    formats = sorted(info.format or "-" for info in SQLiteStore(db).sessions())
+    assert formats == ["anthropic", "responses"], formats
+    listed = CliRunner().invoke(main, ["sessions", "list", "--store", str(db), "--json"])
+    assert sorted(s["format"] for s in json.loads(listed.output)) == ["anthropic", "responses"], listed.output

@@ -4,6 +4,7 @@ and one session's handle reads nothing of another."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable
 from itertools import count
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import openai
+import pytest
 
 from contextweaver.serve.sessions.recall import proxy_hint
 from contextweaver.store.sqlite import SQLiteStore
@@ -149,3 +151,32 @@ def test_a_recalled_page_fits_whole_in_the_next_context_beside_large_tools(tmp_p
     assert page.status_code == 200 and page.text.startswith("[page 1 of ")  # the step takes several pages
     sent = upstream.requests[-1].body["messages"]
     assert {"role": "tool", "tool_call_id": "call_recall", "content": page.text} in sent  # whole, not trimmed
+
+
+def test_a_malformed_number_is_a_400_not_a_500_and_the_log_keeps_no_capability(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A handle or page of more than 4,300 digits (past int()'s limit) or a digit that str.isdigit() takes but
+    int() refuses (`²`) was a 500 with a traceback; each recall 4xx wrote the capability to the log (issue 53)."""
+    caplog.set_level(logging.INFO, logger="contextweaver")
+    store = SQLiteStore(tmp_path / "s.db")
+    with (
+        FakeLLMServer(numbered_reply()) as upstream,
+        running_proxy(store, upstream.base_url, CONFIG, budget=2500) as (url, _),
+    ):
+        agent_loop(client(url, "run-A"), task("run-A"), "run-A", 12)
+        base = url.removesuffix("/v1") + recall_path(upstream.requests[-1].body)
+        asked = {
+            "long handle": httpx.get(base + "9" * 5000),
+            "long range": httpx.get(base + "1-" + "9" * 5000),
+            "long page": httpx.get(base + "2", params={"page": "9" * 5000}),
+            "superscript page": httpx.get(base + "2", params={"page": "²"}),
+            "superscript handle": httpx.get(base + "²"),
+            "arabic-indic page": httpx.get(base + "2", params={"page": "٣"}),
+            "page zero": httpx.get(base + "2", params={"page": "0"}),
+        }
+    for name, answer in asked.items():
+        assert answer.status_code in (400, 404), (name, answer.status_code, answer.text[:300])
+        assert "contextweaver recall" in answer.text and len(answer.text) < 400, (name, answer.text[:300])
+    cap = base.rstrip("/").rsplit("/", 1)[1]
+    assert "/contextweaver/recall/***/" in caplog.text and cap not in caplog.text, caplog.text[-2000:]

@@ -52,6 +52,7 @@ def test_a_query_ranks_what_the_cut_left_out_over_http_and_the_mcp_binding_asks_
         empty = httpx.get(base, params={"q": "  ?! "})
         long = httpx.get(base, params={"q": "x" * 2001})
         budget = httpx.get(base, params={"q": "pytest", "budget": "lots"})
+        superscript = httpx.get(base, params={"q": "pytest", "budget": "2²"})  # str.isdigit() takes it, int() not
         unknown = httpx.get(base[:-25] + "0" * 24 + "/", params={"q": "pytest"})
         memory = ProxyMemory(base)
         through_mcp = memory.recall("which test failed pytest AssertionError", 1000)
@@ -64,6 +65,7 @@ def test_a_query_ranks_what_the_cut_left_out_over_http_and_the_mcp_binding_asks_
     assert empty.status_code == 400 and "words to search by" in empty.text
     assert long.status_code == 400 and "at most 2000 characters" in long.text
     assert budget.status_code == 400 and "budget must be a number" in budget.text
+    assert superscript.status_code == 400, superscript.text
     assert unknown.status_code == 404 and "run-Q" not in unknown.text
     assert memory._asks_proxy is True  # one request, ranked by the proxy, not every step read back
     assert through_mcp == found.text.rstrip("\n")

@@ -5,7 +5,10 @@ of the bytes, and a body slower than its deadline is a 408, logged."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,3 +118,108 @@ def test_a_client_hanging_up_mid_body_is_one_info_line(proxy: Proxy) -> None:
     log = proxy.log()
     assert "INFO POST /v1/chat/completions: 499 for session -: the client closed the connection" in log, log
     assert "Traceback" not in log and " ERROR " not in log, log[-3000:]
+
+
+def test_stalled_bodies_of_two_callers_do_not_crowd_out_a_third(tmp_path: Path) -> None:
+    """Two made-up keys send all of a --max-body-mb body but its last 20 bytes, then a byte a second: together
+    they held all of --max-in-flight-mb until their deadline, and every other caller was a 503 (issue 53, D1).
+    A body that stalls now holds its bytes only until someone else needs them: it is then the one cut (408)."""
+    with serve_process(tmp_path, "http://127.0.0.1:9/v1", "--max-body-mb", "1", "--max-in-flight-mb", "2",
+                       "--body-timeout", "60", "--weaving-processes", "0", token=TOKEN) as proxy:  # fmt: skip
+        attack = [
+            Dripping(
+                port_of(proxy),
+                declared=MB,
+                burst=MB - 20,
+                every=1.0,
+                token=TOKEN,
+                credential=f"sk-made-up-{n}",
+            )
+            for n in "ab"
+        ]
+        with attack[0], attack[1]:
+            deadline = time.monotonic() + 10
+            while in_flight_bytes(proxy) < 2 * MB - 40:
+                assert time.monotonic() < deadline, "the attack never held its bytes"
+                time.sleep(0.05)
+            time.sleep(1.5)  # past the stall window: both bodies lag
+            started = time.monotonic()
+            honest = honest_call(proxy)
+            took = time.monotonic() - started
+            statuses = attack[0].wait(10), attack[1].wait(10)
+    assert honest.status_code != 503, honest.text  # the upstream is absent: a 502 is the honest answer
+    assert took < 5, took
+    assert 408 in statuses, (attack[0].body, attack[1].body)
+    cut = json.loads(attack[statuses.index(408)].body)["error"]
+    assert cut["code"] == "body_stalled" and "another caller" in cut["message"], cut
+
+
+def in_flight_bytes(proxy: Proxy) -> int:
+    health = httpx.get(f"{proxy.url}/contextweaver/health", headers=proxy.auth, timeout=10)
+    return int(health.json()["in_flight"]["bytes"])
+
+
+def honest_call(proxy: Proxy) -> httpx.Response:
+    """An honest caller's chat request (1 KB), forwarded to an upstream that is not there."""
+    body = json.dumps({"model": "m", "messages": task("honest"), "metadata": {"pad": "x" * 1024}})
+    return httpx.post(f"{proxy.url}/v1/chat/completions", content=body, headers=HEADERS, timeout=30)
+
+
+def steady_upload(port: int, size: int, rate: int, path: str = "/v1/messages") -> tuple[int, bytes, str]:
+    """A client that sends its whole body at `rate` bytes a second before it reads the answer (as httpx and
+    requests do): the answer's status and body, or 0 and the error that cut its sending."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"x-api-key: sk-steady\r\nx-contextweaver-token: {TOKEN}\r\nContent-Length: {size}\r\n\r\n")  # fmt: skip
+    piece = rate // 16
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        try:
+            sock.sendall(head.encode() + b'{"model": "m", "pad": "')
+            sent = 23
+            while sent < size:
+                chunk = b"x" * min(piece, size - sent)
+                sock.sendall(chunk)
+                sent += len(chunk)
+                time.sleep(1 / 16)
+        except OSError as exc:
+            return 0, b"", f"{type(exc).__name__} after {sent} of {size} bytes"
+        answer = http.client.HTTPResponse(sock)
+        answer.begin()
+        return answer.status, answer.read(), ""
+
+
+def test_a_steady_upload_past_its_deadline_reads_its_408(proxy: Proxy) -> None:
+    """30 MB at 256 KB/s was cut at its deadline (70 s) mid-send: the client saw a broken pipe, not the 408.
+    Scaled down: 2 MB at 256 KB/s (8 s) against a deadline of 2.1 s."""
+    status, body, broken = steady_upload(port_of(proxy), 2 * MB, 256 * 1024)
+    assert not broken, broken
+    assert status == 408, body
+    error = json.loads(body)
+    assert error["type"] == "error" and "message" in error["error"], error  # Anthropic's shape
+    assert "--body-seconds-per-mb" in error["error"]["message"], error
+
+
+def test_one_keys_long_requests_leave_request_slots_to_another_key(tmp_path: Path) -> None:
+    """One key's 64 long requests took every slot of --max-in-flight 64 and every other key got a 503: there
+    was a per-caller share of bytes, none of request slots. Scaled down: --max-in-flight 4."""
+    with (
+        slow_upstream(3.0) as upstream,
+        serve_process(tmp_path, f"http://127.0.0.1:{upstream['port']}/v1", "--max-in-flight", "4",
+                      "--weaving-processes", "1", token=TOKEN) as proxy,
+    ):  # fmt: skip
+        statuses: list[int] = []
+        hog = [threading.Thread(target=lambda n=n: statuses.append(normal_call(proxy, f"hog-{n}").status_code))
+               for n in range(4)]  # fmt: skip
+        for thread in hog:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while upstream["received"] < 2:
+            assert time.monotonic() < deadline, "the key's requests never reached the upstream"
+            time.sleep(0.02)
+        time.sleep(0.3)
+        other = httpx.post(f"{proxy.url}/v1/chat/completions", timeout=30,
+                           content=json.dumps({"model": "m", "messages": task("other")}),
+                           headers={**HEADERS, "authorization": "Bearer sk-other"})  # fmt: skip
+        for thread in hog:
+            thread.join()
+    assert other.status_code == 200, other.text
+    assert sorted(statuses) == [200, 200, 503, 503], statuses

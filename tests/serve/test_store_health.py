@@ -9,6 +9,7 @@ import httpx
 from contextweaver.store.sqlite import SQLiteStore
 from contextweaver.testing.fake_server import FakeLLMServer
 from tests.serve.harness import running_proxy, task, tool_call_reply
+from tests.serve.processes import start_serve
 
 
 def test_health_reports_a_failed_write_until_the_store_takes_one_again(tmp_path: Path) -> None:
@@ -37,3 +38,24 @@ def test_health_reports_a_failed_write_until_the_store_takes_one_again(tmp_path:
     assert failing.json()["store_error"].startswith("OperationalError")
     assert again.status_code == 200
     assert after.status_code == 200 and after.json()["status"] == "ok" and "store_error" not in after.json()
+
+
+def test_a_store_with_a_damaged_page_stops_the_proxy_in_one_line(tmp_path: Path) -> None:
+    """The store opened, then the first read of its sessions at start failed: a traceback (issue 53)."""
+    db = tmp_path / "s.db"
+    store = SQLiteStore(db)
+    for n in range(50):
+        store.create_session(f"s{n}", [{"role": "user", "content": "task " * 200}], {})
+    store.close()
+    data = bytearray(db.read_bytes())
+    page = 4096
+    for number in range(len(data) // page - 8, len(data) // page):  # the sessions' pages, not the schema's
+        data[number * page : number * page + 100] = b"\xff" * 100
+    db.write_bytes(bytes(data))
+    process, _, log, _ = start_serve(tmp_path, "http://127.0.0.1:9/v1", "--store", str(db),
+                                     "--weaving-processes", "0")  # fmt: skip
+    assert process.wait(60) == 1
+    text = log.read_text()
+    assert "Traceback" not in text, text[-3000:]
+    (error,) = [line for line in text.splitlines() if line.startswith("Error:")]
+    assert str(db) in error and "damaged" in error, error

@@ -126,7 +126,7 @@ class Routes:
         named = self.metrics.named(wire.name, payload.get("model"), caller.owner)
         on_answer = self.metering.unsessioned(wire.name, named)
         if woven.session_id is not None and sent is not None and use is not None:
-            on_answer = self.metering.request(Forwarded(
+            on_answer = await self.metering.request(Forwarded(
                 woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
                 use, woven.context, extra.get(FALLBACK_HEADER), named))  # fmt: skip
         # a history passed through goes out as it came: nothing rendered, nothing re-encoded

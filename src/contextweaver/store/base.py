@@ -198,8 +198,12 @@ class Store(Protocol):
         """The step and state of the session's last saved cut, if any."""
         ...
 
-    def record_request(self, session_id: str, row: dict[str, Any]) -> None:
-        """Commit one forwarded request's row (columns: store/requests.py)."""
+    def record_request(self, session_id: str, row: dict[str, Any]) -> int:
+        """Commit one forwarded request's row (columns: store/requests.py); its id."""
+        ...
+
+    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
+        """Set the columns of `row` on the request row `request_id` (its answer, once it came)."""
         ...
 
     def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:

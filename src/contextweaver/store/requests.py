@@ -1,8 +1,11 @@
 """The columns of a forwarded request's row (`cw_requests`) and the sums a session's cost is read from.
 
-A row is written by the proxy once the answer has passed (serve/ledger/metering.py): the tokens it sent and
-the history's, the simulated prompt-cache cost both ways, and the provider's usage as billed (NULL
-when the answer reported none). Sums are taken in the database, so listing sessions reads one row each.
+A row is written by the proxy before the request goes upstream, marked missing ("no answer recorded"),
+and completed once the answer has passed (serve/ledger/metering.py): so a proxy killed mid-request leaves
+a row that says so. It holds the tokens sent and the history's, the simulated prompt-cache cost both
+ways, and the provider's usage as billed (NULL when the answer reported none), each count at most
+MAX_TOKENS; `usage_note` says why usage is missing, malformed or partial, and any raw count clamped.
+Sums are taken in the database, so listing sessions reads one row each.
 """
 
 from __future__ import annotations
@@ -11,8 +14,13 @@ REQUEST_COLUMNS = (
     "at", "wire", "status", "streamed", "step", "added", "latency_ms", "sent_tokens", "full_tokens",
     "tool_tokens", "cached_tokens", "sim_sent", "sim_full", "usage", "input_tokens", "cache_read_tokens",
     "cache_write_tokens", "output_tokens", "billed", "passthrough", "miss_reason", "fallback", "test_status",
-    "cut",
+    "cut", "usage_note",
 )  # fmt: skip
+MAX_TOKENS = 1_000_000_000
+"""Most tokens one count of one answer is taken as: 500 times the largest context window offered (2M).
+A larger count is clamped to it and the raw value noted (issue 53: 2^63 did not fit the store, and two
+answers of 2^62 overflowed a session's sums, failing its owner's listing)."""
+COUNTED = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
 SUMMED = (
     "input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "billed", "passthrough",
     "sent_tokens", "full_tokens", "cached_tokens",
@@ -27,3 +35,6 @@ TOTALS = ", ".join(
     ]
 )
 """Per session: requests, those whose usage was reported, cuts, and the sums of the counted columns."""
+SESSION_COLUMNS = "cw_sessions.*, (SELECT wire FROM cw_requests r WHERE r.session_id = cw_sessions.id ORDER BY r.id LIMIT 1) AS wire"
+"""A session's columns and the wire of its first forwarded request, by the requests' index: a session of
+the Anthropic or Responses wire is shown as such, not as the `openai` its tool calls are read in."""

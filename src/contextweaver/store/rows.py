@@ -11,6 +11,9 @@ from contextweaver.records import Parent, ValidationStatus
 from contextweaver.store.base import SessionInfo, StoredAnnotation, StoredStep, step_from_row
 from contextweaver.store.nodes import StoredNode
 
+SHOWN_WIRES = ("anthropic", "responses")
+"""Wires a proxy session is shown as (store/requests.py: SESSION_COLUMNS); chat is `openai` already."""
+
 
 def session_info(row: dict[str, Any]) -> SessionInfo:
     return SessionInfo(
@@ -22,7 +25,9 @@ def session_info(row: dict[str, Any]) -> SessionInfo:
         updated_at=float(row["updated_at"]),
         steps=int(row["steps"]),
         conversation_key=row["conversation_key"],
-        format=row["format"],
+        format=row.get("wire")
+        if row.get("wire") in SHOWN_WIRES and row["format"] in (None, "openai")
+        else row["format"],
         meta=json.loads(row["meta"]),
         owner=row.get("owner"),
     )

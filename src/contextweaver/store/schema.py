@@ -167,6 +167,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX cw_sessions_by_capability ON cw_sessions (capability)",
         ),
     ),
+    Migration(
+        8,
+        "why a request's usage is missing, malformed or partial; counts over 10^9 clamped (issue 53: sums overflowed)",
+        (
+            "ALTER TABLE cw_requests ADD COLUMN usage_note TEXT",
+            *(
+                f"UPDATE cw_requests SET usage_note = COALESCE(usage_note || '; ', '') || '{column} reported as ' "
+                f"|| CAST({column} AS TEXT) || ', clamped', {column} = 1000000000 WHERE {column} > 1000000000"
+                for column in ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
+            ),
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

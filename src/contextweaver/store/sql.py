@@ -11,8 +11,8 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Protocol
 
 from contextweaver.records import Message, Step
@@ -30,7 +30,7 @@ from contextweaver.store.base import (
     step_row,
 )
 from contextweaver.store.nodes import StoredNode
-from contextweaver.store.requests import REQUEST_COLUMNS, TOTALS
+from contextweaver.store.requests import REQUEST_COLUMNS, SESSION_COLUMNS, TOTALS
 from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
 
@@ -141,16 +141,16 @@ class SQLStore:
 
     def session(self, session_id: str) -> SessionInfo | None:
         with self._read() as tx:
-            rows = tx.execute("SELECT * FROM cw_sessions WHERE id = ?", (session_id,))
+            rows = tx.execute(f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE id = ?", (session_id,))
         return session_info(rows[0]) if rows else None
 
     def sessions(self, conversation_key: str | None = None) -> list[SessionInfo]:
         with self._read() as tx:
             if conversation_key is None:
-                rows = tx.execute("SELECT * FROM cw_sessions ORDER BY created_at, id")
+                rows = tx.execute(f"SELECT {SESSION_COLUMNS} FROM cw_sessions ORDER BY created_at, id")
             else:
                 rows = tx.execute(
-                    "SELECT * FROM cw_sessions WHERE conversation_key = ? ORDER BY created_at, id",
+                    f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE conversation_key = ? ORDER BY created_at, id",
                     (conversation_key,),
                 )
         return [session_info(r) for r in rows]
@@ -163,17 +163,23 @@ class SQLStore:
         with self._read() as tx:
             total = tx.execute(f"SELECT COUNT(*) AS n FROM cw_sessions WHERE {where}", params)
             rows = tx.execute(
-                f"SELECT * FROM cw_sessions WHERE {where} ORDER BY created_at, id LIMIT ? OFFSET ?",
+                f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE {where} ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (*params, limit if limit is not None else 2**62, offset),
             )
         return [session_info(r) for r in rows], int(total[0]["n"])
 
     def session_with_capability(self, capability: str) -> SessionInfo | None:
         with self._read() as tx:
-            rows = tx.execute("SELECT * FROM cw_sessions WHERE capability = ? LIMIT 1", (capability,))
+            rows = tx.execute(
+                f"SELECT {SESSION_COLUMNS} FROM cw_sessions WHERE capability = ? LIMIT 1", (capability,)
+            )
         return session_info(rows[0]) if rows else None
 
     def fill_capabilities(self, capability_of: Callable[[str], str], batch: int = 1000) -> int:
+        with self._usable("read its sessions"):
+            return self._fill_capabilities(capability_of, batch)
+
+    def _fill_capabilities(self, capability_of: Callable[[str], str], batch: int) -> int:
         filled = 0
         while True:
             with self._read() as tx:
@@ -289,13 +295,22 @@ class SQLStore:
 
     # -- forwarded requests ----------------------------------------------------------------------
 
-    def record_request(self, session_id: str, row: dict[str, Any]) -> None:
+    def record_request(self, session_id: str, row: dict[str, Any]) -> int:
+        names = [name for name in REQUEST_COLUMNS if name in row]
+        with self._write() as tx:
+            rows = tx.execute(
+                f"INSERT INTO cw_requests (session_id, {', '.join(names)}) "
+                f"VALUES (?, {', '.join('?' for _ in names)}) RETURNING id",
+                (session_id, *(row[name] for name in names)),
+            )
+        return int(rows[0]["id"])
+
+    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
         names = [name for name in REQUEST_COLUMNS if name in row]
         with self._write() as tx:
             tx.execute(
-                f"INSERT INTO cw_requests (session_id, {', '.join(names)}) "
-                f"VALUES (?, {', '.join('?' for _ in names)})",
-                (session_id, *(row[name] for name in names)),
+                f"UPDATE cw_requests SET {', '.join(f'{name} = ?' for name in names)} WHERE id = ?",
+                (*(row[name] for name in names), request_id),
             )
 
     def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
@@ -347,10 +362,31 @@ class SQLStore:
         return assemble(rows, edges, labels)
 
     def secret(self, name: str) -> str:
-        with self._write() as tx:
+        with self._usable("keep its secrets"), self._write() as tx:
             tx.execute(
                 "INSERT INTO cw_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                 (name, secrets.token_hex(32)),
             )
             rows = tx.execute("SELECT value FROM cw_secrets WHERE name = ?", (name,))
         return str(rows[0]["value"])
+
+    @contextmanager
+    def _usable(self, doing: str) -> Iterator[None]:
+        """A database error while the store is first used (the proxy's start) as a StoreError that says
+        what to do: one line, not a traceback (issue 53: a read-only disk, a damaged page)."""
+        try:
+            yield
+        except Exception as exc:
+            if not type(exc).__module__.startswith(("sqlite3", "psycopg")):
+                raise
+            text = str(exc).lower()
+            hint = (
+                "its disk is read-only: give --store a file on a writable disk"
+                if "readonly" in text or "read-only" in text
+                else "a page of it is damaged: recover it (`sqlite3 FILE .recover | sqlite3 NEW`) or use a new --store"
+                if "malformed" in text or "not a database" in text
+                else "check that the database is reachable and writable"
+            )
+            raise StoreError(
+                f"the store {self.url} cannot {doing}: {type(exc).__name__}: {exc}; {hint}"
+            ) from exc

@@ -3,7 +3,8 @@
 Reusable by any test that needs an LLM endpoint: pass a `reply` function to script answers, errors
 (429, 500), slow replies or garbage bodies; by default it answers memory prompts like the fake model.
 On /messages and /responses a dict `body` is the answer object, streamed as that API's events when
-the request asks for `stream` (fake_wire.py).
+the request asks for `stream` (fake_wire.py). A stream can break off after some events (`cut_after`)
+or stay open after its last one (`hold`), for a client to hang up before its end.
 
     with FakeLLMServer() as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="x")
@@ -33,6 +34,12 @@ class Reply:
     body: bytes | str | dict[str, Any] | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+    """The usage of a streamed chat answer's final chunk (default: counted from the request and `text`)."""
+    cut_after: int | None = None
+    """A stream's events sent before the server breaks off (a chunked body left without its end)."""
+    hold: float = 0.0
+    """Seconds a stream stays open after its last event."""
 
 
 @dataclass
@@ -167,14 +174,14 @@ class FakeLLMServer:
                         else server._wire_body(wire, request, reply.text)
                     )
                     if body.get("stream"):
-                        self._stream_events(fake_wire.wire_events(wire, answer))
+                        self._stream_events(fake_wire.wire_events(wire, answer), reply)
                     else:
                         self._send(200, answer, reply.headers)
                 elif reply.body is not None or reply.status != 200:
                     default = {"error": {"message": f"HTTP {reply.status}", "type": "fake"}}
                     self._send(reply.status, reply.body if reply.body is not None else default, reply.headers)
                 elif body.get("stream"):
-                    self._stream(request, reply.text)
+                    self._stream_events(server._chat_frames(request, reply), reply)
                 else:
                     self._send(200, server._openai_body(request, reply.text), reply.headers)
 
@@ -194,37 +201,34 @@ class FakeLLMServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, request: Request, text: str) -> None:
+            def _stream_events(self, frames: Iterator[bytes], reply: Reply) -> None:
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("connection", "close")
+                chunked = reply.cut_after is not None  # a close-delimited body cannot be seen to break
+                if chunked:
+                    self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
-                pieces = [text[i : i + 16] for i in range(0, len(text), 16)] or [""]
-                for piece in pieces:
-                    self._event(server._chunk(request, {"content": piece}, None))
-                final = server._chunk(request, {}, "stop")
-                if (request.body.get("stream_options") or {}).get("include_usage"):
-                    final["usage"] = server._usage(request, text)
-                self._event(final)
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-                self.close_connection = True
-
-            def _stream_events(self, frames: Iterator[bytes]) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("connection", "close")
-                self.end_headers()
-                for frame in frames:
-                    self.wfile.write(frame)
+                for n, frame in enumerate(frames):
+                    if reply.cut_after is not None and n >= reply.cut_after:
+                        break  # the connection closes without the chunked body's end
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame) if chunked else frame)
                     self.wfile.flush()
+                time.sleep(reply.hold)
                 self.close_connection = True
-
-            def _event(self, payload: dict[str, Any]) -> None:
-                self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
-                self.wfile.flush()
 
         return Handler
+
+    def _chat_frames(self, request: Request, reply: Reply) -> Iterator[bytes]:
+        """A chat completion's stream: the text in pieces, the final chunk (with usage when asked), [DONE]."""
+        text = reply.text
+        for piece in [text[i : i + 16] for i in range(0, len(text), 16)] or [""]:
+            yield b"data: " + json.dumps(self._chunk(request, {"content": piece}, None)).encode() + b"\n\n"
+        final = self._chunk(request, {}, "stop")
+        if (request.body.get("stream_options") or {}).get("include_usage"):
+            final["usage"] = reply.usage if reply.usage is not None else self._usage(request, text)
+        yield b"data: " + json.dumps(final).encode() + b"\n\n"
+        yield b"data: [DONE]\n\n"
 
     def _usage(self, request: Request, text: str) -> dict[str, int]:
         prompt = sum(count_message(m) for m in request.messages)

@@ -33,6 +33,9 @@ ERROR_HEADER = "x-contextweaver-error"
 """On the proxy's own error answers (its code): the log tells them from the upstream's, and so can a client."""
 HEALTH = "/contextweaver/health"
 SERVED = ("/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/models", HEALTH)
+VIEWS = ("/metrics", "/contextweaver/sessions[/{id}[/requests]]", "/contextweaver/dashboard",
+         "/contextweaver/recall/{cap}/{steps}")  # fmt: skip
+"""The proxy's own routes, named in a 404 beside the wires' (issue 53: the list left them out)."""
 
 
 class BodyTooLarge(ContextWeaverError):
@@ -58,7 +61,7 @@ def not_found_hint(path: str, base: str) -> str:
         return f"this proxy serves /v1{path}: the client's base URL needs /v1 ({base}/v1)"
     if path.rstrip("/").rsplit("/", 1)[-1] in ("health", "healthz", "ready", "readyz", "status"):
         return f"the health check is GET {base}{HEALTH} (or {base}/health)"
-    return f"this proxy serves {', '.join(SERVED)}"
+    return f"this proxy serves {', '.join(SERVED)}; and its own {', '.join(VIEWS)}"
 
 
 async def read_body(request: Request, limit: int) -> bytes:

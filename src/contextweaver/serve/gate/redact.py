@@ -3,6 +3,7 @@
 An upstream or store URL may carry a password in its userinfo (`https://user:key@host`) or a key in
 its query string (`?key=...`, `?api-key=...`, `?sig=...`, Gemini and Azure style). Every query value
 is masked, not only well-known names: a URL shown to a person needs the host and path, never them.
+A recall path's capability is a credential too (it reads a session): masked the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ MASK = "***"
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]+")
 _QUERY_VALUE = re.compile(r"([?&][^\s=&?\"'<>]+=)[^\s&\"'<>]+")
 """A query value in a path without scheme and host (an upstream's 404 echoing `/v1/models?key=...`)."""
+_RECALL_CAP = re.compile(r"(/contextweaver/recall/)[^/\s?\"'<>]+")
+MAX_PATH = 200
+"""Characters of a request path shown in a log line (a path of 5,000 digits is cut)."""
 
 
 def redact_url(url: str) -> str:
@@ -36,8 +40,15 @@ def redact_url(url: str) -> str:
 
 def redact_text(text: str) -> str:
     """Every URL inside a free text redacted (an exception's message, a log line, an upstream's error),
-    and every query value of a bare path."""
-    return _QUERY_VALUE.sub(rf"\g<1>{MASK}", _URL.sub(lambda match: redact_url(match.group(0)), text))
+    and every query value and recall capability of a bare path."""
+    text = _QUERY_VALUE.sub(rf"\g<1>{MASK}", _URL.sub(lambda match: redact_url(match.group(0)), text))
+    return _RECALL_CAP.sub(rf"\g<1>{MASK}", text)
+
+
+def shown_path(path: str) -> str:
+    """A request path as a log line shows it: redacted, and cut at MAX_PATH characters."""
+    shown = redact_text(path)
+    return shown if len(shown) <= MAX_PATH else f"{shown[:MAX_PATH]}... ({len(shown)} characters)"
 
 
 class RedactingFilter(logging.Filter):

@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contextweaver.serve.gate.http import ERROR_HEADER, SESSION_HEADER
 from contextweaver.serve.gate.http import error as openai_error
-from contextweaver.serve.gate.redact import redact_text
+from contextweaver.serve.gate.redact import redact_text, shown_path
 from contextweaver.serve.wires.shapes import error_for
 from contextweaver.store.base import StoreError
 
@@ -95,7 +95,9 @@ def failure(scope: Scope, exc: Exception) -> Response:
     fail = error_for(scope["path"])
     if is_store_failure(exc):
         return store_unavailable(exc, fail)
-    log.error("unexpected %s on %s %s", type(exc).__name__, scope["method"], scope["path"], exc_info=exc)
+    log.error(
+        "unexpected %s on %s %s", type(exc).__name__, scope["method"], shown_path(scope["path"]), exc_info=exc
+    )
     return fail(500, f"internal error ({type(exc).__name__}); the proxy log has the details",
                 kind="server_error", code="internal_error")  # fmt: skip
 
@@ -121,7 +123,7 @@ def shutting_down(path: str) -> Response:
 def line(scope: Scope, status: int, headers: Headers, why: str) -> None:
     session = headers.get(SESSION_HEADER) or Headers(scope=scope).get(SESSION_HEADER) or "-"
     level = logging.INFO if status == CLIENT_GONE else logging.WARNING
-    log.log(level, "%s %s: %d for session %s: %s", scope["method"], scope["path"], status, session,
+    log.log(level, "%s %s: %d for session %s: %s", scope["method"], shown_path(scope["path"]), status, session,
             redact_text(why)[:400])  # fmt: skip
 
 

@@ -1,8 +1,11 @@
 """What each forwarded request of a session cost, measured, and what passing it through would have cost.
 
-When a woven request goes upstream, `Metering.request` counts its tokens and returns the callback its
-answer calls (forward.py): the provider's usage is read (usage.py), priced and stored with the request
-(`cw_requests`), off the event loop; a store failure is logged and counted, never the caller's.
+When a woven request goes upstream, `Metering.request` counts its tokens, stores its row marked missing
+("no answer recorded") and returns the callback its answer calls once, however it ends (forward.py):
+the provider's usage is read (usage.py), priced and written over the row, off the event loop; a store
+failure is logged and counted, never the caller's. So every request forwarded is one row, with the usage
+the upstream reported or the reason there is none (issue 53: a proxy killed after 20 answers kept 11
+rows; a stream broken off or a caller hanging up before the stream's end left none).
 
 Cost is in base-price input tokens: usage input + cache reads x the read multiplier + cache writes x
 the write multiplier (prompt_cache.PRICES; Anthropic's for the Messages wire, OpenAI's otherwise).
@@ -23,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio.to_thread
+
 from contextweaver.records import WovenContext, content_text
 from contextweaver.serve.ledger.cache_ledger import CacheLedger, prices_of
 from contextweaver.serve.ledger.labels import Named
@@ -36,6 +41,13 @@ NOTE_MARK = "[ContextWeaver"
 """How the working-state note a cut carries begins (weaving/working_state.py)."""
 MAX_DROPPED = 2000
 """Decisions kept per cut record (what a cut left out, and why)."""
+KNOWN_MISS_REASONS = frozenset({"model_changed", "system_changed", "tools_changed", "messages_changed",
+                                "input_changed"})  # fmt: skip
+"""Cache-miss reasons the providers document (Anthropic's `cache_miss_reason.type`, Responses' `reason`)."""
+MORE_MISS_REASONS = 16
+"""Other reasons given a /metrics label of their own, first come; later ones count as `other` (issue 53:
+3,000 distinct reasons from an upstream made 931 KB of /metrics). The row keeps the reason itself."""
+NO_ANSWER = "no answer recorded: the request was in flight, or the proxy stopped before its answer came"
 
 
 @dataclass(frozen=True)
@@ -60,10 +72,12 @@ class Metering:
         self.ledger = ledger
         self.metrics = metrics
         self.write_failures = 0
-        self._writes: set[asyncio.Future[None]] = set()
+        self._miss_labels: set[str] = set(KNOWN_MISS_REASONS)
+        self._writes: set[asyncio.Future[int | None]] = set()
 
-    def request(self, sent: Forwarded) -> Callable[[Answered], None]:
-        """Count a request going upstream; its answer's callback."""
+    async def request(self, sent: Forwarded) -> Callable[[Answered], None]:
+        """Count a request going upstream and store its row (missing until the answer comes); the answer's
+        callback, which takes the first answer only."""
         m, wire, sim = self.metrics, sent.wire, sent.simulated
         m.seen(sent.session_id)
         m.history.labels(wire).inc(sim.full.tokens)
@@ -73,7 +87,16 @@ class Metering:
         m.cached.labels(wire).inc(sim.sent.cached[prices_of(wire).provider])
         if sent.context is not None and sent.context.compacted:
             m.cuts.labels(wire).inc()
-        return lambda answered: self.answered(sent, answered)
+        row = self._row(sent)
+        request_id = await anyio.to_thread.run_sync(self._store, sent.session_id, row, None)
+        told: list[Answered] = []
+
+        def answered(answer: Answered) -> None:
+            if not told:
+                told.append(answer)
+                self.answered(sent, answer, row, request_id)
+
+        return answered
 
     def unsessioned(self, wire: str, named: Named = Forwarded.named) -> Callable[[Answered], None]:
         """The callback of a request forwarded outside any session (passed through as sent, or the first
@@ -84,16 +107,20 @@ class Metering:
 
         return counted
 
-    def answered(self, sent: Forwarded, answered: Answered) -> None:
-        row = self._row(sent, answered)
+    def answered(
+        self, sent: Forwarded, answered: Answered, pending: dict[str, Any], request_id: int | None
+    ) -> None:
+        row = {**pending, "status": answered.status, "usage": "missing", "usage_note": answered.note}
         usage = self._usage(sent.wire, answered, row, sent.named)
         if usage is not None:
             self.ledger.reported(sent.session_id, usage)
-        self._write(sent.session_id, row)
+        self._write(sent.session_id, row, request_id)
 
     def _usage(self, wire: str, answered: Answered, row: dict[str, Any] | None, named: Named) -> Usage | None:
-        """Read, count and (into `row`) price the answer's usage; a 2xx answer without one is counted."""
+        """Read, count and (into `row`) price the answer's usage; a 2xx answer without one is counted. The
+        row's note says why there is none, or what was clamped."""
         if not 200 <= answered.status < 300:
+            _note(row, None if answered.note else f"the upstream answered {answered.status}")
             return None
         try:
             usage = answered.usage(wire)
@@ -102,10 +129,13 @@ class Metering:
             self.metrics.usage.labels(wire, "malformed").inc()
             if row is not None:
                 row["usage"] = "malformed"
+            _note(row, f"unreadable usage: {exc}")
             return None
         self.metrics.usage.labels(wire, "reported" if usage is not None else "missing").inc()
         if usage is None:
+            _note(row, None if answered.note else "the answer reported no usage")
             return None
+        _note(row, usage.note)
         prices, m = prices_of(wire), self.metrics
         billed = usage.input + usage.cache_read * prices.read + usage.cache_write * prices.write
         passthrough = billed
@@ -121,7 +151,7 @@ class Metering:
         m.passthrough.labels(wire).inc(passthrough)
         self._spend(usage, named, passthrough / billed if billed else 1.0)
         if usage.miss_reason:
-            m.misses.labels(wire, usage.miss_reason).inc()
+            m.misses.labels(wire, self._miss_label(usage.miss_reason)).inc()
         return usage
 
     def _spend(self, usage: Usage, named: Named, whole: float) -> None:
@@ -138,39 +168,60 @@ class Metering:
         m.spend.labels(*by, m.prices.currency).inc(spent_in + spent_out)
         m.passthrough_spend.labels(*by, m.prices.currency).inc(spent_in * whole + spent_out)
 
-    def _row(self, sent: Forwarded, answered: Answered) -> dict[str, Any]:
-        """The request's row before its usage is read (usage "missing" until `_usage` fills it)."""
+    def _miss_label(self, reason: str) -> str:
+        """The reason's /metrics label: itself when known or among the first few others, else `other`."""
+        if (
+            reason not in self._miss_labels
+            and len(self._miss_labels) < len(KNOWN_MISS_REASONS) + MORE_MISS_REASONS
+        ):
+            self._miss_labels.add(reason)
+        return reason if reason in self._miss_labels else "other"
+
+    def _row(self, sent: Forwarded) -> dict[str, Any]:
+        """The request's row before its answer came (status 0, usage missing: NO_ANSWER)."""
         prices = prices_of(sent.wire)
         sim_sent, sim_full = sent.simulated.billed(prices)
         context = sent.context
         return {
-            "at": time.time(), "wire": sent.wire, "status": answered.status, "streamed": int(sent.streamed),
+            "at": time.time(), "wire": sent.wire, "status": 0, "streamed": int(sent.streamed),
             "step": sent.steps, "added": sent.added, "latency_ms": round(sent.latency * 1000, 3),
             "sent_tokens": sent.simulated.sent.tokens, "full_tokens": sent.simulated.full.tokens,
             "tool_tokens": sent.simulated.tools, "cached_tokens": sent.simulated.sent.cached[prices.provider],
-            "sim_sent": sim_sent, "sim_full": sim_full, "usage": "missing", "fallback": sent.fallback,
+            "sim_sent": sim_sent, "sim_full": sim_full, "usage": "missing", "usage_note": NO_ANSWER,
+            "fallback": sent.fallback,
             "test_status": context.test_status if context is not None else None,
             "cut": cut_record(context) if context is not None and context.compacted else None,
         }  # fmt: skip
 
-    def _write(self, session_id: str, row: dict[str, Any]) -> None:
+    def _write(self, session_id: str, row: dict[str, Any], request_id: int | None) -> None:
         """Store the row in a thread (a write waits for the disk and for other writers), not awaited."""
-        future = asyncio.get_running_loop().run_in_executor(None, self._store, session_id, row)
+        future = asyncio.get_running_loop().run_in_executor(None, self._store, session_id, row, request_id)
         self._writes.add(future)
         future.add_done_callback(self._writes.discard)
 
-    def _store(self, session_id: str, row: dict[str, Any]) -> None:
+    def _store(self, session_id: str, row: dict[str, Any], request_id: int | None) -> int | None:
+        """Write the row over `request_id` (None: as a new row); the row's id, None when the store failed."""
         try:
-            self.store.record_request(session_id, row)
+            if request_id is None:
+                return self.store.record_request(session_id, row)
+            self.store.update_request(request_id, row)
+            return request_id
         except Exception as exc:
             self.write_failures += 1
             log.error("store failure recording a request of session %s: %s: %s", session_id,
                       type(exc).__name__, exc)  # fmt: skip
+            return None
 
     async def drain(self) -> None:
         """Wait for the rows still being written (at shutdown)."""
         if self._writes:
             await asyncio.gather(*self._writes, return_exceptions=True)
+
+
+def _note(row: dict[str, Any] | None, note: str | None) -> None:
+    """Add `note` to the row's usage note (after the answer's own: a stream broken off, a caller gone)."""
+    if row is not None and note:
+        row["usage_note"] = f"{row['usage_note']}; {note}" if row.get("usage_note") else note
 
 
 def cut_record(context: WovenContext) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -49,6 +50,9 @@ QUERY_HEADER = "x-contextweaver-recall"
 """Marks an answer of the query form, so `contextweaver mcp --url` knows this proxy ranks queries itself."""
 INDEXES = 16
 """Sessions whose query index the route keeps (the most recently asked), each grown by its new steps."""
+NUMBER = re.compile(r"[0-9]{1,9}")
+"""A step or page number: ASCII digits (`str.isdigit()` takes `²`, which int() refuses), few enough for int()."""
+LONG_NUMBER = re.compile(r"[0-9]{10,}")
 
 
 def proxy_hint(host: str, port: int) -> str:
@@ -104,9 +108,12 @@ class RecallRoute:
         if info is None or not info.config.get("recall", True):
             return 404, "contextweaver recall: no such handle (it names no session of this proxy)"
         try:
+            if not handle.isascii() or LONG_NUMBER.search(handle):
+                raise BadHandle(f"recall takes step numbers as the context names them (12, 3-5, 3-5,9), "
+                                f"not {_shown(handle)}")  # fmt: skip
             steps = parse_handle(handle, info.steps)
-            if not page.isdigit():
-                raise BadHandle(f"page must be a number, not {page!r}")
+            if not NUMBER.fullmatch(page):
+                raise BadHandle(f"page must be a number, not {_shown(page)}")
             stored = self.store.steps(info.id, min(steps), max(steps) - min(steps) + 1)
             nodes = {item.index: _node(item) for item in stored}
             return 200, recall_of(nodes, steps, int(page), self._page_tokens(info), more).text
@@ -151,7 +158,7 @@ class RecallRoute:
                 400,
                 f"contextweaver recall: a query holds at most {MAX_QUERY_CHARS} characters, not {len(query)}",
             )
-        if not budget.isdigit() or not MIN_BUDGET <= int(budget) <= MAX_BUDGET:
+        if not NUMBER.fullmatch(budget) or not MIN_BUDGET <= int(budget) <= MAX_BUDGET:
             return (
                 400,
                 f"contextweaver recall: budget must be a number from {MIN_BUDGET} to {MAX_BUDGET}, not {budget[:20]!r}",
@@ -191,6 +198,11 @@ def held_whole(store: Store, session_id: str, last: int) -> set[int]:
     upto = int(state.get("upto", 0))
     full = {int(d[0]) for d in state.get("decisions", []) if d[1] == "full"}
     return full | set(range(upto + 1, last + 1))
+
+
+def _shown(text: str) -> str:
+    """A caller's text quoted in an answer, at most 40 characters of it."""
+    return repr(text[:40]) + (f" ({len(text)} characters)" if len(text) > 40 else "")
 
 
 def _node(item: StoredStep) -> Node:

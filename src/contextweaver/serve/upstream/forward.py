@@ -8,6 +8,10 @@ api-version) go with every call. While the upstream is
 being waited for, the caller's connection is watched; a caller that disconnects (a client timeout)
 cancels the upstream call and frees its connection, instead of leaving it to run to the end.
 
+`on_answer` is called once for every request, however it ends: the answer as it came, a stream the
+upstream broke off or the caller left before its end (with what was seen of it), or no answer at all
+(the upstream unreachable or late, the caller gone first), with a note saying which, for its row.
+
 `--timeout` is a total deadline, not httpx's per-read one (issue 44: an upstream dripping a byte
 at a time held a request 15 s under `--timeout 3`): the answer's status and headers, and a
 non-streamed answer's whole body, come within it or the caller gets a 504. A streamed answer may
@@ -29,6 +33,7 @@ import httpx
 from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from contextweaver.serve.gate.guard import Caller
 from contextweaver.serve.gate.http import (
@@ -107,7 +112,12 @@ class Upstream:
         own = {SESSION_HEADER: session} if session else {}
         deadline = anyio.current_time() + self.timeout
 
+        def none(status: int, note: str) -> None:
+            if on_answer is not None:
+                told(on_answer, status, b"", False, note=note)
+
         def timed_out() -> Response:
+            none(504, f"no answer: the upstream did not answer in {self.timeout:g} s")
             return fail(504, f"the upstream {self.shown} did not answer in {self.timeout:g} s (--timeout)",
                         kind="upstream_error", code="upstream_timeout", headers=own)  # fmt: skip
 
@@ -116,27 +126,32 @@ class Upstream:
         except (httpx.TimeoutException, TimeoutError):
             return timed_out()
         except httpx.HTTPError as exc:
+            none(502, f"no answer: the upstream is unreachable ({type(exc).__name__})")
             return fail(502, f"cannot reach the upstream {self.shown}: {type(exc).__name__}: check --upstream "
                         "and that it is running", kind="upstream_error", code="upstream_unreachable",
                         headers=own)  # fmt: skip
         if answer is None:
+            none(CLIENT_GONE, "no answer: the caller hung up before the upstream answered")
             return Response(status_code=CLIENT_GONE)
         raw = ((name.decode("latin-1"), value.decode("latin-1")) for name, value in answer.headers.raw)
         out_headers = response_headers(raw, extra)  # the upstream's bytes, whatever their encoding
         if stream and answer.headers.get("content-type", "").startswith("text/event-stream"):
-            relay = _relay(answer, on_answer, self.shown, session or "-")
-            return StreamingResponse(relay, status_code=answer.status_code,
-                                     headers=out_headers)  # fmt: skip
+            relay = Relay(answer, on_answer, self.shown, session or "-")
+            return Relayed(relay, status_code=answer.status_code, headers=out_headers)
         try:
             data = await until_disconnect(request, by(deadline, _read_all(answer)))
         except (httpx.TimeoutException, TimeoutError):
             return timed_out()
         except httpx.HTTPError as exc:
+            none(
+                answer.status_code, f"the upstream broke off its answer ({type(exc).__name__}): usage unread"
+            )
             return fail(502, f"the upstream {self.shown} broke off its answer: {type(exc).__name__}",
                         kind="upstream_error", code="upstream_broken", headers=own)  # fmt: skip
         finally:
             await answer.aclose()
         if data is None:
+            none(answer.status_code, "the caller hung up before the answer's body came: usage unread")
             return Response(status_code=CLIENT_GONE)
         after = None  # read once the caller has the answer, not before
         if on_answer is not None:
@@ -198,10 +213,11 @@ async def _read_all(answer: httpx.Response) -> bytes:
     return b"".join([chunk async for chunk in answer.aiter_raw()])
 
 
-def told(on_answer: OnAnswer, status: int, data: bytes, streamed: bool, encoding: str = "") -> None:
+def told(on_answer: OnAnswer, status: int, data: bytes, streamed: bool, encoding: str = "",
+         note: str | None = None) -> None:  # fmt: skip
     """`on_answer`, whose failure (a bug in reading usage, a full queue) never reaches the caller."""
     try:
-        on_answer(Answered(status, data, streamed, encoding))
+        on_answer(Answered(status, data, streamed, encoding, note))
     except Exception:
         log.exception("reading the answer's usage failed; the answer was passed on unchanged")
 
@@ -211,26 +227,61 @@ async def told_later(on_answer: OnAnswer, status: int, data: bytes, streamed: bo
     told(on_answer, status, data, streamed, encoding)
 
 
-async def _relay(answer: httpx.Response, on_answer: OnAnswer | None, shown: str = "",
-                 session: str = "-") -> AsyncIterator[bytes]:  # fmt: skip
-    """The upstream's event stream, byte for byte; the upstream connection is closed either way.
+class Relay:
+    """The upstream's event stream, byte for byte, and its answer told once however the stream ends.
 
     A stream the upstream breaks off (an expected fault) is one WARNING line, no traceback, and ends
-    with an `error` event that the OpenAI and Anthropic SDKs raise, not with a silently cut stream."""
-    kept = Answer()
-    try:
-        async for chunk in answer.aiter_raw():
-            kept.add(chunk)
-            yield chunk
-    except httpx.HTTPError as exc:
-        log.warning("session %s: the upstream %s broke off its event stream after %d bytes: %s", session, shown,
-                    kept.size, type(exc).__name__)  # fmt: skip
-        yield broken_stream_event(f"the upstream {shown} broke off its answer: {type(exc).__name__}")
-        return
-    finally:
-        await answer.aclose()
-    if on_answer is not None:
-        told(on_answer, answer.status_code, kept.kept(), True, answer.headers.get("content-encoding", ""))
+    with an `error` event that the OpenAI and Anthropic SDKs raise, not with a silently cut stream.
+    A caller that leaves first (Codex hangs up on `response.completed`) cancels the relay: the usage
+    seen so far is still told (issue 53: neither left a row)."""
+
+    def __init__(self, answer: httpx.Response, on_answer: OnAnswer | None, shown: str, session: str) -> None:
+        self.answer, self.on_answer, self.shown, self.session = answer, on_answer, shown, session
+        self.kept = Answer()
+        self.ended: str | None = None
+        """How the stream ended: "" whole, else why not (None: it has not, so far)."""
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self.answer.aiter_raw():
+                self.kept.add(chunk)
+                yield chunk
+        except httpx.HTTPError as exc:
+            log.warning("session %s: the upstream %s broke off its event stream after %d bytes: %s", self.session,
+                        self.shown, self.kept.size, type(exc).__name__)  # fmt: skip
+            self.finish(
+                f"the upstream broke off its stream after {self.kept.size} bytes ({type(exc).__name__})"
+            )
+            yield broken_stream_event(f"the upstream {self.shown} broke off its answer: {type(exc).__name__}")
+            return
+        self.finish("")
+
+    def finish(self, ended: str | None = None) -> None:
+        """Tell the answer (once): `ended` says how the stream ended; None, that the caller left first."""
+        if self.ended is not None:
+            return
+        self.ended = ended if ended is not None else (
+            f"the caller hung up after {self.kept.size} bytes, before the upstream's stream ended")  # fmt: skip
+        if self.on_answer is not None:
+            told(self.on_answer, self.answer.status_code, self.kept.kept(), True,
+                 self.answer.headers.get("content-encoding", ""), self.ended or None)  # fmt: skip
+
+
+class Relayed(StreamingResponse):
+    """A relayed event stream whose answer is told, and whose upstream connection is closed, however the
+    response ends: sent whole, or cancelled when the caller hangs up."""
+
+    def __init__(self, relay: Relay, *, status_code: int, headers: dict[str, str]) -> None:
+        super().__init__(relay.chunks(), status_code=status_code, headers=headers)
+        self.relay = relay
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.relay.finish()
+            with anyio.CancelScope(shield=True):
+                await self.relay.answer.aclose()
 
 
 def broken_stream_event(message: str) -> bytes:

@@ -11,7 +11,7 @@ comes from Anthropic's `diagnostics.cache_miss_reason` or Responses' `prompt_cac
 
 Only the head and the tail of a stream are kept (`Answer`): the usage events open and close it.
 Parsing never touches the bytes the caller gets; what cannot be read raises BadUsage, which the
-caller counts and ignores.
+caller counts and notes. A count over MAX_TOKENS is clamped to it, the raw value kept in `Usage.note`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextweaver.errors import ContextWeaverError
+from contextweaver.store.requests import MAX_TOKENS
 
 HEAD_BYTES = 8192
 """A stream's opening bytes kept: Anthropic's `message_start` (no content yet) fits."""
@@ -50,6 +51,8 @@ class Usage:
     cache_write: int
     output: int
     miss_reason: str | None = None
+    note: str | None = None
+    """The raw counts that were clamped to MAX_TOKENS."""
 
     @property
     def prompt(self) -> int:
@@ -64,6 +67,8 @@ class Answered:
     data: bytes
     streamed: bool
     encoding: str = ""
+    note: str | None = None
+    """Why the answer is partial or absent (a stream broken off, a caller gone), for its row."""
 
     def usage(self, wire: str) -> Usage | None:
         """The answer's usage (None: it reports none); raises BadUsage when it is there but unreadable."""
@@ -164,31 +169,35 @@ def _cut_event(line: bytes) -> dict[str, Any]:
     return found
 
 
-def _count(usage: dict[str, Any], *path: str) -> int:
+def _count(usage: dict[str, Any], clamped: list[str], *path: str) -> int:
+    """The count at `path` (0 when absent), at most MAX_TOKENS: a larger one is noted in `clamped`."""
     value: Any = usage
     for key in path:
         value = value.get(key) if isinstance(value, dict) else None
     if value is None:
         return 0
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise BadUsage(f"usage {'.'.join(path)} is {value!r}, not a count")
+        raise BadUsage(f"usage {'.'.join(path)} is {str(repr(value))[:60]}, not a count")
+    if value > MAX_TOKENS:
+        clamped.append(f"{'.'.join(path)} reported as {str(value)[:40]}")
+        return MAX_TOKENS
     return value
 
 
 def _normalized(wire: str, usage: dict[str, Any], reason: str | None) -> Usage:
+    clamped: list[str] = []
     if wire == "anthropic":
-        return Usage(_count(usage, "input_tokens"), _count(usage, "cache_read_input_tokens"),
-                     _count(usage, "cache_creation_input_tokens"), _count(usage, "output_tokens"), reason)  # fmt: skip
-    if wire == "responses":
-        prompt, cached = _count(usage, "input_tokens"), _count(usage, "input_tokens_details", "cached_tokens")
-        output = _count(usage, "output_tokens")
+        counts = [_count(usage, clamped, name) for name in ("input_tokens", "cache_read_input_tokens",
+                                                            "cache_creation_input_tokens", "output_tokens")]  # fmt: skip
     else:
-        prompt = _count(usage, "prompt_tokens")
-        cached = _count(usage, "prompt_tokens_details", "cached_tokens")
-        output = _count(usage, "completion_tokens")
-    if cached > prompt:
-        raise BadUsage(f"usage reports {cached} cached of {prompt} input tokens")
-    return Usage(prompt - cached, cached, 0, output, reason)
+        names = ("input_tokens", "input_tokens_details", "output_tokens") if wire == "responses" else (
+            "prompt_tokens", "prompt_tokens_details", "completion_tokens")  # fmt: skip
+        prompt, cached = _count(usage, clamped, names[0]), _count(usage, clamped, names[1], "cached_tokens")
+        if cached > prompt:
+            raise BadUsage(f"usage reports {cached} cached of {prompt} input tokens")
+        counts = [prompt - cached, cached, 0, _count(usage, clamped, names[2])]
+    note = f"{', '.join(clamped)}: clamped to {MAX_TOKENS}" if clamped else None
+    return Usage(counts[0], counts[1], counts[2], counts[3], reason, note)
 
 
 def miss_reason(diagnostics: dict[str, Any]) -> str | None:
