@@ -8,30 +8,15 @@ cached token ids, so a step costs one sparse build plus one query, never a re-to
 from __future__ import annotations
 
 import logging
-import re
 
 from contextweaver.baselines.base import HistoryStrategy
+from contextweaver.nodes.recall_query import terms
 from contextweaver.records import Node, Step
 from contextweaver.weaving.plan import NewestFirst, Plan
 
-_TERM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
-_PART = re.compile(r"[A-Za-z][a-z0-9]+|[A-Z]+(?![a-z])|\d+")
-MAX_TERMS = 20_000
-"""A giant observation contributes at most this many terms (its head), so one dump cannot dominate."""
 MAX_QUERY_TERMS = 400
-
-
-def terms(text: str, limit: int = MAX_TERMS) -> list[str]:
-    """Lower-cased terms: whole code-like words (`astropy/io/html.py`) and their parts (`html`, `py`)."""
-    out: list[str] = []
-    for match in _TERM.finditer(text):
-        word = match.group()
-        out.append(word.lower())
-        if len(word) > 3 and not word.isalnum():
-            out.extend(part.lower() for part in _PART.findall(word) if len(part) > 1)
-        if len(out) >= limit:
-            break
-    return out
+"""The query's distinct terms (a giant observation's head): one dump cannot dominate it. Terms are recall's
+(`nodes/recall_query.terms`): identifiers, paths and their parts."""
 
 
 class BM25Retrieval(HistoryStrategy):

@@ -326,7 +326,24 @@ class ProxyMemory:
         )
 
 
-class LazyStore:
+class BoundOnFirstCall:
+    """A memory bound when the agent first asks, then kept (a server never moves to another session); a
+    subclass says how it binds (`bound`)."""
+
+    def bound(self) -> WeaverMemory:
+        raise NotImplementedError
+
+    def recall(self, query: str, budget: int = QUERY_BUDGET) -> str:
+        return self.bound().recall(query, budget)
+
+    def expand(self, handle: str, page: int = 1) -> str:
+        return self.bound().expand(handle, page)
+
+    def status(self) -> str:
+        return self.bound().status()
+
+
+class LazyStore(BoundOnFirstCall):
     """A store's newest session, bound on the first call and kept: where the agent CLI goes through a local
     proxy, its session is created by the CLI's first request, after the CLI started its servers."""
 
@@ -350,17 +367,8 @@ class LazyStore:
             self._memory = StoreMemory(self.location, newest.id)
         return self._memory
 
-    def recall(self, query: str, budget: int = QUERY_BUDGET) -> str:
-        return self.bound().recall(query, budget)
 
-    def expand(self, handle: str, page: int = 1) -> str:
-        return self.bound().expand(handle, page)
-
-    def status(self) -> str:
-        return self.bound().status()
-
-
-class LazyTranscript:
+class LazyTranscript(BoundOnFirstCall):
     """A transcript memory bound on the first call, not at start: the CLI starts its servers before it
     writes the session's transcript, so the newest one of the project is taken when the agent first asks,
     and kept (a server never moves to another session)."""
@@ -373,15 +381,6 @@ class LazyTranscript:
         if self._memory is None:
             self._memory = TranscriptMemory(self.path or newest_transcript(self.project, self.agent))
         return self._memory
-
-    def recall(self, query: str, budget: int = QUERY_BUDGET) -> str:
-        return self.bound().recall(query, budget)
-
-    def expand(self, handle: str, page: int = 1) -> str:
-        return self.bound().expand(handle, page)
-
-    def status(self) -> str:
-        return self.bound().status()
 
 
 def newest_transcript(project: Path, agent: str = "any") -> Path:
