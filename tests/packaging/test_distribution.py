@@ -32,6 +32,8 @@ DATA_FILES = (
 NEEDS_EXTRA = {  # the least a command needs to get past its own arguments
     "eval": ["eval", "{example}"],
     "serve": ["serve", "--upstream", "http://127.0.0.1:9/v1"],
+    "demo": ["demo", "--no-wait"],
+    "mcp": ["mcp"],
 }
 
 

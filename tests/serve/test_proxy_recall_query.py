@@ -52,7 +52,9 @@ def test_a_query_ranks_what_the_cut_left_out_over_http_and_the_mcp_binding_asks_
         empty = httpx.get(base, params={"q": "  ?! "})
         long = httpx.get(base, params={"q": "x" * 2001})
         budget = httpx.get(base, params={"q": "pytest", "budget": "lots"})
-        superscript = httpx.get(base, params={"q": "pytest", "budget": "2²"})  # str.isdigit() takes it, int() not
+        superscript = httpx.get(
+            base, params={"q": "pytest", "budget": "2²"}
+        )  # str.isdigit() takes it, int() not
         unknown = httpx.get(base[:-25] + "0" * 24 + "/", params={"q": "pytest"})
         memory = ProxyMemory(base)
         through_mcp = memory.recall("which test failed pytest AssertionError", 1000)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contextweaver.errors import ContextWeaverError
 from contextweaver.serve.upstream.usage import Usage
 
 PRICES_TAKEN = "2026-11-30"
@@ -56,7 +57,7 @@ DEFAULT_PRICES = {
 }
 
 
-class BadPrices(ValueError):
+class BadPrices(ContextWeaverError, ValueError):
     """A price table that cannot be read: the message names the file and the entry."""
 
 
