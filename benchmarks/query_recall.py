@@ -19,10 +19,11 @@ import argparse
 import itertools
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import data_absent
-from frontier import DATASETS, UNSPLIT, runs_of
+from frontier import UNSPLIT, datasets
 
 from contextweaver.eval.intervals import bootstrap, pooled_difference
 from contextweaver.eval.query_recall import BASELINES, BUDGETS, query_recall
@@ -124,14 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.tune and args.split != "train":
         parser.error("--tune chooses settings: on --split train only")
     settings = GRID if args.tune else {"query": Weights()}
-    absent = []
-    for name in [d.strip() for d in args.data.split(",") if d.strip()]:
-        if not DATASETS[name].exists():
-            absent.append(DATASETS[name])
-            continue
+    absent: list[Path] = []
+    for name, trajectories in datasets(args.data, args.split, args.limit, absent):
         if args.tune and name in UNSPLIT:
             continue  # never tuned on
-        trajectories = runs_of(name, "all" if name in UNSPLIT else args.split, args.limit)
         with ProcessPoolExecutor(args.jobs) as pool:
             runs = list(pool.map(_one, [(t, settings) for t in trajectories], chunksize=2))
         methods = [*BASELINES, *settings]
