@@ -189,3 +189,33 @@ def test_every_file_and_every_failing_test_are_named_before_either_gets_its_step
     text = written[0]["content"]
     assert all(f"src/pkg/mod_{n}.py" in text for n in range(12)) and "test_case_number_39" in text
     assert all(f"test_case_number_{n}," in text or f"test_case_number_{n}\n" in text for n in range(39))
+
+
+def test_a_newest_step_trimmed_to_fit_leaves_the_note_its_least_form() -> None:
+    """Where the room cannot hold the newest output whole, the note shrinks to its least form (marker,
+    recall line, every file changed) and the output keeps what the fuller note would have taken."""
+    task = [{"role": "user", "content": "Fix the bug. " + "Context line. " * 400}]
+    output = "\n".join(f"{n}: value_{n} = compute(value_{n - 1})" for n in range(400))
+    budget = root_node(task).full_tokens + 700
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(task)
+    weaver.add_step(Step("fix", "sed -i 's/a - b/a + b/' src/calc.py", ""))
+    for n in range(2, 6):
+        weaver.add_step(Step(f"look {n}", f"cat src/mod_{n}.py", output))
+    context = weaver.context(budget)
+    newest = context.decisions[-1]
+    assert newest.index == 5 and newest.mode == "trimmed"
+    note = next(m["content"] for m in context.messages if str(m.get("content")).startswith("[ContextWeaver"))
+    assert note.startswith("[ContextWeaver: steps omitted: ") and "src/calc.py" in note
+    assert "contextweaver recall" in note and "- step " not in note  # the recall line, no trace
+    least = WeaverConfig(working_state=False)
+    bare = ContextWeaver(least)
+    bare.begin(task)
+    bare.add_step(Step("fix", "sed -i 's/a - b/a + b/' src/calc.py", ""))
+    for n in range(2, 6):
+        bare.add_step(Step(f"look {n}", f"cat src/mod_{n}.py", output))
+    without = bare.context(budget)
+    kept, kept_without = (
+        sum(count_text(str(m["content"])) for m in c.messages[-1:]) for c in (context, without)
+    )
+    assert kept_without - kept <= count_text(note) + 8  # the output gave up the least note only

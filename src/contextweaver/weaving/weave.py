@@ -213,7 +213,8 @@ def _take_persons(room: _Room) -> None:
 
 def _reserve_note(room: _Room, state: WorkingState | None, newest: Node | None, min_trim: int) -> int:
     """The working-state note's room, out of what the newest step's least form leaves: a huge newest step
-    is trimmed for it, but not below the least a trim leaves it (its call when that is longer than a trim)."""
+    is trimmed for it, but not below the least a trim leaves it (its call when that is longer than a trim),
+    and a newest step that is trimmed anyway leaves the note its least form only."""
     if state is None or newest is None:
         return 0
     if newest.index in room.chosen:
@@ -223,7 +224,7 @@ def _reserve_note(room: _Room, state: WorkingState | None, newest: Node | None, 
         if newest.full_tokens > room.left - noted:  # it will be trimmed: leave room for its least trim
             least = least_tokens(newest, min_trim)
             if least <= room.left:
-                noted = state.reserve(room.left - least)
+                noted = state.least(room.left - least)
             else:  # not even its least trim fits, so its call is cut too: the note keeps its share
                 noted = state.reserve(min(room.left * SHARE, room.left - min_trim))
     room.left -= noted

@@ -114,6 +114,18 @@ class WorkingState:
         held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
+    def least(self, room: float) -> int:
+        """Tokens to set aside out of `room` when the newest step is trimmed to fit: the note's least form
+        (the shortest marker, the recall line, every file changed and every failing test, none with its
+        step), whatever the room. The newest output is what the next step reads most (on the train splits
+        the fuller forms cost the Java runs at 8k 0.021 of next-step evidence: docs/TUNING.md)."""
+        every = [p.costs[min(1, len(p.costs) - 1)] for p in self.state_parts]
+        marker = _tokens(
+            LEAST_HEAD.format(omitted=f"{len(self.nodes)} of {len(self.nodes)}"), *self.recall_line
+        )
+        held = int(min(MESSAGE_OVERHEAD + marker + sum(every), room))
+        return held if held >= MIN_TOKENS else 0
+
     def note(
         self, left_out: Omitted | Sequence[int], tokens: int, texts: Sequence[str] = ()
     ) -> tuple[Message, int] | None:
