@@ -11,7 +11,9 @@ few steps, so cuts come often).
     python benchmarks/budget_vs_masking.py --data lm32b -s cw,cw-select,masking --limit 10
     python benchmarks/budget_vs_masking.py -o recall=false    # ContextWeaver's settings changed (here: no handles)
 
-`reach` is next-step evidence in the context or one recall away (a step the context names, with the way
+`floor vs masking` is the least any strategy that shows the newest step could bill, against masking's bill:
+each request's root read from the cache and its newest step (as much as the room holds) written, nothing
+else sent. A goal below it is out of reach for every strategy. `reach` is next-step evidence in the context or one recall away (a step the context names, with the way
 to recall it); `marks` the tokens the recall marks take per context that cut.
 
 Datasets and splits are those of `benchmarks/frontier.py`.
@@ -30,13 +32,34 @@ from frontier import datasets
 
 from contextweaver.eval.intervals import pooled_difference
 from contextweaver.eval.trajectory_run import evaluate, parse_budgets, trajectory_id
-from contextweaver.nodes.extract import make_node
-from contextweaver.weaving.budget import BudgetError
+from contextweaver.nodes.extract import make_node, root_node
+from contextweaver.prompt_cache import PRICES
+from contextweaver.weaving.budget import Budget, BudgetError
 
 METRICS = ("recall", "history")
 
 
 def _one(job: tuple[Any, str, list[Any], list[str]]) -> dict[str, Any]:
+    """One replay for all budgets, each step's record with its `floor`."""
+    result = _replayed(job)
+    trajectory = job[0]
+    root = root_node(trajectory.root).full_tokens
+    sizes = [make_node(i, s).full_tokens for i, s in enumerate(trajectory.steps, 1)]
+    for budget, steps in result["budgets"].items():
+        room = max(0, Budget(int(budget)).messages - root)
+        for step in steps:
+            step["floor"] = floor(root, min(sizes[step["step"] - 1], room))
+    return result
+
+
+def floor(root: int, newest: int) -> float:
+    """The least any strategy that shows the newest step bills for one request (Anthropic prices): the
+    root read from the cache and the newest step written, nothing else sent."""
+    prices = PRICES["anthropic"]
+    return prices.billed(root + newest, prices.cached(root))
+
+
+def _replayed(job: tuple[Any, str, list[Any], list[str]]) -> dict[str, Any]:
     """One replay for all budgets; when a budget cannot hold the root, each budget alone (that one left out)."""
     trajectory, strategy, budgets, overrides = job
     try:
@@ -67,6 +90,7 @@ def pooled(steps: list[dict[str, Any]]) -> dict[str, float]:
         "marks": sum(s.get("marker_tokens", 0) for s in steps)
         / max(1, sum("marker_tokens" in s for s in steps)),
         "billed": sum(s["billed_anthropic"] for s in steps) / full,
+        "floor": sum(s["floor"] for s in steps) / full,
         "cuts": sum(bool(s.get("compacted")) for s in steps) / max(1, len(steps)),
     }
 
@@ -93,7 +117,9 @@ def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budget
         held = {r["trajectory"] for r in results if budget in r["budgets"]}
         held -= {r["trajectory"] for r in results if budget not in r["budgets"]}  # every strategy or none
         if not held:
-            out.append(f"| {name} | {budget} (no run's root fits) | - | - | - | - | - | - | - | - | - | - |")
+            out.append(
+                f"| {name} | {budget} (no run's root fits) | - | - | - | - | - | - | - | - | - | - | - |"
+            )
             continue
         runs = {
             s: [
@@ -107,11 +133,12 @@ def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budget
         base = figures.get("masking")
         for strategy, f in figures.items():
             ratio = f"{f['billed'] / base['billed']:.2f}x" if base and base["billed"] else "-"
+            least = f"{f['floor'] / base['billed']:.2f}x" if base and base["billed"] else "-"
             paired = strategy != "masking" and "masking" in runs
             deltas = [against_masking(runs[strategy], runs["masking"], m) if paired else "-" for m in METRICS]
             out.append(
                 f"| {name} | {budget} ({len(held)} runs) | {strategy} | {f['recall']:.3f} | {f['history']:.3f} | "
-                f"{' | '.join(deltas)} | {f['billed']:.3f} | {ratio} | {f['cuts']:.2f} | {f['reach']:.3f} | "
+                f"{' | '.join(deltas)} | {f['billed']:.3f} | {ratio} | {least} | {f['cuts']:.2f} | {f['reach']:.3f} | "
                 f"{f['marks']:.0f} |"
             )
     return out
@@ -137,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     keys = ["none" if b is None else str(b) for b in budgets]
     print(
         "| set | budget | strategy | recall | history | recall - masking [95%] | history - masking [95%] "
-        "| billed | vs masking | cuts/step | reach | marks |"
+        "| billed | vs masking | floor vs masking | cuts/step | reach | marks |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     big: list[dict[str, Any]] = []
     absent: list[Path] = []
     for name, runs in datasets(args.data, args.split, args.limit, absent):
