@@ -114,8 +114,8 @@ def against_masking(ours: list[dict[str, Any]], masking: list[dict[str, Any]], m
 def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budgets: list[str]) -> list[str]:
     out = []
     for budget in budgets:
-        held = {r["trajectory"] for r in results if budget in r["budgets"]}
-        held -= {r["trajectory"] for r in results if budget not in r["budgets"]}  # every strategy or none
+        held = {r["trajectory"] for r in results if r["budgets"].get(budget)}
+        held -= {r["trajectory"] for r in results if not r["budgets"].get(budget)}  # every strategy or none
         if not held:
             out.append(
                 f"| {name} | {budget} (no run's root fits) | - | - | - | - | - | - | - | - | - | - | - |"
