@@ -12,8 +12,8 @@ few steps, so cuts come often).
     python benchmarks/budget_vs_masking.py -o recall=false    # ContextWeaver's settings changed (here: no handles)
 
 `floor vs masking` is the least any strategy that shows the newest step could bill, against masking's bill:
-each request's root read from the cache and its newest step (as much as the room holds) written, nothing
-else sent. A goal below it is out of reach for every strategy. `reach` is next-step evidence in the context or one recall away (a step the context names, with the way
+each request's root read from the cache (the first request writes it) and its newest step (as much as the
+room holds) written, nothing else sent. A goal below it is out of reach for every strategy. `reach` is next-step evidence in the context or one recall away (a step the context names, with the way
 to recall it); `marks` the tokens the recall marks take per context that cut.
 
 Datasets and splits are those of `benchmarks/frontier.py`.
@@ -47,16 +47,17 @@ def _one(job: tuple[Any, str, list[Any], list[str]]) -> dict[str, Any]:
     sizes = [make_node(i, s).full_tokens for i, s in enumerate(trajectory.steps, 1)]
     for budget, steps in result["budgets"].items():
         room = max(0, Budget(int(budget)).messages - root)
-        for step in steps:
-            step["floor"] = floor(root, min(sizes[step["step"] - 1], room))
+        for n, step in enumerate(steps):
+            step["floor"] = floor(root, min(sizes[step["step"] - 1], room), first=n == 0)
     return result
 
 
-def floor(root: int, newest: int) -> float:
+def floor(root: int, newest: int, first: bool) -> float:
     """The least any strategy that shows the newest step bills for one request (Anthropic prices): the
-    root read from the cache and the newest step written, nothing else sent."""
+    root read from the cache (written by the run's first request) and the newest step written, nothing
+    else sent."""
     prices = PRICES["anthropic"]
-    return prices.billed(root + newest, prices.cached(root))
+    return prices.billed(root + newest, 0 if first else prices.cached(root))
 
 
 def _replayed(job: tuple[Any, str, list[Any], list[str]]) -> dict[str, Any]:
