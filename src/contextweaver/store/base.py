@@ -218,6 +218,29 @@ class Store(Protocol):
         """`request_totals` of one owner's sessions (those with requests), by the owner index."""
         ...
 
+    def record_passed(self, owner: str | None, row: dict[str, Any]) -> int:
+        """Commit the row of a request forwarded outside any session, under its owner (columns:
+        store/requests.py: PASSED_COLUMNS); its id."""
+        ...
+
+    def update_passed(self, request_id: int, row: dict[str, Any]) -> None:
+        """Set the columns of `row` on the row `request_id` outside sessions (its answer, once it came)."""
+        ...
+
+    def passed_requests(
+        self, owner: str | None, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """One owner's rows outside sessions with `id` above `after`, oldest first, by the owner index."""
+        ...
+
+    def passed_totals(self) -> dict[str | None, dict[str, Any]]:
+        """Per owner: the count and sums of its requests outside sessions (requests.py: PASSED_TOTALS)."""
+        ...
+
+    def owner_passed_totals(self, owner: str | None) -> dict[str, Any]:
+        """`passed_totals` of one owner, by the owner index."""
+        ...
+
     def hold(self, key: str) -> AbstractContextManager[None]:
         """Keep other processes off `key` (a conversation) until released, where the database can."""
         ...

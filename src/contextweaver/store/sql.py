@@ -30,7 +30,13 @@ from contextweaver.store.base import (
     step_row,
 )
 from contextweaver.store.nodes import StoredNode
-from contextweaver.store.requests import REQUEST_COLUMNS, SESSION_COLUMNS, TOTALS
+from contextweaver.store.requests import (
+    PASSED_COLUMNS,
+    PASSED_TOTALS,
+    REQUEST_COLUMNS,
+    SESSION_COLUMNS,
+    TOTALS,
+)
 from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
 
@@ -159,7 +165,7 @@ class SQLStore:
         self, owner: str | None, offset: int = 0, limit: int | None = None
     ) -> tuple[list[SessionInfo], int]:
         """A page of one owner's sessions (oldest first) and how many it has, read by the owner index."""
-        where, params = ("owner = ?", (owner,)) if owner is not None else ("owner IS NULL", ())
+        where, params = _owner_is(owner)
         with self._read() as tx:
             total = tx.execute(f"SELECT COUNT(*) AS n FROM cw_sessions WHERE {where}", params)
             rows = tx.execute(
@@ -296,22 +302,57 @@ class SQLStore:
     # -- forwarded requests ----------------------------------------------------------------------
 
     def record_request(self, session_id: str, row: dict[str, Any]) -> int:
-        names = [name for name in REQUEST_COLUMNS if name in row]
+        return self._insert("cw_requests", "session_id", session_id, REQUEST_COLUMNS, row)
+
+    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
+        self._update("cw_requests", REQUEST_COLUMNS, request_id, row)
+
+    def record_passed(self, owner: str | None, row: dict[str, Any]) -> int:
+        return self._insert("cw_passed", "owner", owner, PASSED_COLUMNS, row)
+
+    def update_passed(self, request_id: int, row: dict[str, Any]) -> None:
+        self._update("cw_passed", PASSED_COLUMNS, request_id, row)
+
+    def _insert(
+        self, table: str, key: str, value: str | None, columns: Sequence[str], row: dict[str, Any]
+    ) -> int:
+        names = [name for name in columns if name in row]
         with self._write() as tx:
             rows = tx.execute(
-                f"INSERT INTO cw_requests (session_id, {', '.join(names)}) "
+                f"INSERT INTO {table} ({key}, {', '.join(names)}) "
                 f"VALUES (?, {', '.join('?' for _ in names)}) RETURNING id",
-                (session_id, *(row[name] for name in names)),
+                (value, *(row[name] for name in names)),
             )
         return int(rows[0]["id"])
 
-    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
-        names = [name for name in REQUEST_COLUMNS if name in row]
+    def _update(self, table: str, columns: Sequence[str], request_id: int, row: dict[str, Any]) -> None:
+        names = [name for name in columns if name in row]
         with self._write() as tx:
             tx.execute(
-                f"UPDATE cw_requests SET {', '.join(f'{name} = ?' for name in names)} WHERE id = ?",
+                f"UPDATE {table} SET {', '.join(f'{name} = ?' for name in names)} WHERE id = ?",
                 (*(row[name] for name in names), request_id),
             )
+
+    def passed_requests(
+        self, owner: str | None, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        where, params = _owner_is(owner)
+        with self._read() as tx:
+            return tx.execute(
+                f"SELECT id, owner, {', '.join(PASSED_COLUMNS)} FROM cw_passed WHERE {where} AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (*params, after, limit if limit is not None else 2**62),
+            )
+
+    def passed_totals(self) -> dict[str | None, dict[str, Any]]:
+        with self._read() as tx:
+            rows = tx.execute(f"SELECT owner, {PASSED_TOTALS} FROM cw_passed GROUP BY owner")
+        return {row.pop("owner"): row for row in rows}
+
+    def owner_passed_totals(self, owner: str | None) -> dict[str, Any]:
+        where, params = _owner_is(owner)
+        with self._read() as tx:
+            return tx.execute(f"SELECT {PASSED_TOTALS} FROM cw_passed WHERE {where}", params)[0]
 
     def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         with self._read() as tx:
@@ -326,7 +367,7 @@ class SQLStore:
         return self._totals(f"cw_requests {where}", params)
 
     def owner_request_totals(self, owner: str | None) -> dict[str, dict[str, Any]]:
-        where, params = ("s.owner = ?", (owner,)) if owner is not None else ("s.owner IS NULL", ())
+        where, params = _owner_is(owner, "s.owner")
         return self._totals(f"cw_requests JOIN cw_sessions s ON s.id = session_id WHERE {where} ", params)
 
     def _totals(self, source: str, params: Sequence[Any]) -> dict[str, dict[str, Any]]:
@@ -390,3 +431,8 @@ class SQLStore:
             raise StoreError(
                 f"the store {self.url} cannot {doing}: {type(exc).__name__}: {exc}; {hint}"
             ) from exc
+
+
+def _owner_is(owner: str | None, column: str = "owner") -> tuple[str, tuple[str, ...]]:
+    """The condition that a row is `owner`'s (None: created without a credential), by the owner index."""
+    return (f"{column} = ?", (owner,)) if owner is not None else (f"{column} IS NULL", ())

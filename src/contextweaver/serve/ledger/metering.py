@@ -5,7 +5,9 @@ When a woven request goes upstream, `Metering.request` counts its tokens, stores
 the provider's usage is read (usage.py), priced and written over the row, off the event loop; a store
 failure is logged and counted, never the caller's. So every request forwarded is one row, with the usage
 the upstream reported or the reason there is none (issue 53: a proxy killed after 20 answers kept 11
-rows; a stream broken off or a caller hanging up before the stream's end left none).
+rows; a stream broken off or a caller hanging up before the stream's end left none). A request forwarded
+outside any session (`Passed`: passed through as sent, or before its conversation had a step) is a row the
+same way, under its owner (store/requests.py: `cw_passed`), so /metrics equals the rows.
 
 Cost is in base-price input tokens: usage input + cache reads x the read multiplier + cache writes x
 the write multiplier (prompt_cache.PRICES; Anthropic's for the Messages wire, OpenAI's otherwise).
@@ -48,6 +50,9 @@ MORE_MISS_REASONS = 16
 """Other reasons given a /metrics label of their own, first come; later ones count as `other` (issue 53:
 3,000 distinct reasons from an upstream made 931 KB of /metrics). The row keeps the reason itself."""
 NO_ANSWER = "no answer recorded: the request was in flight, or the proxy stopped before its answer came"
+NO_STEP_YET = "no-step-yet"
+"""Why a request woven under no session header is outside any session: its conversation has no step yet
+(its session starts with the request holding the first one, serve/sessions/routing.py)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,32 @@ class Forwarded:
     context: WovenContext | None
     fallback: str | None = None
     named: Named = Named("openai", "none", "none")
+
+
+@dataclass(frozen=True)
+class Passed:
+    """A request forwarded outside any session: why (`reason`: a passthrough or fallback mark, or
+    NO_STEP_YET) and whose (`owner`, the caller's keyed hash) its row is."""
+
+    wire: str
+    reason: str
+    owner: str | None
+    streamed: bool
+    latency: float
+    named: Named = Named("openai", "none", "none")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Where a request's row is kept: its session's rows, or else its owner's rows outside sessions."""
+
+    session_id: str | None
+    owner: str | None = None
+
+    def __str__(self) -> str:
+        if self.session_id is not None:
+            return f"a request of session {self.session_id}"
+        return f"a request outside sessions (owner {(self.owner or 'none')[:8]})"
 
 
 class Metering:
@@ -87,36 +118,42 @@ class Metering:
         m.cached.labels(wire).inc(sim.sent.cached[prices_of(wire).provider])
         if sent.context is not None and sent.context.compacted:
             m.cuts.labels(wire).inc()
-        row = self._row(sent)
-        request_id = await anyio.to_thread.run_sync(self._store, sent.session_id, row, None)
+        return await self._opened(Rows(sent.session_id), sent.wire, sent.named, self._row(sent))
+
+    async def passed(self, sent: Passed) -> Callable[[Answered], None]:
+        """Store the row of a request going upstream outside any session (missing until the answer comes)
+        under its owner; the answer's callback, which takes the first answer only. Its pass-through cost is
+        its billed cost: nothing of it was woven."""
+        row = {"at": time.time(), "wire": sent.wire, "status": 0, "streamed": int(sent.streamed),
+               "latency_ms": round(sent.latency * 1000, 3), "usage": "missing", "usage_note": NO_ANSWER,
+               "reason": sent.reason}  # fmt: skip
+        return await self._opened(Rows(None, sent.owner), sent.wire, sent.named, row)
+
+    async def _opened(
+        self, rows: Rows, wire: str, named: Named, row: dict[str, Any]
+    ) -> Callable[[Answered], None]:
+        """The row stored before the request goes upstream, and the callback that completes it once."""
+        request_id = await anyio.to_thread.run_sync(self._store, rows, row, None)
         told: list[Answered] = []
 
         def answered(answer: Answered) -> None:
             if not told:
                 told.append(answer)
-                self.answered(sent, answer, row, request_id)
+                self._answered(rows, wire, named, answer, row, request_id)
 
         return answered
 
-    def unsessioned(self, wire: str, named: Named = Forwarded.named) -> Callable[[Answered], None]:
-        """The callback of a request forwarded outside any session (passed through as sent, or the first
-        request of a conversation): its usage is counted in /metrics at pass-through cost, not stored."""
-
-        def counted(answered: Answered) -> None:
-            self._usage(wire, answered, None, named)
-
-        return counted
-
-    def answered(
-        self, sent: Forwarded, answered: Answered, pending: dict[str, Any], request_id: int | None
-    ) -> None:
+    def _answered(self, rows: Rows, wire: str, named: Named, answered: Answered, pending: dict[str, Any],
+                  request_id: int | None) -> None:  # fmt: skip
         row = {**pending, "status": answered.status, "usage": "missing", "usage_note": answered.note}
-        usage = self._usage(sent.wire, answered, row, sent.named)
-        if usage is not None:
-            self.ledger.reported(sent.session_id, usage)
-        self._write(sent.session_id, row, request_id)
+        usage = self.usage(wire, answered, row, named)
+        if usage is not None and rows.session_id is not None:
+            self.ledger.reported(rows.session_id, usage)
+        self._write(rows, row, request_id)
 
-    def _usage(self, wire: str, answered: Answered, row: dict[str, Any] | None, named: Named) -> Usage | None:
+    def usage(
+        self, wire: str, answered: Answered, row: dict[str, Any], named: Named = Forwarded.named
+    ) -> Usage | None:
         """Read, count and (into `row`) price the answer's usage; a 2xx answer without one is counted. The
         row's note says why there is none, or what was clamped."""
         if not 200 <= answered.status < 300:
@@ -127,8 +164,7 @@ class Metering:
         except BadUsage as exc:
             log.warning("an answer's usage is unreadable (%s); not counted", exc)
             self.metrics.usage.labels(wire, "malformed").inc()
-            if row is not None:
-                row["usage"] = "malformed"
+            row["usage"] = "malformed"
             _note(row, f"unreadable usage: {exc}")
             return None
         self.metrics.usage.labels(wire, "reported" if usage is not None else "missing").inc()
@@ -138,12 +174,11 @@ class Metering:
         _note(row, usage.note)
         prices, m = prices_of(wire), self.metrics
         billed = usage.input + usage.cache_read * prices.read + usage.cache_write * prices.write
-        passthrough = billed
-        if row is not None:
-            passthrough = billed * row["sim_full"] / row["sim_sent"] if row["sim_sent"] else billed
-            row.update(usage="reported", input_tokens=usage.input, cache_read_tokens=usage.cache_read,
-                       cache_write_tokens=usage.cache_write, output_tokens=usage.output, billed=billed,
-                       passthrough=passthrough, miss_reason=usage.miss_reason)  # fmt: skip
+        simulated = row.get("sim_sent")  # none outside sessions: passed through, the ratio is 1
+        passthrough = billed * row["sim_full"] / simulated if simulated else billed
+        row.update(usage="reported", input_tokens=usage.input, cache_read_tokens=usage.cache_read,
+                   cache_write_tokens=usage.cache_write, output_tokens=usage.output, billed=billed,
+                   passthrough=passthrough, miss_reason=usage.miss_reason)  # fmt: skip
         for kind, value in (("input", usage.input), ("cache_read", usage.cache_read),
                             ("cache_write", usage.cache_write), ("output", usage.output)):  # fmt: skip
             m.provider.labels(wire, kind).inc(value)
@@ -193,23 +228,27 @@ class Metering:
             "cut": cut_record(context) if context is not None and context.compacted else None,
         }  # fmt: skip
 
-    def _write(self, session_id: str, row: dict[str, Any], request_id: int | None) -> None:
+    def _write(self, rows: Rows, row: dict[str, Any], request_id: int | None) -> None:
         """Store the row in a thread (a write waits for the disk and for other writers), not awaited."""
-        future = asyncio.get_running_loop().run_in_executor(None, self._store, session_id, row, request_id)
+        future = asyncio.get_running_loop().run_in_executor(None, self._store, rows, row, request_id)
         self._writes.add(future)
         future.add_done_callback(self._writes.discard)
 
-    def _store(self, session_id: str, row: dict[str, Any], request_id: int | None) -> int | None:
+    def _store(self, rows: Rows, row: dict[str, Any], request_id: int | None) -> int | None:
         """Write the row over `request_id` (None: as a new row); the row's id, None when the store failed."""
         try:
-            if request_id is None:
-                return self.store.record_request(session_id, row)
-            self.store.update_request(request_id, row)
+            if rows.session_id is None:
+                if request_id is None:
+                    return self.store.record_passed(rows.owner, row)
+                self.store.update_passed(request_id, row)
+            elif request_id is None:
+                return self.store.record_request(rows.session_id, row)
+            else:
+                self.store.update_request(request_id, row)
             return request_id
         except Exception as exc:
             self.write_failures += 1
-            log.error("store failure recording a request of session %s: %s: %s", session_id,
-                      type(exc).__name__, exc)  # fmt: skip
+            log.error("store failure recording %s: %s: %s", rows, type(exc).__name__, exc)
             return None
 
     async def drain(self) -> None:
@@ -218,9 +257,9 @@ class Metering:
             await asyncio.gather(*self._writes, return_exceptions=True)
 
 
-def _note(row: dict[str, Any] | None, note: str | None) -> None:
+def _note(row: dict[str, Any], note: str | None) -> None:
     """Add `note` to the row's usage note (after the answer's own: a stream broken off, a caller gone)."""
-    if row is not None and note:
+    if note:
         row["usage_note"] = f"{row['usage_note']}; {note}" if row.get("usage_note") else note
 
 
