@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from contextweaver.store import Store, open_store
+from contextweaver.store.requests import RowWrite
 
 ROOT = [{"role": "user", "content": "task"}]
 
@@ -51,13 +52,12 @@ def test_rows_outside_sessions_are_each_owners_own(store: Store) -> None:
     listed and summed per owner by the owner index, never another owner's."""
     pending = {"at": 1.0, "wire": "chat", "status": 0, "streamed": 1, "latency_ms": 0.5, "usage": "missing",
                "usage_note": "no answer recorded", "reason": "no-step-yet"}  # fmt: skip
-    first = store.record_passed("alice", pending)
-    store.record_passed("alice", {**pending, "reason": "compaction"})
-    store.record_passed("bob", pending)
-    store.record_passed(None, pending)
+    first, *_ = store.write_requests([RowWrite(pending, owner="alice"),
+                                      RowWrite({**pending, "reason": "compaction"}, owner="alice"),
+                                      RowWrite(pending, owner="bob"), RowWrite(pending)])  # fmt: skip
     answer = {"status": 200, "usage": "reported", "usage_note": None, "input_tokens": 7, "cache_read_tokens": 3,
               "cache_write_tokens": 0, "output_tokens": 2, "billed": 7.3, "passthrough": 7.3, "miss_reason": None}  # fmt: skip
-    store.update_passed(first, {**pending, **answer})
+    store.write_requests([RowWrite({**pending, **answer}, owner="alice", request_id=first)])
     rows = store.passed_requests("alice")
     assert [(row["reason"], row["usage"], row["input_tokens"]) for row in rows] == [
         ("no-step-yet", "reported", 7), ("compaction", "missing", None)]  # fmt: skip

@@ -9,10 +9,14 @@ Sums are taken in the database, so listing sessions reads one row each.
 
 A request forwarded outside any session (passed through as sent, or before its conversation had a step
 to store: serve/routes.py says which) is a row of `cw_passed` instead, under its owner: the same life,
-the same usage columns, and `reason` for why no session holds it.
+the same usage columns, and `reason` for why no session holds it. Both are written as `RowWrite`s, many to a
+transaction (serve/ledger/row_writer.py).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 REQUEST_COLUMNS = (
     "at", "wire", "status", "streamed", "step", "added", "latency_ms", "sent_tokens", "full_tokens",
@@ -56,3 +60,19 @@ PASSED_TOTALS = ", ".join(
 SESSION_COLUMNS = "cw_sessions.*, (SELECT wire FROM cw_requests r WHERE r.session_id = cw_sessions.id ORDER BY r.id LIMIT 1) AS wire"
 """A session's columns and the wire of its first forwarded request, by the requests' index: a session of
 the Anthropic or Responses wire is shown as such, not as the `openai` its tool calls are read in."""
+
+
+@dataclass(frozen=True)
+class RowWrite:
+    """One write of the usage ledger: a new row (`request_id` None) or the columns set on row `request_id`;
+    a row of session `session_id`, or when it is None, of `owner`'s rows outside sessions."""
+
+    row: dict[str, Any]
+    session_id: str | None = None
+    owner: str | None = None
+    request_id: int | None = None
+
+    def __str__(self) -> str:
+        if self.session_id is not None:
+            return f"a request of session {self.session_id}"
+        return f"a request outside sessions (owner {(self.owner or 'none')[:8]})"

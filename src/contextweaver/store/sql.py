@@ -36,6 +36,7 @@ from contextweaver.store.requests import (
     REQUEST_COLUMNS,
     SESSION_COLUMNS,
     TOTALS,
+    RowWrite,
 )
 from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
@@ -302,36 +303,32 @@ class SQLStore:
     # -- forwarded requests ----------------------------------------------------------------------
 
     def record_request(self, session_id: str, row: dict[str, Any]) -> int:
-        return self._insert("cw_requests", "session_id", session_id, REQUEST_COLUMNS, row)
+        return self.write_requests([RowWrite(row, session_id)])[0]
 
-    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
-        self._update("cw_requests", REQUEST_COLUMNS, request_id, row)
-
-    def record_passed(self, owner: str | None, row: dict[str, Any]) -> int:
-        return self._insert("cw_passed", "owner", owner, PASSED_COLUMNS, row)
-
-    def update_passed(self, request_id: int, row: dict[str, Any]) -> None:
-        self._update("cw_passed", PASSED_COLUMNS, request_id, row)
-
-    def _insert(
-        self, table: str, key: str, value: str | None, columns: Sequence[str], row: dict[str, Any]
-    ) -> int:
-        names = [name for name in columns if name in row]
+    def write_requests(self, writes: Sequence[RowWrite]) -> list[int]:
         with self._write() as tx:
-            rows = tx.execute(
-                f"INSERT INTO {table} ({key}, {', '.join(names)}) "
-                f"VALUES (?, {', '.join('?' for _ in names)}) RETURNING id",
-                (value, *(row[name] for name in names)),
-            )
-        return int(rows[0]["id"])
+            return [self._write_request(tx, write) for write in writes]
 
-    def _update(self, table: str, columns: Sequence[str], request_id: int, row: dict[str, Any]) -> None:
-        names = [name for name in columns if name in row]
-        with self._write() as tx:
+    def _write_request(self, tx: Tx, write: RowWrite) -> int:
+        """Insert the row (its id) or set its columns on row `request_id`, in a session's rows or outside them."""
+        table, key, value, columns = (
+            ("cw_requests", "session_id", write.session_id, REQUEST_COLUMNS)
+            if write.session_id is not None
+            else ("cw_passed", "owner", write.owner, PASSED_COLUMNS)
+        )
+        names = [name for name in columns if name in write.row]
+        if write.request_id is not None:
             tx.execute(
                 f"UPDATE {table} SET {', '.join(f'{name} = ?' for name in names)} WHERE id = ?",
-                (*(row[name] for name in names), request_id),
+                (*(write.row[name] for name in names), write.request_id),
             )
+            return write.request_id
+        rows = tx.execute(
+            f"INSERT INTO {table} ({key}, {', '.join(names)}) VALUES (?, {', '.join('?' for _ in names)}) "
+            "RETURNING id",
+            (value, *(write.row[name] for name in names)),
+        )
+        return int(rows[0]["id"])
 
     def passed_requests(
         self, owner: str | None, after: int = 0, limit: int | None = None

@@ -2,8 +2,8 @@
 
 When a woven request goes upstream, `Metering.request` counts its tokens, stores its row marked missing
 ("no answer recorded") and returns the callback its answer calls once, however it ends (forward.py):
-the provider's usage is read (usage.py), priced and written over the row, off the event loop; a store
-failure is logged and counted, never the caller's. So every request forwarded is one row, with the usage
+the provider's usage is read (usage.py), priced and written over the row, off the event loop (rows are
+committed many to a transaction: row_writer.py); a store failure is logged and counted, never the caller's. So every request forwarded is one row, with the usage
 the upstream reported or the reason there is none (issue 53: a proxy killed after 20 answers kept 11
 rows; a stream broken off or a caller hanging up before the stream's end left none). A request forwarded
 outside any session (`Passed`: passed through as sent, or before its conversation had a step) is a row the
@@ -25,7 +25,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
@@ -34,9 +34,11 @@ from contextweaver.records import WovenContext, content_text
 from contextweaver.serve.ledger.cache_ledger import CacheLedger, prices_of
 from contextweaver.serve.ledger.labels import Named
 from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.ledger.row_writer import RowWriter
 from contextweaver.serve.sessions.simulation import Simulated
 from contextweaver.serve.upstream.usage import Answered, BadUsage, Usage
 from contextweaver.store.base import Store
+from contextweaver.store.requests import RowWrite
 
 log = logging.getLogger("contextweaver.serve")
 NOTE_MARK = "[ContextWeaver"
@@ -84,19 +86,6 @@ class Passed:
     named: Named = Named("openai", "none", "none")
 
 
-@dataclass(frozen=True)
-class Rows:
-    """Where a request's row is kept: its session's rows, or else its owner's rows outside sessions."""
-
-    session_id: str | None
-    owner: str | None = None
-
-    def __str__(self) -> str:
-        if self.session_id is not None:
-            return f"a request of session {self.session_id}"
-        return f"a request outside sessions (owner {(self.owner or 'none')[:8]})"
-
-
 class Metering:
     def __init__(self, store: Store, ledger: CacheLedger, metrics: ProxyMetrics) -> None:
         self.store = store
@@ -105,6 +94,7 @@ class Metering:
         self.write_failures = 0
         self._miss_labels: set[str] = set(KNOWN_MISS_REASONS)
         self._writes: set[asyncio.Future[int | None]] = set()
+        self.writer = RowWriter(store, self._failed)
 
     async def request(self, sent: Forwarded) -> Callable[[Answered], None]:
         """Count a request going upstream and store its row (missing until the answer comes); the answer's
@@ -118,7 +108,7 @@ class Metering:
         m.cached.labels(wire).inc(sim.sent.cached[prices_of(wire).provider])
         if sent.context is not None and sent.context.compacted:
             m.cuts.labels(wire).inc()
-        return await self._opened(Rows(sent.session_id), sent.wire, sent.named, self._row(sent))
+        return await self._opened(RowWrite(self._row(sent), sent.session_id), sent.wire, sent.named)
 
     async def passed(self, sent: Passed) -> Callable[[Answered], None]:
         """Store the row of a request going upstream outside any session (missing until the answer comes)
@@ -127,29 +117,32 @@ class Metering:
         row = {"at": time.time(), "wire": sent.wire, "status": 0, "streamed": int(sent.streamed),
                "latency_ms": round(sent.latency * 1000, 3), "usage": "missing", "usage_note": NO_ANSWER,
                "reason": sent.reason}  # fmt: skip
-        return await self._opened(Rows(None, sent.owner), sent.wire, sent.named, row)
+        return await self._opened(RowWrite(row, owner=sent.owner), sent.wire, sent.named)
 
-    async def _opened(
-        self, rows: Rows, wire: str, named: Named, row: dict[str, Any]
-    ) -> Callable[[Answered], None]:
-        """The row stored before the request goes upstream, and the callback that completes it once."""
-        request_id = await anyio.to_thread.run_sync(self._store, rows, row, None)
+    async def _opened(self, pending: RowWrite, wire: str, named: Named) -> Callable[[Answered], None]:
+        """The row committed before the request goes upstream, and the callback that completes it once."""
+        request_id = await asyncio.wrap_future(self.writer.submit(pending))
         told: list[Answered] = []
 
         def answered(answer: Answered) -> None:
             if not told:
                 told.append(answer)
-                self._answered(rows, wire, named, answer, row, request_id)
+                self._answered(pending, wire, named, answer, request_id)
 
         return answered
 
-    def _answered(self, rows: Rows, wire: str, named: Named, answered: Answered, pending: dict[str, Any],
-                  request_id: int | None) -> None:  # fmt: skip
-        row = {**pending, "status": answered.status, "usage": "missing", "usage_note": answered.note}
+    def _answered(
+        self, pending: RowWrite, wire: str, named: Named, answered: Answered, request_id: int | None
+    ) -> None:
+        """The row completed by the answer, written without waiting (over the pending one, or anew when that
+        one failed)."""
+        row = {**pending.row, "status": answered.status, "usage": "missing", "usage_note": answered.note}
         usage = self.usage(wire, answered, row, named)
-        if usage is not None and rows.session_id is not None:
-            self.ledger.reported(rows.session_id, usage)
-        self._write(rows, row, request_id)
+        if usage is not None and pending.session_id is not None:
+            self.ledger.reported(pending.session_id, usage)
+        future = asyncio.wrap_future(self.writer.submit(replace(pending, row=row, request_id=request_id)))
+        self._writes.add(future)
+        future.add_done_callback(self._writes.discard)
 
     def usage(
         self, wire: str, answered: Answered, row: dict[str, Any], named: Named = Forwarded.named
@@ -228,33 +221,16 @@ class Metering:
             "cut": cut_record(context) if context is not None and context.compacted else None,
         }  # fmt: skip
 
-    def _write(self, rows: Rows, row: dict[str, Any], request_id: int | None) -> None:
-        """Store the row in a thread (a write waits for the disk and for other writers), not awaited."""
-        future = asyncio.get_running_loop().run_in_executor(None, self._store, rows, row, request_id)
-        self._writes.add(future)
-        future.add_done_callback(self._writes.discard)
-
-    def _store(self, rows: Rows, row: dict[str, Any], request_id: int | None) -> int | None:
-        """Write the row over `request_id` (None: as a new row); the row's id, None when the store failed."""
-        try:
-            if rows.session_id is None:
-                if request_id is None:
-                    return self.store.record_passed(rows.owner, row)
-                self.store.update_passed(request_id, row)
-            elif request_id is None:
-                return self.store.record_request(rows.session_id, row)
-            else:
-                self.store.update_request(request_id, row)
-            return request_id
-        except Exception as exc:
-            self.write_failures += 1
-            log.error("store failure recording %s: %s: %s", rows, type(exc).__name__, exc)
-            return None
+    def _failed(self, write: RowWrite, exc: Exception) -> None:
+        """A write the store refused: logged and counted (/metrics, /health), never the caller's."""
+        self.write_failures += 1
+        log.error("store failure recording %s: %s: %s", write, type(exc).__name__, exc)
 
     async def drain(self) -> None:
-        """Wait for the rows still being written (at shutdown)."""
+        """Wait for the rows still being written (at shutdown), then end the writer's thread."""
         if self._writes:
             await asyncio.gather(*self._writes, return_exceptions=True)
+        await anyio.to_thread.run_sync(self.writer.close)
 
 
 def _note(row: dict[str, Any], note: str | None) -> None:
