@@ -33,16 +33,21 @@ class GatedStore(SQLiteStore):
         return super().write_requests(writes)
 
 
-def held(store: GatedStore, writer: RowWriter, rows: list[dict[str, Any]]) -> list[int | None]:
-    """Submit `rows` while the writer's thread holds a first write, then let it go; the rows' ids."""
+def held(
+    store: GatedStore, writer: RowWriter, rows: list[dict[str, Any]], cancel: int | None = None
+) -> list[int | None]:
+    """Submit `rows` while the writer's thread holds a first write (and cancel the one at `cancel`), then let
+    it go; the rows' ids."""
     store.gate.clear()
     store.entered.clear()
     first = writer.submit(RowWrite(ROW, owner="a"))
     assert store.entered.wait(10)  # the thread holds the first write: the next ones queue meanwhile
     futures = [writer.submit(RowWrite(row, owner="a")) for row in rows]
+    if cancel is not None:
+        assert futures[cancel].cancel()
     store.gate.set()
     assert first.result(10) is not None
-    return [future.result(10) for future in futures]
+    return [None if future.cancelled() else future.result(10) for future in futures]
 
 
 def test_writes_waiting_together_are_one_transaction_and_a_bad_one_fails_alone(tmp_path: Path) -> None:
@@ -61,4 +66,9 @@ def test_writes_waiting_together_are_one_transaction_and_a_bad_one_fails_alone(t
     writer.close()
     later = writer.submit(RowWrite(ROW, owner="a"))  # a write after close starts the thread again
     assert later.result(10) == 42
+
+    ids = held(
+        store, writer, [{**ROW, "latency_ms": n} for n in range(3)], cancel=1
+    )  # its request was cancelled
+    assert ids == [44, None, 45] and len(store.passed_requests("a", after=42)) == 3  # the held one, 0 and 2
     writer.close()

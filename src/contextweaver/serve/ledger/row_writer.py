@@ -71,7 +71,12 @@ class RowWriter:
                 batch.append(more)
             self._commit(batch)
 
-    def _commit(self, batch: list[Pending]) -> None:
+    def _commit(self, waiting: list[Pending]) -> None:
+        """Commit the batch's writes, but those whose caller went away before (its request cancelled: it
+        never goes upstream, so it gets no row)."""
+        batch = [(write, future) for write, future in waiting if future.set_running_or_notify_cancel()]
+        if not batch:
+            return
         writes = [write for write, _ in batch]
         try:
             ids: list[int | None] = list(self.store.write_requests(writes))
