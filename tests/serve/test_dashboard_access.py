@@ -28,6 +28,7 @@ def test_without_a_token_metrics_answer_on_loopback_and_the_dashboard_does_not(t
         refused = httpx.get(base + "/contextweaver/sessions")
         assert refused.status_code == 403 and refused.json()["error"]["code"] == "token_required"
         assert "`contextweaver sessions list --store FILE`" in refused.json()["error"]["message"]
+        assert httpx.get(base + "/contextweaver/passed").json()["error"]["code"] == "token_required"
         assert httpx.get(base + "/metrics", headers={"host": "evil.example"}).status_code == 403  # rebinding
 
 

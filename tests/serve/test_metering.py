@@ -282,12 +282,15 @@ def test_cache_miss_reasons_from_the_upstream_are_a_bounded_label_set(tmp_path: 
     """3,000 distinct reasons made 3,000 label values (931 KB of /metrics, issue 53): the known reasons and
     the first few others keep their own label, the rest count as `other`; every miss is still counted."""
     metrics_ = ProxyMetrics()
-    count = Metering(SQLiteStore(tmp_path / "s.db"), CacheLedger(), metrics_).unsessioned("anthropic")
+    metering = Metering(SQLiteStore(tmp_path / "s.db"), CacheLedger(), metrics_)
+    rows = []
     for n in range(3000):
         reason = "messages_changed" if n % 2 else f"reason_{n}_{'x' * 60}"
         body = {"usage": {"input_tokens": 1, "output_tokens": 1},
                 "diagnostics": {"cache_miss_reason": {"type": reason}}}  # fmt: skip
-        count(Answered(200, json.dumps(body).encode(), False))
+        rows.append(row := {"usage_note": None})
+        metering.usage("anthropic", Answered(200, json.dumps(body).encode(), False), row)
+    assert rows[0]["miss_reason"] == f"reason_0_{'x' * 60}"  # the row keeps the reason itself
     text = generate_latest(metrics_.registry).decode()
     misses = {s.labels["reason"]: s.value for f in text_string_to_metric_families(text)
               for s in f.samples if s.name == "contextweaver_cache_misses_total"}  # fmt: skip

@@ -190,7 +190,8 @@ def test_every_answer_is_one_row_and_metrics_equal_the_rows(tmp_path: Path) -> N
 @pytest.mark.parametrize("wire", list(PATHS))
 def test_a_proxy_killed_mid_session_leaves_a_row_per_request(tmp_path: Path, wire: str) -> None:
     """SIGKILL right after 20 answers kept 11 rows of 20 (each was written after its answer had passed):
-    each request's row is now written before it goes upstream, and says so when its answer never was."""
+    each request's row is now written before it goes upstream, and says so when its answer never was. The
+    requests outside any session sent last (a conversation's first, a wire's passthrough) keep theirs too."""
 
     def plain(request: Request) -> Reply:
         return Reply(text="done")
@@ -207,6 +208,13 @@ def test_a_proxy_killed_mid_session_leaves_a_row_per_request(tmp_path: Path, wir
                                     timeout=30)  # fmt: skip
                 assert answer.status_code == 200, answer.text
                 messages += step(wire, n + 1)
+            outside = [body_of(wire, first_messages(wire), False)]
+            if wire == "responses":
+                outside.append({**outside[0], "previous_response_id": "resp_1"})
+            for body in outside:
+                answer = httpx.post(base + PATHS[wire], json=body, headers={"authorization": "Bearer sk-killed"},
+                                    timeout=30)  # fmt: skip
+                assert answer.status_code == 200, answer.text
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait(10)
@@ -214,7 +222,9 @@ def test_a_proxy_killed_mid_session_leaves_a_row_per_request(tmp_path: Path, wir
     rows = store.requests("killed")
     assert store.session("killed").steps == 20  # type: ignore[union-attr]
     assert len(rows) == 20, rows
-    for row in rows:
+    passed = [row for owner in store.passed_totals() for row in store.passed_requests(owner)]
+    assert len(passed) == len(outside), passed
+    for row in rows + passed:
         assert row["usage"] == "reported" or row["usage_note"] == NO_ANSWER, row
 
 

@@ -96,14 +96,15 @@ def command() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @_failures
 def list_sessions(store_location: str, as_json: bool) -> None:
-    """Every session with its step count and last update."""
+    """Every session with its step count and last update; then, per owner, the requests the proxy forwarded
+    outside any session (`sessions passed` lists them)."""
     from rich.console import Console
     from rich.table import Table
 
-    from contextweaver.serve.ledger.inspect import cost_of, session_summary, summed
+    from contextweaver.serve.ledger.inspect import cost_of, session_summary, short_owner, summed
 
     store = _open(store_location)
-    infos, totals = store.sessions(), store.request_totals()
+    infos, totals, outside = store.sessions(), store.request_totals(), store.passed_totals()
     costs = {info.id: cost_of(totals.get(info.id)) for info in infos}
     if as_json:
         _emit([{**session_summary(info), "cost": costs[info.id]} for info in infos])
@@ -121,7 +122,11 @@ def list_sessions(store_location: str, as_json: bool) -> None:
         cost = costs[info.id]
         table.add_row(info.id, str(info.steps), info.format or "-", _when(info.created_at),
                       _when(info.updated_at), *_money(cost))  # fmt: skip
-    total = summed(list(costs.values()))
+    passed = {owner: cost_of(one) for owner, one in outside.items()}
+    for owner, cost in passed.items():
+        table.add_row(f"outside sessions ({short_owner(owner)})", "-", "-", "", _when(outside[owner]["last_at"]),
+                      *_money(cost))  # fmt: skip
+    total = summed([*costs.values(), *passed.values()])
     table.add_row("total", "", "", "", "", *_money(total))
     console = Console()
     console.on_broken_pipe = _closed_pipe  # type: ignore[method-assign]  # rich's own handler exits 1
@@ -159,6 +164,19 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             "cache misses the provider explained: " + ", ".join(f"{r} x{n}" for r, n in misses.items())
         )
     return lines
+
+
+@command.command("passed")
+@STORE_OPTION
+@_failures
+def passed(store_location: str) -> None:
+    """The requests a proxy forwarded outside any session, per owner, as JSON: passed through as sent
+    (`reason`: compaction, previous_response_id) or before their conversation had a step (no-step-yet),
+    each with the usage its answer reported or why there is none."""
+    from contextweaver.serve.ledger.inspect import passed_page, short_owner
+
+    store = _open(store_location)
+    _emit({short_owner(owner): passed_page(store, owner, 0, 2**62) for owner in store.passed_totals()})
 
 
 @command.command("show")

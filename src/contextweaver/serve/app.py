@@ -9,6 +9,7 @@ GET  /v1/models            passed through.
 GET  /contextweaver/sessions[/{id}]  the caller's own sessions, paginated (`offset`, `limit`), with
                            each one's measured cost (ledger/metering.py);
 GET  /contextweaver/sessions/{id}/requests  its forwarded requests: tokens, usage, cuts (`after`).
+GET  /contextweaver/passed  the caller's requests forwarded outside any session, with their usage (`after`).
 GET  /metrics              Prometheus text (ledger/metrics.py); behind the token when the proxy has one.
 GET  /contextweaver/dashboard[/...]  the live dashboard (ledger/dashboard.py): the caller's sessions, or every
                            session for the token's holder; its sign-in (ledger/sign_in.py).
@@ -88,6 +89,7 @@ def routes_of(handlers: Routes) -> list[Route]:
         Route("/v1/models", handlers.models, methods=["GET"]),
         Route("/models", handlers.models, methods=["GET"]),
         Route("/contextweaver/sessions", handlers.list_sessions, methods=["GET"]),
+        Route("/contextweaver/passed", handlers.passed_requests, methods=["GET"]),
         Route("/contextweaver/sessions/{session_id}/requests", handlers.session_requests, methods=["GET"]),
         Route("/contextweaver/sessions/{session_id:path}", handlers.show_session, methods=["GET"]),
         Route(HEALTH, handlers.health, methods=["GET"]),

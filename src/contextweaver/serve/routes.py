@@ -31,12 +31,13 @@ from contextweaver.serve.ledger.cache_ledger import CacheLedger
 from contextweaver.serve.ledger.error_log import is_store_failure, store_unavailable
 from contextweaver.serve.ledger.inspect import (
     cost_of,
+    passed_page,
     session_page,
     session_requests,
     session_summary,
     summed,
 )
-from contextweaver.serve.ledger.metering import Forwarded, Metering
+from contextweaver.serve.ledger.metering import NO_STEP_YET, Forwarded, Metering, Passed
 from contextweaver.serve.ledger.metrics import ProxyMetrics
 from contextweaver.serve.sessions.loop_guard import LIMIT, LoopGuard
 from contextweaver.serve.sessions.routing import (
@@ -108,7 +109,7 @@ class Routes:
     async def _weave_and_forward(self, request: Request, wire: Wire) -> Response:
         """Read, weave, rewrite the body, simulate its prompt-cache use, forward: each a phase below."""
         started = time.perf_counter()
-        read = await self._read(request, wire)
+        read = await self._read(request, wire, started)
         if isinstance(read, Response):
             return read
         payload, conversation, state, session_id, body = read
@@ -124,11 +125,16 @@ class Routes:
         extra["server-timing"] = f"contextweaver;dur={elapsed * 1000:.2f}"
         self.metrics.latency.labels(wire.name).observe(elapsed)
         named = self.metrics.named(wire.name, payload.get("model"), caller.owner)
-        on_answer = self.metering.unsessioned(wire.name, named)
-        if woven.session_id is not None and sent is not None and use is not None:
+        streamed = bool(payload.get("stream"))
+        if woven.session_id is not None and use is not None:
             on_answer = await self.metering.request(Forwarded(
-                woven.session_id, wire.name, bool(payload.get("stream")), woven.steps, woven.added, elapsed,
-                use, woven.context, extra.get(FALLBACK_HEADER), named))  # fmt: skip
+                woven.session_id, wire.name, streamed, woven.steps, woven.added, elapsed, use, woven.context,
+                extra.get(FALLBACK_HEADER), named))  # fmt: skip
+        else:  # no step to store yet, or weaving failed
+            reason = extra.get(FALLBACK_HEADER) or NO_STEP_YET
+            on_answer = await self.metering.passed(
+                Passed(wire.name, reason, caller.owner, streamed, elapsed, named)
+            )
         # a history passed through goes out as it came: nothing rendered, nothing re-encoded
         content = body if verbatim else json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
         sent_at = time.perf_counter()
@@ -189,20 +195,20 @@ class Routes:
         if woven.session_id is None:
             return use
         extra[SESSION_HEADER] = sid = woven.session_id
-        if sent is None:
-            return use
         if use is None:
+            whole = full_messages(conversation)
+            sent = whole if sent is None else sent  # unwoven (the loop guard): the history goes whole
             seen = opening(woven.created, session_id is not None, sent, len(conversation.root))
-            use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent, full_messages(conversation),
-                                                 conversation.reserved, seen)  # fmt: skip
+            use = await anyio.to_thread.run_sync(self.ledger.simulate, sid, sent, whole, conversation.reserved,
+                                                 seen)  # fmt: skip
         extra[CACHE_HEADER] = f"{self.ledger.record(sid, use.sent):.3f}"
         return use
 
     async def _read(
-        self, request: Request, wire: Wire
+        self, request: Request, wire: Wire, started: float
     ) -> Response | tuple[Payload, Conversation, Any, str | None, bytes]:
         """The payload, its conversation, the wire's state, the named session and the body as read, or
-        the 4xx (or the passthrough answer) for the caller."""
+        the 4xx (or the passthrough answer: its row is its owner's, outside sessions) for the caller."""
         error = wire.error
         try:
             body = await read_body(request, self.max_body_bytes)
@@ -221,11 +227,14 @@ class Routes:
             )
         skip = wire.passthrough(payload)
         if skip is not None:
-            labels = self.metrics.named(wire.name, payload.get("model"), caller_of(request).owner)
+            caller, streamed = caller_of(request), bool(payload.get("stream"))
+            labels = self.metrics.named(wire.name, payload.get("model"), caller.owner)
+            on_answer = await self.metering.passed(
+                Passed(wire.name, skip, caller.owner, streamed, time.perf_counter() - started, labels)
+            )
             sent_at = time.perf_counter()
             answer = await self.upstream.forward(request, wire.upstream_path, body, {PASSTHROUGH_HEADER: skip},
-                                                 stream=bool(payload.get("stream")), caller=caller_of(request),
-                                                 on_answer=self.metering.unsessioned(wire.name, labels), fail=error)  # fmt: skip
+                                                 stream=streamed, caller=caller, on_answer=on_answer, fail=error)  # fmt: skip
             return self.metrics.timed(answer, labels, sent_at)
         named = request.headers.get(SESSION_HEADER)
         try:
@@ -270,18 +279,35 @@ class Routes:
         offset, limit = page_of(request)
         store = self.manager.store
         try:
-            (infos, total), totals = await anyio.to_thread.run_sync(
-                lambda: (store.sessions_of(owner, offset, limit), store.owner_request_totals(owner))
+            (infos, total), totals, outside = await anyio.to_thread.run_sync(
+                lambda: (
+                    store.sessions_of(owner, offset, limit),
+                    store.owner_request_totals(owner),
+                    store.owner_passed_totals(owner),
+                )
             )
         except Exception as exc:
             if is_store_failure(exc):
                 return self._store_failed(exc)
             raise
         page = [{**session_summary(info), "cost": cost_of(totals.get(info.id))} for info in infos]
-        after = offset + len(page)
-        return JSONResponse({"sessions": page, "total": total,
-                             "cost": summed([cost_of(one) for one in totals.values()]),
+        after, passed = offset + len(page), cost_of(outside)
+        return JSONResponse({"sessions": page, "total": total, "passed": passed,
+                             "cost": summed([*(cost_of(one) for one in totals.values()), passed]),
                              "next_offset": after if after < total else None})  # fmt: skip
+
+    async def passed_requests(self, request: Request) -> Response:
+        """GET /contextweaver/passed?after=N: the caller's requests forwarded outside any session (passed
+        through as sent, or before their conversation had a step), after row id N, and their cost."""
+        after, limit = page_of(request, "after")
+        owner, store = caller_of(request).owner, self.manager.store
+        try:
+            page = await anyio.to_thread.run_sync(passed_page, store, owner, after, limit)
+        except Exception as exc:
+            if is_store_failure(exc):
+                return self._store_failed(exc)
+            raise
+        return JSONResponse(page)
 
     async def show_session(self, request: Request) -> Response:
         offset, limit = page_of(request)

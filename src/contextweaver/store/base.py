@@ -21,6 +21,7 @@ from contextweaver.nodes.graph import LabelRecord
 from contextweaver.records import Message, Node, Step
 from contextweaver.store.encoding import canonical, ordered
 from contextweaver.store.nodes import StoredAnnotation, StoredNode
+from contextweaver.store.requests import RowWrite
 
 
 class StoreError(ContextWeaverError, RuntimeError):
@@ -202,8 +203,9 @@ class Store(Protocol):
         """Commit one forwarded request's row (columns: store/requests.py); its id."""
         ...
 
-    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
-        """Set the columns of `row` on the request row `request_id` (its answer, once it came)."""
+    def write_requests(self, writes: Sequence[RowWrite]) -> list[int]:
+        """Commit the usage ledger's writes (new rows and answers, in sessions or outside them: RowWrite) in
+        one transaction, else none of them; each write's row id."""
         ...
 
     def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
@@ -216,6 +218,20 @@ class Store(Protocol):
 
     def owner_request_totals(self, owner: str | None) -> dict[str, dict[str, Any]]:
         """`request_totals` of one owner's sessions (those with requests), by the owner index."""
+        ...
+
+    def passed_requests(
+        self, owner: str | None, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """One owner's rows outside sessions with `id` above `after`, oldest first, by the owner index."""
+        ...
+
+    def passed_totals(self) -> dict[str | None, dict[str, Any]]:
+        """Per owner: the count and sums of its requests outside sessions (requests.py: PASSED_TOTALS)."""
+        ...
+
+    def owner_passed_totals(self, owner: str | None) -> dict[str, Any]:
+        """`passed_totals` of one owner, by the owner index."""
         ...
 
     def hold(self, key: str) -> AbstractContextManager[None]:

@@ -6,9 +6,17 @@ a row that says so. It holds the tokens sent and the history's, the simulated pr
 ways, and the provider's usage as billed (NULL when the answer reported none), each count at most
 MAX_TOKENS; `usage_note` says why usage is missing, malformed or partial, and any raw count clamped.
 Sums are taken in the database, so listing sessions reads one row each.
+
+A request forwarded outside any session (passed through as sent, or before its conversation had a step
+to store: serve/routes.py says which) is a row of `cw_passed` instead, under its owner: the same life,
+the same usage columns, and `reason` for why no session holds it. Both are written as `RowWrite`s, many to a
+transaction (serve/ledger/row_writer.py).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 REQUEST_COLUMNS = (
     "at", "wire", "status", "streamed", "step", "added", "latency_ms", "sent_tokens", "full_tokens",
@@ -25,6 +33,11 @@ SUMMED = (
     "input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "billed", "passthrough",
     "sent_tokens", "full_tokens", "cached_tokens",
 )  # fmt: skip
+PASSED_COLUMNS = (
+    "at", "wire", "status", "streamed", "latency_ms", "usage", "input_tokens", "cache_read_tokens",
+    "cache_write_tokens", "output_tokens", "billed", "passthrough", "miss_reason", "usage_note", "reason",
+)  # fmt: skip
+"""The columns of a request forwarded outside any session (`cw_passed`, beside its `owner`)."""
 TOTALS = ", ".join(
     [
         "COUNT(*) AS requests",
@@ -35,6 +48,31 @@ TOTALS = ", ".join(
     ]
 )
 """Per session: requests, those whose usage was reported, cuts, and the sums of the counted columns."""
+PASSED_TOTALS = ", ".join(
+    [
+        "COUNT(*) AS requests",
+        "SUM(CASE WHEN usage = 'reported' THEN 1 ELSE 0 END) AS reported",
+        "MAX(at) AS last_at",
+        *(f"COALESCE(SUM({name}), 0) AS {name}" for name in SUMMED if name in PASSED_COLUMNS),
+    ]
+)
+"""Per owner, over its requests outside sessions: the same sums (nothing was cut or simulated)."""
 SESSION_COLUMNS = "cw_sessions.*, (SELECT wire FROM cw_requests r WHERE r.session_id = cw_sessions.id ORDER BY r.id LIMIT 1) AS wire"
 """A session's columns and the wire of its first forwarded request, by the requests' index: a session of
 the Anthropic or Responses wire is shown as such, not as the `openai` its tool calls are read in."""
+
+
+@dataclass(frozen=True)
+class RowWrite:
+    """One write of the usage ledger: a new row (`request_id` None) or the columns set on row `request_id`;
+    a row of session `session_id`, or when it is None, of `owner`'s rows outside sessions."""
+
+    row: dict[str, Any]
+    session_id: str | None = None
+    owner: str | None = None
+    request_id: int | None = None
+
+    def __str__(self) -> str:
+        if self.session_id is not None:
+            return f"a request of session {self.session_id}"
+        return f"a request outside sessions (owner {(self.owner or 'none')[:8]})"

@@ -179,6 +179,32 @@ MIGRATIONS: tuple[Migration, ...] = (
             ),
         ),
     ),
+    Migration(
+        9,
+        "each request forwarded outside any session, per owner (its usage was counted, never stored)",
+        (
+            """CREATE TABLE cw_passed (
+                id {serial},
+                owner TEXT,
+                reason TEXT NOT NULL,
+                at {float} NOT NULL,
+                wire TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                streamed INTEGER NOT NULL,
+                latency_ms {float} NOT NULL,
+                usage TEXT NOT NULL,
+                input_tokens INTEGER,
+                cache_read_tokens INTEGER,
+                cache_write_tokens INTEGER,
+                output_tokens INTEGER,
+                billed {float},
+                passthrough {float},
+                miss_reason TEXT,
+                usage_note TEXT
+            )""",
+            "CREATE INDEX cw_passed_by_owner ON cw_passed (owner, id)",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = """CREATE TABLE IF NOT EXISTS cw_schema (

@@ -30,7 +30,14 @@ from contextweaver.store.base import (
     step_row,
 )
 from contextweaver.store.nodes import StoredNode
-from contextweaver.store.requests import REQUEST_COLUMNS, SESSION_COLUMNS, TOTALS
+from contextweaver.store.requests import (
+    PASSED_COLUMNS,
+    PASSED_TOTALS,
+    REQUEST_COLUMNS,
+    SESSION_COLUMNS,
+    TOTALS,
+    RowWrite,
+)
 from contextweaver.store.rows import assemble, session_info
 from contextweaver.store.schema import MIGRATIONS, SCHEMA_TABLE, Migration, latest_version
 
@@ -159,7 +166,7 @@ class SQLStore:
         self, owner: str | None, offset: int = 0, limit: int | None = None
     ) -> tuple[list[SessionInfo], int]:
         """A page of one owner's sessions (oldest first) and how many it has, read by the owner index."""
-        where, params = ("owner = ?", (owner,)) if owner is not None else ("owner IS NULL", ())
+        where, params = _owner_is(owner)
         with self._read() as tx:
             total = tx.execute(f"SELECT COUNT(*) AS n FROM cw_sessions WHERE {where}", params)
             rows = tx.execute(
@@ -296,22 +303,53 @@ class SQLStore:
     # -- forwarded requests ----------------------------------------------------------------------
 
     def record_request(self, session_id: str, row: dict[str, Any]) -> int:
-        names = [name for name in REQUEST_COLUMNS if name in row]
+        return self.write_requests([RowWrite(row, session_id)])[0]
+
+    def write_requests(self, writes: Sequence[RowWrite]) -> list[int]:
         with self._write() as tx:
-            rows = tx.execute(
-                f"INSERT INTO cw_requests (session_id, {', '.join(names)}) "
-                f"VALUES (?, {', '.join('?' for _ in names)}) RETURNING id",
-                (session_id, *(row[name] for name in names)),
+            return [self._write_request(tx, write) for write in writes]
+
+    def _write_request(self, tx: Tx, write: RowWrite) -> int:
+        """Insert the row (its id) or set its columns on row `request_id`, in a session's rows or outside them."""
+        table, key, value, columns = (
+            ("cw_requests", "session_id", write.session_id, REQUEST_COLUMNS)
+            if write.session_id is not None
+            else ("cw_passed", "owner", write.owner, PASSED_COLUMNS)
+        )
+        names = [name for name in columns if name in write.row]
+        if write.request_id is not None:
+            tx.execute(
+                f"UPDATE {table} SET {', '.join(f'{name} = ?' for name in names)} WHERE id = ?",
+                (*(write.row[name] for name in names), write.request_id),
             )
+            return write.request_id
+        rows = tx.execute(
+            f"INSERT INTO {table} ({key}, {', '.join(names)}) VALUES (?, {', '.join('?' for _ in names)}) "
+            "RETURNING id",
+            (value, *(write.row[name] for name in names)),
+        )
         return int(rows[0]["id"])
 
-    def update_request(self, request_id: int, row: dict[str, Any]) -> None:
-        names = [name for name in REQUEST_COLUMNS if name in row]
-        with self._write() as tx:
-            tx.execute(
-                f"UPDATE cw_requests SET {', '.join(f'{name} = ?' for name in names)} WHERE id = ?",
-                (*(row[name] for name in names), request_id),
+    def passed_requests(
+        self, owner: str | None, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        where, params = _owner_is(owner)
+        with self._read() as tx:
+            return tx.execute(
+                f"SELECT id, owner, {', '.join(PASSED_COLUMNS)} FROM cw_passed WHERE {where} AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (*params, after, limit if limit is not None else 2**62),
             )
+
+    def passed_totals(self) -> dict[str | None, dict[str, Any]]:
+        with self._read() as tx:
+            rows = tx.execute(f"SELECT owner, {PASSED_TOTALS} FROM cw_passed GROUP BY owner")
+        return {row.pop("owner"): row for row in rows}
+
+    def owner_passed_totals(self, owner: str | None) -> dict[str, Any]:
+        where, params = _owner_is(owner)
+        with self._read() as tx:
+            return tx.execute(f"SELECT {PASSED_TOTALS} FROM cw_passed WHERE {where}", params)[0]
 
     def requests(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         with self._read() as tx:
@@ -326,7 +364,7 @@ class SQLStore:
         return self._totals(f"cw_requests {where}", params)
 
     def owner_request_totals(self, owner: str | None) -> dict[str, dict[str, Any]]:
-        where, params = ("s.owner = ?", (owner,)) if owner is not None else ("s.owner IS NULL", ())
+        where, params = _owner_is(owner, "s.owner")
         return self._totals(f"cw_requests JOIN cw_sessions s ON s.id = session_id WHERE {where} ", params)
 
     def _totals(self, source: str, params: Sequence[Any]) -> dict[str, dict[str, Any]]:
@@ -390,3 +428,8 @@ class SQLStore:
             raise StoreError(
                 f"the store {self.url} cannot {doing}: {type(exc).__name__}: {exc}; {hint}"
             ) from exc
+
+
+def _owner_is(owner: str | None, column: str = "owner") -> tuple[str, tuple[str, ...]]:
+    """The condition that a row is `owner`'s (None: created without a credential), by the owner index."""
+    return (f"{column} = ?", (owner,)) if owner is not None else (f"{column} IS NULL", ())

@@ -31,6 +31,8 @@ DASHBOARD = "/contextweaver/dashboard"
 SIGN_IN = DASHBOARD + "/sign-in"
 """The dashboard's sign-in page checks the token itself (a form: the one write that is not JSON); a dashboard
 page asked for without the token is sent there, as are its static assets' requests let through."""
+LEDGER_READS = ("/contextweaver/sessions", "/contextweaver/passed", DASHBOARD)
+"""Paths that read what the store holds per owner: only with a proxy token, which makes owners meaningful."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key")
 WRITES = frozenset({"POST", "PUT", "PATCH"})
@@ -127,7 +129,7 @@ class Guard:
             return error(401, "missing or wrong proxy token: send 'Authorization: Bearer TOKEN' or "
                          f"'{TOKEN_HEADER}: TOKEN'", kind="authentication_error", code="invalid_token",
                          headers={"www-authenticate": "Bearer"})  # fmt: skip
-        if self.token is None and path.startswith(("/contextweaver/sessions", DASHBOARD)):
+        if self.token is None and path.startswith(LEDGER_READS):
             return error(403, "reading sessions over HTTP needs a proxy token: start the proxy with "
                          "--auth-token-env, or read the store with `contextweaver sessions list --store FILE`",
                          kind="permission_error", code="token_required")  # fmt: skip

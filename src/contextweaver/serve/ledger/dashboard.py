@@ -119,15 +119,19 @@ class Dashboard:
         caller = caller_of(request)
         if caller.operator:
             infos, totals = self.store.sessions(), self.store.request_totals()
+            outside = self.store.passed_totals()
         else:
             infos, totals = (
                 self.store.sessions_of(caller.owner)[0],
                 self.store.owner_request_totals(caller.owner),
             )
+            outside = {caller.owner: self.store.owner_passed_totals(caller.owner)}
         rows = [{**session_summary(info), "owner": short_owner(info.owner), "cost": cost_of(totals.get(info.id))}
                 for info in infos[-PAGE:]]  # fmt: skip
-        return {"sessions": rows, "total": len(infos), "operator": caller.operator,
-                "cost": summed([cost_of(one) for one in totals.values()])}  # fmt: skip
+        passed: list[dict[str, Any]] = [{"owner": short_owner(owner), "cost": cost_of(one)} for owner, one in outside.items()
+                  if one["requests"]]  # fmt: skip
+        return {"sessions": rows, "total": len(infos), "operator": caller.operator, "passed": passed,
+                "cost": summed([*(cost_of(one) for one in totals.values()), *(p["cost"] for p in passed)])}  # fmt: skip
 
     async def listing(self, request: Request) -> Response:
         return JSONResponse(await anyio.to_thread.run_sync(self._listed, request))
@@ -143,6 +147,13 @@ class Dashboard:
             + "".join(f"<td>{_e(v)}</td>" for v in money(s["cost"]))
             + f"<td>{s['cost']['cuts']}</td></tr>"
             for s in reversed(listed["sessions"])
+        ) + "".join(
+            '<tr class="passed"><td>outside sessions</td>'
+            + (f'<td class="owner">{_e(p["owner"])}</td>' if operator else "")
+            + f"<td>-</td><td>{p['cost']['requests']}</td><td>-</td>"
+            + "".join(f"<td>{_e(v)}</td>" for v in money(p["cost"]))
+            + "<td>-</td></tr>"
+            for p in listed["passed"]
         )  # fmt: skip
         owner = "<th>owner</th>" if operator else ""
         body = (f"{_view(operator)}{_totals(listed['cost'])}"

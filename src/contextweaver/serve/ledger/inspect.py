@@ -182,6 +182,18 @@ def request_row(row: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
+def passed_page(store: Store, owner: str | None, after: int, limit: int) -> dict[str, Any]:
+    """One owner's requests forwarded outside any session after id `after`, and their cost (what the
+    proxy measured of them; passed through, they cost what they would have cost whole)."""
+    rows = [{**row, "owner": short_owner(row["owner"]), "streamed": bool(row["streamed"])}
+            for row in store.passed_requests(owner, after, limit)]  # fmt: skip
+    return {
+        "cost": cost_of(store.owner_passed_totals(owner)),
+        "requests": rows,
+        "next_after": rows[-1]["id"] if len(rows) == limit else None,
+    }
+
+
 def session_requests(
     store: Store, session_id: str, owner: str | None, after: int, limit: int
 ) -> dict[str, Any] | None:

@@ -2,10 +2,12 @@
 
 When a woven request goes upstream, `Metering.request` counts its tokens, stores its row marked missing
 ("no answer recorded") and returns the callback its answer calls once, however it ends (forward.py):
-the provider's usage is read (usage.py), priced and written over the row, off the event loop; a store
-failure is logged and counted, never the caller's. So every request forwarded is one row, with the usage
+the provider's usage is read (usage.py), priced and written over the row, off the event loop (rows are
+committed many to a transaction: row_writer.py); a store failure is logged and counted, never the caller's. So every request forwarded is one row, with the usage
 the upstream reported or the reason there is none (issue 53: a proxy killed after 20 answers kept 11
-rows; a stream broken off or a caller hanging up before the stream's end left none).
+rows; a stream broken off or a caller hanging up before the stream's end left none). A request forwarded
+outside any session (`Passed`: passed through as sent, or before its conversation had a step) is a row the
+same way, under its owner (store/requests.py: `cw_passed`), so /metrics equals the rows.
 
 Cost is in base-price input tokens: usage input + cache reads x the read multiplier + cache writes x
 the write multiplier (prompt_cache.PRICES; Anthropic's for the Messages wire, OpenAI's otherwise).
@@ -23,7 +25,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
@@ -32,9 +34,11 @@ from contextweaver.records import WovenContext, content_text
 from contextweaver.serve.ledger.cache_ledger import CacheLedger, prices_of
 from contextweaver.serve.ledger.labels import Named
 from contextweaver.serve.ledger.metrics import ProxyMetrics
+from contextweaver.serve.ledger.row_writer import RowWriter
 from contextweaver.serve.sessions.simulation import Simulated
 from contextweaver.serve.upstream.usage import Answered, BadUsage, Usage
 from contextweaver.store.base import Store
+from contextweaver.store.requests import RowWrite
 
 log = logging.getLogger("contextweaver.serve")
 NOTE_MARK = "[ContextWeaver"
@@ -48,6 +52,9 @@ MORE_MISS_REASONS = 16
 """Other reasons given a /metrics label of their own, first come; later ones count as `other` (issue 53:
 3,000 distinct reasons from an upstream made 931 KB of /metrics). The row keeps the reason itself."""
 NO_ANSWER = "no answer recorded: the request was in flight, or the proxy stopped before its answer came"
+NO_STEP_YET = "no-step-yet"
+"""Why a request woven under no session header is outside any session: its conversation has no step yet
+(its session starts with the request holding the first one, serve/sessions/routing.py)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,19 @@ class Forwarded:
     named: Named = Named("openai", "none", "none")
 
 
+@dataclass(frozen=True)
+class Passed:
+    """A request forwarded outside any session: why (`reason`: a passthrough or fallback mark, or
+    NO_STEP_YET) and whose (`owner`, the caller's keyed hash) its row is."""
+
+    wire: str
+    reason: str
+    owner: str | None
+    streamed: bool
+    latency: float
+    named: Named = Named("openai", "none", "none")
+
+
 class Metering:
     def __init__(self, store: Store, ledger: CacheLedger, metrics: ProxyMetrics) -> None:
         self.store = store
@@ -74,6 +94,7 @@ class Metering:
         self.write_failures = 0
         self._miss_labels: set[str] = set(KNOWN_MISS_REASONS)
         self._writes: set[asyncio.Future[int | None]] = set()
+        self.writer = RowWriter(store, self._failed)
 
     async def request(self, sent: Forwarded) -> Callable[[Answered], None]:
         """Count a request going upstream and store its row (missing until the answer comes); the answer's
@@ -87,36 +108,45 @@ class Metering:
         m.cached.labels(wire).inc(sim.sent.cached[prices_of(wire).provider])
         if sent.context is not None and sent.context.compacted:
             m.cuts.labels(wire).inc()
-        row = self._row(sent)
-        request_id = await anyio.to_thread.run_sync(self._store, sent.session_id, row, None)
+        return await self._opened(RowWrite(self._row(sent), sent.session_id), sent.wire, sent.named)
+
+    async def passed(self, sent: Passed) -> Callable[[Answered], None]:
+        """Store the row of a request going upstream outside any session (missing until the answer comes)
+        under its owner; the answer's callback, which takes the first answer only. Its pass-through cost is
+        its billed cost: nothing of it was woven."""
+        row = {"at": time.time(), "wire": sent.wire, "status": 0, "streamed": int(sent.streamed),
+               "latency_ms": round(sent.latency * 1000, 3), "usage": "missing", "usage_note": NO_ANSWER,
+               "reason": sent.reason}  # fmt: skip
+        return await self._opened(RowWrite(row, owner=sent.owner), sent.wire, sent.named)
+
+    async def _opened(self, pending: RowWrite, wire: str, named: Named) -> Callable[[Answered], None]:
+        """The row committed before the request goes upstream, and the callback that completes it once."""
+        request_id = await asyncio.wrap_future(self.writer.submit(pending))
         told: list[Answered] = []
 
         def answered(answer: Answered) -> None:
             if not told:
                 told.append(answer)
-                self.answered(sent, answer, row, request_id)
+                self._answered(pending, wire, named, answer, request_id)
 
         return answered
 
-    def unsessioned(self, wire: str, named: Named = Forwarded.named) -> Callable[[Answered], None]:
-        """The callback of a request forwarded outside any session (passed through as sent, or the first
-        request of a conversation): its usage is counted in /metrics at pass-through cost, not stored."""
-
-        def counted(answered: Answered) -> None:
-            self._usage(wire, answered, None, named)
-
-        return counted
-
-    def answered(
-        self, sent: Forwarded, answered: Answered, pending: dict[str, Any], request_id: int | None
+    def _answered(
+        self, pending: RowWrite, wire: str, named: Named, answered: Answered, request_id: int | None
     ) -> None:
-        row = {**pending, "status": answered.status, "usage": "missing", "usage_note": answered.note}
-        usage = self._usage(sent.wire, answered, row, sent.named)
-        if usage is not None:
-            self.ledger.reported(sent.session_id, usage)
-        self._write(sent.session_id, row, request_id)
+        """The row completed by the answer, written without waiting (over the pending one, or anew when that
+        one failed)."""
+        row = {**pending.row, "status": answered.status, "usage": "missing", "usage_note": answered.note}
+        usage = self.usage(wire, answered, row, named)
+        if usage is not None and pending.session_id is not None:
+            self.ledger.reported(pending.session_id, usage)
+        future = asyncio.wrap_future(self.writer.submit(replace(pending, row=row, request_id=request_id)))
+        self._writes.add(future)
+        future.add_done_callback(self._writes.discard)
 
-    def _usage(self, wire: str, answered: Answered, row: dict[str, Any] | None, named: Named) -> Usage | None:
+    def usage(
+        self, wire: str, answered: Answered, row: dict[str, Any], named: Named = Forwarded.named
+    ) -> Usage | None:
         """Read, count and (into `row`) price the answer's usage; a 2xx answer without one is counted. The
         row's note says why there is none, or what was clamped."""
         if not 200 <= answered.status < 300:
@@ -127,8 +157,7 @@ class Metering:
         except BadUsage as exc:
             log.warning("an answer's usage is unreadable (%s); not counted", exc)
             self.metrics.usage.labels(wire, "malformed").inc()
-            if row is not None:
-                row["usage"] = "malformed"
+            row["usage"] = "malformed"
             _note(row, f"unreadable usage: {exc}")
             return None
         self.metrics.usage.labels(wire, "reported" if usage is not None else "missing").inc()
@@ -138,12 +167,11 @@ class Metering:
         _note(row, usage.note)
         prices, m = prices_of(wire), self.metrics
         billed = usage.input + usage.cache_read * prices.read + usage.cache_write * prices.write
-        passthrough = billed
-        if row is not None:
-            passthrough = billed * row["sim_full"] / row["sim_sent"] if row["sim_sent"] else billed
-            row.update(usage="reported", input_tokens=usage.input, cache_read_tokens=usage.cache_read,
-                       cache_write_tokens=usage.cache_write, output_tokens=usage.output, billed=billed,
-                       passthrough=passthrough, miss_reason=usage.miss_reason)  # fmt: skip
+        simulated = row.get("sim_sent")  # none outside sessions: passed through, the ratio is 1
+        passthrough = billed * row["sim_full"] / simulated if simulated else billed
+        row.update(usage="reported", input_tokens=usage.input, cache_read_tokens=usage.cache_read,
+                   cache_write_tokens=usage.cache_write, output_tokens=usage.output, billed=billed,
+                   passthrough=passthrough, miss_reason=usage.miss_reason)  # fmt: skip
         for kind, value in (("input", usage.input), ("cache_read", usage.cache_read),
                             ("cache_write", usage.cache_write), ("output", usage.output)):  # fmt: skip
             m.provider.labels(wire, kind).inc(value)
@@ -193,34 +221,21 @@ class Metering:
             "cut": cut_record(context) if context is not None and context.compacted else None,
         }  # fmt: skip
 
-    def _write(self, session_id: str, row: dict[str, Any], request_id: int | None) -> None:
-        """Store the row in a thread (a write waits for the disk and for other writers), not awaited."""
-        future = asyncio.get_running_loop().run_in_executor(None, self._store, session_id, row, request_id)
-        self._writes.add(future)
-        future.add_done_callback(self._writes.discard)
-
-    def _store(self, session_id: str, row: dict[str, Any], request_id: int | None) -> int | None:
-        """Write the row over `request_id` (None: as a new row); the row's id, None when the store failed."""
-        try:
-            if request_id is None:
-                return self.store.record_request(session_id, row)
-            self.store.update_request(request_id, row)
-            return request_id
-        except Exception as exc:
-            self.write_failures += 1
-            log.error("store failure recording a request of session %s: %s: %s", session_id,
-                      type(exc).__name__, exc)  # fmt: skip
-            return None
+    def _failed(self, write: RowWrite, exc: Exception) -> None:
+        """A write the store refused: logged and counted (/metrics, /health), never the caller's."""
+        self.write_failures += 1
+        log.error("store failure recording %s: %s: %s", write, type(exc).__name__, exc)
 
     async def drain(self) -> None:
-        """Wait for the rows still being written (at shutdown)."""
+        """Wait for the rows still being written (at shutdown), then end the writer's thread."""
         if self._writes:
             await asyncio.gather(*self._writes, return_exceptions=True)
+        await anyio.to_thread.run_sync(self.writer.close)
 
 
-def _note(row: dict[str, Any] | None, note: str | None) -> None:
+def _note(row: dict[str, Any], note: str | None) -> None:
     """Add `note` to the row's usage note (after the answer's own: a stream broken off, a caller gone)."""
-    if row is not None and note:
+    if note:
         row["usage_note"] = f"{row['usage_note']}; {note}" if row.get("usage_note") else note
 
 

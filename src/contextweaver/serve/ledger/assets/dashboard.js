@@ -77,6 +77,13 @@
             .forEach(function (v) { tr.appendChild(el("td", null, v)); });
           tbody.appendChild(tr);
         });
+        (data.passed || []).forEach(function (p) {  // requests forwarded outside any session
+          var tr = el("tr", "passed");
+          var cells = ["outside sessions"].concat(data.operator ? [p.owner] : [], ["-", p.cost.requests, "-"],
+                                                  money(p.cost), ["-"]);
+          cells.forEach(function (v, i) { tr.appendChild(el("td", data.operator && i === 1 ? "owner" : null, v)); });
+          tbody.appendChild(tr);
+        });
       });
     });
   }
