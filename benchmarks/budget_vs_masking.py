@@ -112,16 +112,23 @@ def against_masking(ours: list[dict[str, Any]], masking: list[dict[str, Any]], m
     return f"{value:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
-def rows(name: str, results: list[dict[str, Any]], strategies: list[str], budgets: list[str]) -> list[str]:
+def rows(
+    name: str, results: list[dict[str, Any]], strategies: list[str], budgets: list[str], refusals: list[str]
+) -> list[str]:
+    """The table's rows of one set of runs; the runs a budget refuses (a root or a newest call it cannot
+    hold: no step measured) are left out of them and named in `refusals`."""
     out = []
     for budget in budgets:
         held = {r["trajectory"] for r in results if r["budgets"].get(budget)}
         held -= {r["trajectory"] for r in results if not r["budgets"].get(budget)}  # every strategy or none
         if not held:
             out.append(
-                f"| {name} | {budget} (no run's root fits) | - | - | - | - | - | - | - | - | - | - | - |"
+                f"| {name} | {budget} (every run refused) | - | - | - | - | - | - | - | - | - | - | - |"
             )
             continue
+        refused = sorted({r["trajectory"] for r in results} - held)
+        if refused:
+            refusals.append(f"{name} at {budget}: {len(refused)} run(s) refused: {', '.join(refused)}")
         runs = {
             s: [
                 r["budgets"][budget]
@@ -170,16 +177,19 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     big: list[dict[str, Any]] = []
     absent: list[Path] = []
+    refusals: list[str] = []
     for name, runs in datasets(args.data, args.split, args.limit, absent):
         large = {trajectory_id(r) for r in runs if mean_step(r) >= args.big}
         jobs = [(run, strategy, budgets, args.override) for run in runs for strategy in strategies]
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(_one, jobs, chunksize=2))
-        print("\n".join(rows(f"{name} ({len(runs)})", results, strategies, keys)), flush=True)
+        print("\n".join(rows(f"{name} ({len(runs)})", results, strategies, keys, refusals)), flush=True)
         big += [r for r in results if r["trajectory"] in large]
     if big:
         count = len({r["trajectory"] for r in big})
-        print("\n".join(rows(f"mean step >= {args.big:,.0f} ({count})", big, strategies, keys)))
+        print("\n".join(rows(f"mean step >= {args.big:,.0f} ({count})", big, strategies, keys, [])))
+    for line in refusals:
+        print(line)
     return data_absent.report(absent)
 
 
