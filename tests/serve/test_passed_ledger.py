@@ -25,7 +25,7 @@ from contextweaver.testing import fake_wire
 from contextweaver.testing.fake_server import FakeLLMServer, Reply, Request
 from tests.serve.harness import running_proxy
 from tests.serve.test_metering import TOKEN, metrics, wait_for
-from tests.serve.test_usage_ledger import PATHS, body_of, first_messages, usage_of
+from tests.serve.test_usage_ledger import PATHS, body_of, first_messages, step, usage_of
 
 LOOPS = LIMIT + 1
 """Requests of the looping session: the last two go out unwoven."""
@@ -52,18 +52,7 @@ def replying(request: Request) -> Reply:
 
 def same_step(wire: str, n: int) -> list[dict[str, Any]]:
     """The same call with the same output (a new call id each time): an agent in a loop."""
-    command, output = "ls", "nothing changed\n"
-    if wire == "anthropic":
-        return [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "bash",
-                                                   "input": {"command": command}}]},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": output}]}]  # fmt: skip
-    if wire == "responses":
-        return [{"type": "function_call", "call_id": f"call_{n}", "name": "bash",
-                 "arguments": json.dumps({"command": command})},
-                {"type": "function_call_output", "call_id": f"call_{n}", "output": output}]  # fmt: skip
-    return [{"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function",
-             "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]},
-            {"role": "tool", "tool_call_id": f"call_{n}", "content": output}]  # fmt: skip
+    return step(wire, n, "ls", "nothing changed\n")
 
 
 def passed_as_sent(wire: str) -> dict[str, Any] | None:

@@ -83,9 +83,10 @@ def first_messages(wire: str) -> list[dict[str, Any]]:
     return task("ledger")
 
 
-def step(wire: str, n: int) -> list[dict[str, Any]]:
-    """One more call and its output, in the wire's shape (the agent's history grows by a step a request)."""
-    command, output = f"cat file_{n}.py", f"line {n}\n" * 20
+def step(wire: str, n: int, command: str = "", output: str = "") -> list[dict[str, Any]]:
+    """One more call and its output, in the wire's shape (the agent's history grows by a step a request);
+    by default a new file read each time."""
+    command, output = command or f"cat file_{n}.py", output or f"line {n}\n" * 20
     if wire == "anthropic":
         return [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "bash",
                                                    "input": {"command": command}}]},
