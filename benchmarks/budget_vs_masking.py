@@ -22,6 +22,7 @@ Datasets and splits are those of `benchmarks/frontier.py`.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -46,7 +47,9 @@ def _one(job: tuple[Any, str, list[Any], list[str]]) -> dict[str, Any]:
     root = root_node(trajectory.root).full_tokens
     sizes = [make_node(i, s).full_tokens for i, s in enumerate(trajectory.steps, 1)]
     for budget, steps in result["budgets"].items():
-        room = max(0, Budget(int(budget)).messages - root)
+        room = (
+            max(0, Budget(int(budget)).messages - root) if budget.isdigit() else math.inf
+        )  # none, half: the whole step
         for n, step in enumerate(steps):
             step["floor"] = floor(root, min(sizes[step["step"] - 1], room), first=n == 0)
     return result
