@@ -91,6 +91,11 @@ class WorkingState:
         return [*files, *([Written(tests)] if tests else [])]
 
     @cached_property
+    def every_named(self) -> int:
+        """Tokens of the state parts' second forms: every file changed and every failing test, without steps."""
+        return sum(p.costs[min(1, len(p.costs) - 1)] for p in self.state_parts)
+
+    @cached_property
     def fixed_line(self) -> list[str]:
         fixed = self.tracker.fixed()
         if not fixed:
@@ -109,8 +114,7 @@ class WorkingState:
             + _tokens(HEAD, *self.fixed_line, *self.recall_line)
             + sum(p.costs[0] for p in parts)
         )
-        every = [p.costs[min(1, len(p.costs) - 1)] for p in parts]  # every file and test named, without steps
-        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD, *self.recall_line) + sum(every)
+        short = MESSAGE_OVERHEAD + OMITTED_LINE + _tokens(SHORT_HEAD, *self.recall_line) + self.every_named
         held = int(min(max(min(full, CAP, SHARE * room), short), room))
         return held if held >= MIN_TOKENS else 0
 
@@ -119,11 +123,10 @@ class WorkingState:
         (the shortest marker, the recall line, every file changed and every failing test, none with its
         step), whatever the room. The newest output is what the next step reads most (on the train splits
         the fuller forms cost the Java runs at 8k 0.021 of next-step evidence: docs/TUNING.md)."""
-        every = [p.costs[min(1, len(p.costs) - 1)] for p in self.state_parts]
         marker = _tokens(
             LEAST_HEAD.format(omitted=f"{len(self.nodes)} of {len(self.nodes)}"), *self.recall_line
         )
-        held = int(min(MESSAGE_OVERHEAD + marker + sum(every), room))
+        held = int(min(MESSAGE_OVERHEAD + marker + self.every_named, room))
         return held if held >= MIN_TOKENS else 0
 
     def note(
