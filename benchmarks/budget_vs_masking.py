@@ -14,7 +14,9 @@ few steps, so cuts come often).
 `floor vs masking` is the least any strategy that shows the newest step could bill, against masking's bill:
 each request's root read from the cache (the first request writes it) and its newest step (as much as the
 room holds) written, nothing else sent. A goal below it is out of reach for every strategy. `reach` is next-step evidence in the context or one recall away (a step the context names, with the way
-to recall it); `marks` the tokens the recall marks take per context that cut.
+to recall it); `marks` the tokens the recall marks take per context that cut; `trail` the files changed so far
+that the contexts of cuts name (the artifact trail); `repeats` the requests byte for byte an earlier one
+(wholly served from the cache: an agent repeating one command).
 
 Datasets and splits are those of `benchmarks/frontier.py`.
 """
@@ -96,6 +98,9 @@ def pooled(steps: list[dict[str, Any]]) -> dict[str, float]:
         "billed": sum(s["billed_anthropic"] for s in steps) / full,
         "floor": sum(s["floor"] for s in steps) / full,
         "cuts": sum(bool(s.get("compacted")) for s in steps) / max(1, len(steps)),
+        "trail": sum(s.get("trail_covered", 0) for s in steps)
+        / max(1, sum(s.get("trail_items", 0) for s in steps)),
+        "repeats": sum(s["cached"] == s["tokens"] for s in steps),
     }
 
 
@@ -126,7 +131,7 @@ def rows(
         held -= {r["trajectory"] for r in results if not r["budgets"].get(budget)}  # every strategy or none
         if not held:
             out.append(
-                f"| {name} | {budget} (every run refused) | - | - | - | - | - | - | - | - | - | - | - |"
+                f"| {name} | {budget} (every run refused) | - | - | - | - | - | - | - | - | - | - | - | - | - |"
             )
             continue
         refused = sorted({r["trajectory"] for r in results} - held)
@@ -150,7 +155,7 @@ def rows(
             out.append(
                 f"| {name} | {budget} ({len(held)} runs) | {strategy} | {f['recall']:.3f} | {f['history']:.3f} | "
                 f"{' | '.join(deltas)} | {f['billed']:.3f} | {ratio} | {least} | {f['cuts']:.2f} | {f['reach']:.3f} | "
-                f"{f['marks']:.0f} |"
+                f"{f['marks']:.0f} | {f['trail']:.3f} | {f['repeats']:.0f} |"
             )
     return out
 
@@ -175,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     keys = ["none" if b is None else str(b) for b in budgets]
     print(
         "| set | budget | strategy | recall | history | recall - masking [95%] | history - masking [95%] "
-        "| billed | vs masking | floor vs masking | cuts/step | reach | marks |"
+        "| billed | vs masking | floor vs masking | cuts/step | reach | marks | trail | repeats |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     big: list[dict[str, Any]] = []
     absent: list[Path] = []
     refusals: list[str] = []
