@@ -15,10 +15,12 @@ import functools
 import hashlib
 import json
 import os
+import signal
+import threading
 import traceback
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -291,7 +293,10 @@ class _Grid:
         try:
             pending = {pool.submit(_work, *self._args(unit, t)): unit for unit, t in todo}
             while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                with _interrupt_between_waits() as interrupted:
+                    done, _ = wait(pending, timeout=WAKE_SECONDS, return_when=FIRST_COMPLETED)
+                if interrupted:
+                    raise KeyboardInterrupt
                 for future in done:
                     unit = pending.pop(future)
                     try:
@@ -302,6 +307,28 @@ class _Grid:
             _stop(pool)
             raise
         pool.shutdown()
+
+
+WAKE_SECONDS = 0.2
+"""How soon a Ctrl-C that came during a wait for the workers is acted on."""
+
+
+@contextmanager
+def _interrupt_between_waits() -> Iterator[list[bool]]:
+    """Ctrl-C recorded, not raised, while waiting for the workers: a KeyboardInterrupt raised inside
+    `concurrent.futures.wait` can leave a future's lock held, and the executor's exit hook then waits
+    forever for its manager thread, blocked on that lock (a `kill -INT` of the parent hung 1 run in 6 on a
+    busy machine). The caller raises it once the wait has returned. Outside the main thread, where no
+    handler can be set, the default stays."""
+    interrupted: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
