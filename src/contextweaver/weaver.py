@@ -169,11 +169,9 @@ class ContextWeaver:
             self._budget_config = self.config.model_copy(update={"budget": key})
         return self._budget_config
 
-    def _state(self, note_last: bool) -> WorkingState | None:
+    def _state(self) -> WorkingState | None:
         return (
-            WorkingState(
-                self.graph.nodes, self.tracker, note_last, self.written, self._recall_hint, self.changed
-            )
+            WorkingState(self.graph.nodes, self.tracker, self.written, self._recall_hint, self.changed)
             if self.config.working_state
             else None
         )

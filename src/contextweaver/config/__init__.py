@@ -163,7 +163,7 @@ class WeaverConfig(BaseModel):
     )
     working_state: bool = Field(
         True,
-        description="a cut writes what it left out, the files changed and the failing tests after the root",
+        description="a cut writes what it left out, the files changed and the failing tests after the steps it keeps",
     )
     recall: bool = Field(
         True,

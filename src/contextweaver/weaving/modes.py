@@ -87,7 +87,7 @@ def cut_selector(config: WeaverConfig) -> str | None:
 
 class Weaving:
     """One strategy's contexts: `context(budget)` in the configured mode, `lazy(budget)` for a session's
-    saved cut. `nodes()` is the strategy's whole history with the root at 0; `state(last)` the note a
+    saved cut. `nodes()` is the strategy's whole history with the root at 0; `state()` the note a
     cutting context carries (None: no note); `woven(budget)`, when given, replaces plan weaving for a
     strategy that builds its own contexts (a lazy cut then calls `before_cut` and weaves at the target)."""
 
@@ -98,7 +98,7 @@ class Weaving:
         plan: Planner,
         nodes: Callable[[], Sequence[Node]],
         *,
-        state: Callable[[bool], WorkingState | None] = lambda last: None,
+        state: Callable[[], WorkingState | None] = lambda: None,
         woven: Callable[[int | None], WovenContext] | None = None,
         before_cut: Callable[[], None] = lambda: None,
     ) -> None:
@@ -133,7 +133,7 @@ class Weaving:
                 nodes[0], nodes[1:], self._plan(None, False), self.strategy, status_line
             )
         plan = self._plan(budget, False)
-        return self._weave(plan, budget, status_line, self.settings.safety_factor, note_last=True)
+        return self._weave(plan, budget, status_line, self.settings.safety_factor)
 
     def lazy(self, budget: Limit) -> LazyContext:
         """Lazy mode's growing context for `budget` (made on first use)."""
@@ -148,11 +148,7 @@ class Weaving:
         """Drop every lazy context (a session reopened without a saved cut rebuilds them)."""
         self._lazy.clear()
 
-    def _weave(
-        self, plan: Plan, budget: float, status_line: str | None, safety: float, note_last: bool
-    ) -> WovenContext:
-        """`note_last`: per-step weaving rewrites the working-state note every step, so it goes last, where
-        changing it breaks no cached prefix; a lazy cut freezes it right after the root."""
+    def _weave(self, plan: Plan, budget: float, status_line: str | None, safety: float) -> WovenContext:
         nodes = self._nodes()
         return weave(
             nodes[0],
@@ -163,7 +159,7 @@ class Weaving:
             status_line=status_line,
             min_trim_tokens=self.settings.min_trim_tokens,
             safety_factor=safety,
-            state=self._state(note_last),
+            state=self._state(),
         )
 
     def _cut(self, target: float, hold_calls: bool) -> WovenContext:
@@ -174,6 +170,6 @@ class Weaving:
         plan = self._plan(target * self.settings.safety_factor, True)
         plan.calls_share = self.settings.cut_calls_share if hold_calls else 0.0
         plan.short_calls = True
-        base = self._weave(plan, target, None, 1.0, note_last=False)
+        base = self._weave(plan, target, None, 1.0)
         upgraded = upgraded_plan(plan, base, self._nodes(), target)
-        return base if upgraded is None else self._weave(upgraded, target, None, 1.0, note_last=False)
+        return base if upgraded is None else self._weave(upgraded, target, None, 1.0)

@@ -63,7 +63,7 @@ def weave(
     then steps a person wrote, the current step, planned steps by priority (head/tail-trimmed when
     they do not fit whole; with a recency floor, each file's latest change as its call before it and
     older edits' calls after it), then placeholders newest first; whatever is left is dropped and said so.
-    With `state`, a context that cuts anything says what it left out right after the root.
+    With `state`, a context that cuts anything says what it left out, after the steps it keeps.
     """
     status = [{"role": "user", "content": status_line}] if status_line else []
     if budget is None:
@@ -200,7 +200,7 @@ def _budgeted(
         _check_newest(room, root, newest, min_trim, kept)
     _take_placeholders(room, plan)
     note = _note(state, room, held.note, held.texts)
-    return _assemble(root, plan, strategy, status, room, note, state is not None and state.last)
+    return _assemble(root, plan, strategy, status, room, note)
 
 
 def _take_persons(room: _Room) -> None:
@@ -400,11 +400,10 @@ def _assemble(
     status: list[Message],
     room: _Room,
     note: list[Message],
-    note_last: bool,
 ) -> WovenContext:
-    """Chosen steps in chronological order after the root, the working-state note after the root or
-    last; the others are dropped whole and said so (their decisions are shared: `RunIndex.decisions`)."""
-    messages = [*full_messages(root), *([] if note_last else note), *status]
+    """Chosen steps in chronological order after the root, the working-state note last (`working_state`
+    says why); the others are dropped whole and said so (their decisions are shared: `RunIndex.decisions`)."""
+    messages = [*full_messages(root), *status]
     taken: list[Decision] = []
     run, chosen = room.run, room.chosen
     positions = sorted(run.position[index] for index in chosen)
@@ -413,7 +412,7 @@ def _assemble(
         taken.append(decision)
         messages += step_messages
     dropped = len(run.steps) - len(taken)
-    messages += note if note_last else []
+    messages += note
     notes = list(plan.notes)
     if dropped:
         notes.append(f"{dropped} step(s) dropped whole (call and output together) to fit the budget")

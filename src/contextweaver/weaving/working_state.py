@@ -5,8 +5,10 @@ touched and which tests fail; the graph and the tracker know both exactly, so a 
 one short message, deterministic and without an LLM call: which steps were left out, the files the
 agent changed (with the step of the last change), the failing tests and the command that last ran
 them, the tests fixed so far, and, while room is left, a one-line trace of the left-out steps'
-actions, newest first. A lazy cut puts it right after the root and freezes it with the cut; per-step
-weaving rewrites it every step, so there it goes last, where it breaks no cached prefix.
+actions, newest first. It goes last, after the steps the weave kept: every weave rewrites it (the step
+it speaks of changes), and a message that changes ends the prefix a provider's cache serves, so right
+after the root it made every cut rewrite every step. A lazy cut freezes it with the cut's context, and
+the steps appended until the next cut follow it.
 """
 
 from __future__ import annotations
@@ -57,8 +59,6 @@ class WorkingState:
 
     nodes: Sequence[Node]
     tracker: TestTracker
-    last: bool = False
-    """Where the note goes: right after the root (frozen with a lazy cut), or last (rewritten each step)."""
     written: WrittenFiles = field(default_factory=WrittenFiles)
     """The texts the agent wrote, as they now stand: the note gives those of the files in use."""
     recall: str = ""
