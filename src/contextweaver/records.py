@@ -214,6 +214,24 @@ class Decisions(Sequence[Decision]):
     __hash__ = None  # type: ignore[assignment]
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Where a woven context's steps lie in its messages: the first message of each step it holds, and the
+    end of its steps (the working-state note follows them). A lazy cut reads the last cut's
+    (`weaving/kept_prefix.py`)."""
+
+    starts: dict[int, int]
+    end: int
+
+    def state(self) -> dict[str, Any]:
+        """As plain data (JSON has no integer keys), for `Layout.restored`."""
+        return {"starts": [[index, start] for index, start in self.starts.items()], "end": self.end}
+
+    @classmethod
+    def restored(cls, state: dict[str, Any]) -> Layout:
+        return cls({int(index): int(start) for index, start in state["starts"]}, int(state["end"]))
+
+
 @dataclass
 class WovenContext:
     """What a strategy returns before an LLM call: messages plus the explanation of each choice."""
@@ -231,6 +249,8 @@ class WovenContext:
     taken: list[Decision] | None = field(default=None, repr=False, compare=False)
     """The decisions of the steps it holds in some form (not dropped), in order, when the weave knows them
     without reading every step's (a budgeted weave): a long run's context drops most of it."""
+    layout: Layout | None = field(default=None, repr=False, compare=False)
+    """Where its steps lie in `messages`, when a budgeted weave made it."""
 
     @property
     def shown(self) -> list[Decision]:

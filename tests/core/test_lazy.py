@@ -11,6 +11,7 @@ from contextweaver.records import Step, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaver import ContextWeaver
 from contextweaver.weaving.budget import GAP_STEPS, KEEP_STEPS
+from contextweaver.weaving.kept_prefix import Before
 from tests.core.helpers import ROOT, step
 
 FAILING = "tests/test_pager.py::test_last_page FAILED\n=========== 1 failed, 3 passed in 0.12s ==========="
@@ -266,10 +267,10 @@ def calls_held_at_cuts(given: list[Step], budget: int) -> tuple[list[bool], list
     shares: list[float] = []
     original = weaver.weaving._cut
 
-    def record(target: float, hold_calls: bool) -> WovenContext:
+    def record(target: float, hold_calls: bool, before: Before | None) -> WovenContext:
         asked.append(hold_calls)
         shares.append(weaver.lazy(budget).low_share())
-        return original(target, hold_calls)
+        return original(target, hold_calls, before)
 
     weaver.weaving._cut = record  # type: ignore[method-assign]
     for s in given:

@@ -7,7 +7,8 @@ mark is it woven once (by the caller's `compact`, i.e. the configured selector's
 low-water mark, and that result becomes the frozen prefix. Both marks are shares of the room the
 budget leaves above the root (system prompt and task, always kept verbatim). Placeholders and trims
 are decided at a crossing and never re-decided per step, so between crossings every context starts
-with the previous one, byte for byte.
+with the previous one, byte for byte; and a crossing keeps what it may of the last one
+(`kept_prefix.py`), so where crossings come every step or two the cache still serves the older steps.
 """
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ from dataclasses import astuple, replace
 from typing import Any
 
 from contextweaver.nodes.render import full_messages
-from contextweaver.records import Decision, Decisions, Message, Node, WovenContext
+from contextweaver.records import Decision, Decisions, Layout, Message, Node, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaving.budget import GAP_STEPS, KEEP_STEPS, BudgetError
+from contextweaver.weaving.kept_prefix import Before
 from contextweaver.weaving.plan import Plan
 
-Compact = Callable[[float, bool], WovenContext]
+Compact = Callable[[float, bool, Before | None], WovenContext]
 """Weave the whole history under a token budget (the low-water mark), without a TEST STATUS line; the
-flag says whether part of the room may be held for older steps' calls (False: the newest steps first)."""
+flag says whether part of the room may be held for older steps' calls (False: the newest steps first); the
+last cut's context, when given, is kept as far as it may be (`kept_prefix`)."""
 
 AMORTIZE_STEPS = 2.0
 """Mean steps the gap between the water marks should hold, so a cut's rewrite is shared by several steps."""
@@ -69,6 +72,8 @@ class LazyContext:
         """Index of the last step in `messages`."""
         self.crossings = 0
         self.notes: list[str] = []
+        self.layout: Layout | None = None
+        """Where the last cut's steps lie in `messages` (None before the first cut)."""
 
     def context(
         self, nodes: Sequence[Node], compact: Compact, status_line: str | None, strategy: str
@@ -111,6 +116,7 @@ class LazyContext:
         return {
             **{name: getattr(self, name) for name in STATE_FIELDS},
             "decisions": [list(astuple(d)) for d in self._decisions()],
+            "layout": None if self.layout is None else self.layout.state(),
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -120,6 +126,8 @@ class LazyContext:
         self.cut = [Decision(*d) for d in state["decisions"]]
         self.appended = []
         self.taken = [d for d in self.cut if d.mode != "dropped"]
+        layout = state.get("layout")  # none in a state saved before layouts were kept
+        self.layout = None if layout is None else Layout.restored(layout)
 
     def mark(self, share: float) -> float:
         """The water mark at `share` of the room above the root, which is always kept verbatim: a share
@@ -167,16 +175,24 @@ class LazyContext:
         a short gap lets the smaller steps in between pass without a cut (docs/TUNING.md)."""
         return (self.low + self.high) / 2
 
+    def _before(self) -> Before | None:
+        """The last cut's context, for the next cut to keep what it may of it (None before the first)."""
+        if self.layout is None:
+            return None
+        starts = self.layout.starts
+        shown = [d for d in self.taken if d.index in starts]
+        return Before(self.messages, self.layout, shown, len(self.cut))
+
     def _weave_down(self, compact: Compact, status_tokens: int, step: int) -> None:
         assert self.limit is not None
         self.crossings += 1
         low = self.low_share()
         target = self.mark(low) - status_tokens
         try:
-            woven = compact(target, low < self.high)
+            woven = compact(target, low < self.high, self._before())
         except BudgetError:  # the low mark cannot hold the root: use the whole budget
             try:
-                woven = compact(self.limit - status_tokens, False)
+                woven = compact(self.limit - status_tokens, False, None)
             except BudgetError as exc:  # the value it names holds the TEST STATUS line too
                 if exc.need is None or exc.budget is None:
                     raise
@@ -185,6 +201,7 @@ class LazyContext:
                 ) from None
         self.messages = woven.messages
         self.cut, self.appended, self.taken = woven.decisions, [], list(woven.shown)
+        self.layout = woven.layout
         self.tokens = woven.tokens
         self.notes = [
             *woven.notes,

@@ -17,12 +17,13 @@ whether a strategy passes the history through whole (`WeaveSettings.cuts_nothing
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from contextweaver.config import LazySettings, WeaverConfig
 from contextweaver.records import Node, WovenContext
 from contextweaver.weaving.budget import Budget, BudgetError
+from contextweaver.weaving.kept_prefix import Before, kept_prefix
 from contextweaver.weaving.lazy import LazyContext, upgraded_plan
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.reweave import Reweave
@@ -162,8 +163,9 @@ class Weaving:
             state=self._state(),
         )
 
-    def _cut(self, target: float, hold_calls: bool) -> WovenContext:
-        """A lazy cut under `target`: the plan woven, then recent outputs in the room left."""
+    def _cut(self, target: float, hold_calls: bool, before: Before | None) -> WovenContext:
+        """A lazy cut under `target`: the plan woven, then recent outputs in the room left, then as much of
+        the last cut (`before`) kept as may be."""
         self._before_cut()
         if self._woven is not None:
             return self._woven(int(target))
@@ -172,4 +174,13 @@ class Weaving:
         plan.short_calls = True
         base = self._weave(plan, target, None, 1.0)
         upgraded = upgraded_plan(plan, base, self._nodes(), target)
-        return base if upgraded is None else self._weave(upgraded, target, None, 1.0)
+        cut, woven_plan = (
+            (base, plan) if upgraded is None else (self._weave(upgraded, target, None, 1.0), upgraded)
+        )
+        if before is None:
+            return cut
+
+        def renote(omits: frozenset[int]) -> WovenContext:
+            return self._weave(replace(woven_plan, note_omits=omits), target, None, 1.0)
+
+        return kept_prefix(before, cut, target, renote)

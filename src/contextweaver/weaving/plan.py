@@ -33,6 +33,9 @@ class Plan:
     (`render.call_messages`) rather than being dropped whole."""
     excerpts: dict[int, Excerpt] = field(default_factory=dict)
     """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
+    note_omits: frozenset[int] = frozenset()
+    """Steps the working-state note lists as left out though the weave holds them: a cut that keeps the
+    context before it leaves them out there (`weaving/kept_prefix.py`)."""
     ahead_of_edits: frozenset[int] = frozenset()
     """Under a budget, once these planned steps are taken (select: its recency floor), the calls of older
     steps that changed files come before the rest of the plan (`weave.EDIT_SHARE`); empty: never."""

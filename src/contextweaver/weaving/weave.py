@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from contextweaver.config import WeaverConfig
 from contextweaver.nodes.render import call_messages, compressed_messages, full_messages, trimmed_messages
 from contextweaver.nodes.views import file_key
-from contextweaver.records import Decision, Message, Node, WovenContext
+from contextweaver.records import Decision, Layout, Message, Node, WovenContext
 from contextweaver.tokens import count_message
 from contextweaver.weaving.budget import Budget, BudgetError, Need
 from contextweaver.weaving.plan import Plan
@@ -199,7 +199,7 @@ def _budgeted(
     if newest is not None:
         _check_newest(room, root, newest, min_trim, kept)
     _take_placeholders(room, plan)
-    note = _note(state, room, held.note, held.texts)
+    note = _note(state, room, held.note, held.texts, plan.note_omits)
     return _assemble(root, plan, strategy, status, room, note)
 
 
@@ -328,17 +328,23 @@ def _newest_fitting(room: _Room, sizes: MinTree) -> Iterator[Node]:
             yield steps[position]
 
 
-def _note(state: WorkingState | None, room: _Room, noted: int, texts: Sequence[str] = ()) -> list[Message]:
-    """The working-state note in the room held for it, when the context cut anything."""
+def _note(
+    state: WorkingState | None,
+    room: _Room,
+    noted: int,
+    texts: Sequence[str] = (),
+    omits: frozenset[int] = frozenset(),
+) -> list[Message]:
+    """The working-state note in the room held for it, when the context cut anything; it lists the steps
+    `omits` as left out too (`Plan.note_omits`)."""
     room.left += noted
     if state is None or not noted:  # most strategies write no note: the omitted steps are not read
         return []
     left_out = len(room.run.steps) - len(room.chosen)
     cut = left_out or any(decision.mode != "full" for _, decision in room.chosen.values())
+    shown = [index for index in room.chosen if index not in omits] if omits else room.chosen
     written = (
-        state.note(Omitted(room.run, room.chosen), min(int(room.left), max(noted, CAP)), texts)
-        if cut
-        else None
+        state.note(Omitted(room.run, shown), min(int(room.left), max(noted, CAP)), texts) if cut else None
     )
     if written is None:
         return []
@@ -407,11 +413,14 @@ def _assemble(
     taken: list[Decision] = []
     run, chosen = room.run, room.chosen
     positions = sorted(run.position[index] for index in chosen)
+    starts: dict[int, int] = {}
     for position in positions:
         step_messages, decision = chosen[run.steps[position].index]
         taken.append(decision)
+        starts[decision.index] = len(messages)
         messages += step_messages
     dropped = len(run.steps) - len(taken)
+    layout = Layout(starts, len(messages))
     messages += note
     notes = list(plan.notes)
     if dropped:
@@ -426,6 +435,7 @@ def _assemble(
         test_status=status[0]["content"] if status else None,
         notes=notes,
         taken=taken,
+        layout=layout,
     )
 
 
