@@ -42,8 +42,8 @@ def kept_prefix(
     before: Before, cut: WovenContext, target: float, renote: Callable[[frozenset[int]], WovenContext]
 ) -> WovenContext:
     """`cut` with the longest prefix of `before` it may keep (module docstring), or `cut` itself when keeping
-    it changes nothing or does not fit. `renote(steps)` weaves the cut again with its note listing `steps` as left out:
-    those `before` left out and the cut names."""
+    it changes nothing or does not fit. `renote(steps)` weaves the cut again with its note listing `steps`
+    as left out: those `before` left out and the cut names."""
     if cut.layout is None or cut.taken is None:
         return cut
     must_change, named = _boundary(before, cut)
