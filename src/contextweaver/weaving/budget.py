@@ -27,7 +27,7 @@ evidence. Both chosen on the train splits (docs/TUNING.md)."""
 ROOM_STEPS = KEEP_STEPS + GAP_STEPS
 """Typical steps a suggested budget holds above the root and the tools: a cut keeps KEEP_STEPS and about
 GAP_STEPS are appended unchanged (their prefix cached) before the next; at the least budget every step is a
-cut that rewrites everything after the root (docs/TUNING.md)."""
+cut, and with room for one step each rewrites everything after the root (docs/TUNING.md)."""
 
 
 @dataclass(frozen=True)
