@@ -77,6 +77,12 @@ def default_reply(request: Request) -> Reply:
     return Reply(text=answer(prompt, request.schema))
 
 
+class _Listener(ThreadingHTTPServer):
+    request_queue_size = 128
+    """Connections waiting to be accepted. The default, 5, overflowed when several proxies sent dozens of
+    requests at once on a loaded machine, and a client saw its connection reset (a 502 from the proxy)."""
+
+
 class FakeLLMServer:
     """ThreadingHTTPServer on 127.0.0.1 with a free port (or the given ones); a context manager; records every
     request (`record=False`: none, for a server that runs for hours)."""
@@ -88,7 +94,7 @@ class FakeLLMServer:
         self.model = model
         self.requests: list[Request] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, port), self._handler())
+        self._httpd = _Listener((host, port), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-llm-server", daemon=True)
 
