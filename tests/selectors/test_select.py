@@ -246,6 +246,23 @@ def test_a_recent_output_stays_whole_unless_it_alone_takes_more_than_its_share_o
     assert "value_100 = compute(part_100, other_100)" not in tight.text()
 
 
+def test_a_long_recent_output_stays_whole_when_its_excerpt_would_keep_nearly_all_of_it() -> None:
+    """Head and tail are most of a 100-line view: the few middle lines an excerpt cuts are what an edit
+    of the view would target, and cutting them saves little room."""
+    view = "\n".join(f"{n:>5}\tvalue_{n} = compute(part_{n}, other_{n})" for n in range(1, 101))
+    steps = [*filler(6), Step("read it", "nl -ba big.py", view), *filler(2)]
+    weaver = weaver_with(steps)
+    selector = weaver.selector
+    assert isinstance(selector, SelectSelector)
+    assert selector.head_lines + selector.tail_lines >= 0.8 * 100  # the excerpt would keep nearly all
+    budget = (
+        int(0.9 * weaver.graph.node(7).full_tokens / selector.recent_share) + weaver.graph.node(0).full_tokens
+    )
+    tight = weaver.context(max_tokens=budget)
+    assert next(d for d in tight.decisions if d.index == 7).mode == "full"
+    assert "value_70 = compute(part_70, other_70)" in tight.text()
+
+
 MODULE = "\n".join(
     [
         "import os",

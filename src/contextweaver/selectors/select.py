@@ -50,6 +50,10 @@ NEAR_CAP = 2.0
 evidence falls off with distance, and most misses 5-9 outputs back were in outputs excerpted at the cap
 without the line used. Its offer is ranked by the capped offer's value per token; the wider one is taken when
 it fits the allowance left, else the capped one. Set on the train splits (docs/TUNING.md)."""
+LONG_KEPT = 0.8
+"""A long recent output whose excerpt would keep this share of its tokens or more stays whole: the few lines
+such an excerpt cuts save little room, and in a room of two or three steps they held what the next step
+used (an edit's target lines in the middle of a file view). Chosen on the train splits (docs/TUNING.md)."""
 
 REASONS = {
     "current": "current step",
@@ -192,14 +196,16 @@ class SelectSelector:
     def _long_recent(self, index: int, hot: set[str], longest: float) -> set[int] | None:
         """A recent output: whole (None) unless it alone takes more than `longest` tokens or is a test
         run. A test run drops its passing rows; what is still too long keeps its head, its tail and the
-        regions around hot words."""
+        regions around hot words, unless that keeps nearly all of it (LONG_KEPT)."""
         lines = self.index.lines(index)
         if lines is None:
             return None
         passing = self.index.passing(index) if self.trim_passing else frozenset()
         rest = [n for n in range(len(lines.lines)) if n not in passing]
-        if sum(lines.tokens[n] for n in rest) <= longest:
-            return set(rest) if passing else None
+        whole = set(rest) if passing else None
+        tokens = sum(lines.tokens[n] for n in rest)
+        if tokens <= longest:
+            return whole
         keep = set(rest[: self.head_lines]) | set(rest[-self.tail_lines :])
         c, total = self.context_lines, len(lines.lines)
         for word in hot & lines.words.keys():
@@ -207,7 +213,7 @@ class SelectSelector:
                 for n in lines.words[word]:
                     keep.update(i for i in range(max(0, n - c), min(total, n + c + 1)) if i not in passing)
                     keep.add(n)
-        return keep
+        return whole if sum(lines.tokens[n] for n in keep) >= LONG_KEPT * tokens else keep
 
     def _linked(self, floor_start: int, files: set[str]) -> set[int]:
         """Older views of the files recent steps name and of the files beside them, in the same folder
