@@ -35,6 +35,7 @@ from contextweaver.selectors.offers import Offer, Recent, cut_offer
 from contextweaver.selectors.output_index import OutputIndex
 from contextweaver.selectors.pages import page_lines
 from contextweaver.selectors.repeat_cut import Cut
+from contextweaver.weaving.aimed_trim import Aim
 from contextweaver.weaving.budget import Budget
 from contextweaver.weaving.excerpts import Excerpt, build_excerpt
 from contextweaver.weaving.plan import Plan
@@ -151,6 +152,7 @@ class SelectSelector:
             },
             excerpts=excerpts,
             ahead_of_edits=frozenset(floor),
+            aims={} if (aim := self._aim(k, hot)) is None else {k: aim},
         )
 
     def _allowance(self, k: int) -> int:
@@ -214,6 +216,22 @@ class SelectSelector:
                     keep.update(i for i in range(max(0, n - c), min(total, n + c + 1)) if i not in passing)
                     keep.add(n)
         return whole if sum(lines.tokens[n] for n in keep) >= LONG_KEPT * tokens else keep
+
+    def _aim(self, index: int, hot: set[str]) -> Aim | None:
+        """Where the current output is cut when it does not fit whole (a file view beside a root that fills
+        most of the budget): around its lines that hold hot words (a word on many of its lines marks none),
+        beside its head and tail; None when no line does (its head and tail alone are kept)."""
+        lines = self.index.lines(index)
+        if lines is None:
+            return None
+        crowded = self.crowded
+        marked = {
+            n
+            for word in hot & lines.words.keys()
+            if len(found := lines.words[word]) <= crowded
+            for n in found
+        }
+        return Aim(lines, tuple(sorted(marked))) if marked else None
 
     def _linked(self, floor_start: int, files: set[str]) -> set[int]:
         """Older views of the files recent steps name and of the files beside them, in the same folder

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from contextweaver.nodes.graph import DependencyGraph
+    from contextweaver.weaving.aimed_trim import Aim
     from contextweaver.weaving.excerpts import Excerpt
 
 
@@ -33,6 +34,9 @@ class Plan:
     (`render.call_messages`) rather than being dropped whole."""
     excerpts: dict[int, Excerpt] = field(default_factory=dict)
     """Planned steps kept as excerpts (whole lines of the output plus elision markers), not whole."""
+    aims: dict[int, Aim] = field(default_factory=dict)
+    """Planned outputs that, when they must be trimmed to fit, keep the lines nearest what recent steps
+    mention beside their head and tail (`weaving/aimed_trim.py`)."""
     note_omits: frozenset[int] = frozenset()
     """Steps the working-state note lists as left out though the weave holds them: a cut that keeps the
     context before it leaves them out there (`weaving/kept_prefix.py`)."""

@@ -11,6 +11,7 @@ from contextweaver.nodes.render import call_messages, compressed_messages, full_
 from contextweaver.nodes.views import file_key
 from contextweaver.records import Decision, Layout, Message, Node, WovenContext
 from contextweaver.tokens import count_message
+from contextweaver.weaving.aimed_trim import Aim, aimed_excerpt
 from contextweaver.weaving.budget import Budget, BudgetError, Need
 from contextweaver.weaving.plan import Plan
 from contextweaver.weaving.run_index import MinTree, RunIndex, run_index
@@ -42,6 +43,7 @@ NAMED_BY = 4
 masking's on the train splits (docs/TUNING.md)."""
 
 
+AIMED = "head, tail and the lines nearest what recent steps mention kept"
 SHORT_CALL = "call kept without its reasoning: the placeholder does not fit the budget"
 
 
@@ -254,7 +256,7 @@ def _take_plan(room: _Room, held: _Held, plan: Plan, min_trim: int, state: Worki
         if index in floor:
             room.reopen_test_run(node)
         if index not in room.chosen:
-            _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index))
+            _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index), plan.aims)
         if index == current and not floor:
             held.calls = room.hold(plan.calls_share)
     if floor and marks[1] is None:
@@ -377,10 +379,17 @@ def starved(root: Node, newest: Node, min_trim: int) -> Need:
 
 
 def _take_planned(
-    room: _Room, node: Node, reason: str, current: bool, min_trim: int, excerpt: Excerpt | None
+    room: _Room,
+    node: Node,
+    reason: str,
+    current: bool,
+    min_trim: int,
+    excerpt: Excerpt | None,
+    aims: dict[int, Aim],
 ) -> None:
-    """A planned step as its excerpt when it has one that fits, else in full, else head/tail-trimmed,
-    else as its placeholder, else not at all."""
+    """A planned step as its excerpt when it has one that fits, else in full, else trimmed to its head,
+    its tail and the lines nearest what recent steps mention (`aims`) or to its head and tail, else as its
+    placeholder, else not at all."""
     if excerpt is not None and excerpt.tokens <= room.left:
         why = f"{reason}; {excerpt.why}"
         room.take(node.index, excerpt.messages, Decision(node.index, "trimmed", why, excerpt.tokens))
@@ -389,6 +398,12 @@ def _take_planned(
         room.take(node.index, full_messages(node), _full(node, reason))
         return
     if room.left >= node.compressed_tokens + min_trim or (current and room.left >= min_trim):
+        aim = aims.get(node.index)
+        aimed = None if aim is None else aimed_excerpt(node, aim, int(room.left), AIMED)
+        if aimed is not None:
+            why = f"{reason}; {AIMED} to fit the budget of {int(room.limit)} tokens"
+            room.take(node.index, aimed.messages, Decision(node.index, "trimmed", why, aimed.tokens))
+            return
         trimmed = _trim_to_fit(node, int(room.left), newest=current)
         if trimmed is not None:
             why = f"{reason}; output head/tail-trimmed to fit the budget of {int(room.limit)} tokens"
