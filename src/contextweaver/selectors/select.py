@@ -37,7 +37,7 @@ from contextweaver.selectors.pages import page_lines
 from contextweaver.selectors.repeat_cut import Cut
 from contextweaver.weaving.aimed_trim import Aim
 from contextweaver.weaving.budget import Budget
-from contextweaver.weaving.excerpts import Excerpt, build_excerpt
+from contextweaver.weaving.excerpts import Excerpt, OutputLines, build_excerpt
 from contextweaver.weaving.plan import Plan
 
 REFERENCE_STEP = 750.0
@@ -210,11 +210,9 @@ class SelectSelector:
             return whole
         keep = set(rest[: self.head_lines]) | set(rest[-self.tail_lines :])
         c, total = self.context_lines, len(lines.lines)
-        for word in hot & lines.words.keys():
-            if len(lines.words[word]) <= self.crowded:
-                for n in lines.words[word]:
-                    keep.update(i for i in range(max(0, n - c), min(total, n + c + 1)) if i not in passing)
-                    keep.add(n)
+        for n in self._hits(lines, hot):
+            keep.update(i for i in range(max(0, n - c), min(total, n + c + 1)) if i not in passing)
+            keep.add(n)
         return whole if sum(lines.tokens[n] for n in keep) >= LONG_KEPT * tokens else keep
 
     def _aim(self, index: int, hot: set[str]) -> Aim | None:
@@ -224,14 +222,18 @@ class SelectSelector:
         lines = self.index.lines(index)
         if lines is None:
             return None
+        marked = self._hits(lines, hot)
+        return Aim(lines, tuple(sorted(marked))) if marked else None
+
+    def _hits(self, lines: OutputLines, hot: set[str]) -> set[int]:
+        """The lines of an output that hold hot words, except words on more than `crowded` of its lines."""
         crowded = self.crowded
-        marked = {
+        return {
             n
             for word in hot & lines.words.keys()
             if len(found := lines.words[word]) <= crowded
             for n in found
         }
-        return Aim(lines, tuple(sorted(marked))) if marked else None
 
     def _linked(self, floor_start: int, files: set[str]) -> set[int]:
         """Older views of the files recent steps name and of the files beside them, in the same folder

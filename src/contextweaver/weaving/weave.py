@@ -256,7 +256,9 @@ def _take_plan(room: _Room, held: _Held, plan: Plan, min_trim: int, state: Worki
         if index in floor:
             room.reopen_test_run(node)
         if index not in room.chosen:
-            _take_planned(room, node, reason, index == current, min_trim, plan.excerpts.get(index), plan.aims)
+            _take_planned(
+                room, node, reason, index == current, min_trim, plan.excerpts.get(index), plan.aims.get(index)
+            )
         if index == current and not floor:
             held.calls = room.hold(plan.calls_share)
     if floor and marks[1] is None:
@@ -385,10 +387,10 @@ def _take_planned(
     current: bool,
     min_trim: int,
     excerpt: Excerpt | None,
-    aims: dict[int, Aim],
+    aim: Aim | None,
 ) -> None:
     """A planned step as its excerpt when it has one that fits, else in full, else trimmed to its head,
-    its tail and the lines nearest what recent steps mention (`aims`) or to its head and tail, else as its
+    its tail and the lines nearest what recent steps mention (`aim`) or to its head and tail, else as its
     placeholder, else not at all."""
     if excerpt is not None and excerpt.tokens <= room.left:
         why = f"{reason}; {excerpt.why}"
@@ -398,7 +400,6 @@ def _take_planned(
         room.take(node.index, full_messages(node), _full(node, reason))
         return
     if room.left >= node.compressed_tokens + min_trim or (current and room.left >= min_trim):
-        aim = aims.get(node.index)
         aimed = None if aim is None else aimed_excerpt(node, aim, int(room.left), AIMED)
         if aimed is not None:
             why = f"{reason}; {AIMED} to fit the budget of {int(room.limit)} tokens"
