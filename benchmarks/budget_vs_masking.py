@@ -16,7 +16,10 @@ each request's root read from the cache (the first request writes it) and its ne
 room holds) written, nothing else sent. A goal below it is out of reach for every strategy. `reach` is next-step evidence in the context or one recall away (a step the context names, with the way
 to recall it); `marks` the tokens the recall marks take per context that cut; `trail` the files changed so far
 that the contexts of cuts name (the artifact trail); `repeats` the requests byte for byte an earlier one
-(wholly served from the cache: an agent repeating one command).
+(wholly served from the cache: an agent repeating one command). `loops apart` is the bill against masking's
+over the steps where masking's request is not one of its repeats: a looping agent's identical outputs make
+masking's contexts identical and wholly cached, while the default's note names each step (the agent is
+shown that it loops), so the two bills part most on the loops.
 
 Datasets and splits are those of `benchmarks/frontier.py`.
 """
@@ -120,6 +123,18 @@ def against_masking(ours: list[dict[str, Any]], masking: list[dict[str, Any]], m
     return f"{value:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
+def loops_apart(ours: list[list[dict[str, Any]]], masking: list[list[dict[str, Any]]]) -> str:
+    """The bill against masking's over the same runs' steps where masking's request is not wholly cached."""
+    billed = [0.0, 0.0]
+    for run, base in zip(ours, masking, strict=True):
+        mine = {s["step"]: s["billed_anthropic"] for s in run}
+        for step in base:
+            if step["cached"] != step["tokens"] and step["step"] in mine:
+                billed[0] += mine[step["step"]]
+                billed[1] += step["billed_anthropic"]
+    return f"{billed[0] / billed[1]:.2f}x" if billed[1] else "-"
+
+
 def rows(
     name: str, results: list[dict[str, Any]], strategies: list[str], budgets: list[str], refusals: list[str]
 ) -> list[str]:
@@ -131,7 +146,7 @@ def rows(
         held -= {r["trajectory"] for r in results if not r["budgets"].get(budget)}  # every strategy or none
         if not held:
             out.append(
-                f"| {name} | {budget} (every run refused) | - | - | - | - | - | - | - | - | - | - | - | - | - |"
+                f"| {name} | {budget} (every run refused) | - | - | - | - | - | - | - | - | - | - | - | - | - | - |"
             )
             continue
         refused = sorted({r["trajectory"] for r in results} - held)
@@ -152,10 +167,11 @@ def rows(
             least = f"{f['floor'] / base['billed']:.2f}x" if base and base["billed"] else "-"
             paired = strategy != "masking" and "masking" in runs
             deltas = [against_masking(runs[strategy], runs["masking"], m) if paired else "-" for m in METRICS]
+            apart = loops_apart(runs[strategy], runs["masking"]) if "masking" in runs else "-"
             out.append(
                 f"| {name} | {budget} ({len(held)} runs) | {strategy} | {f['recall']:.3f} | {f['history']:.3f} | "
                 f"{' | '.join(deltas)} | {f['billed']:.3f} | {ratio} | {least} | {f['cuts']:.2f} | {f['reach']:.3f} | "
-                f"{f['marks']:.0f} | {f['trail']:.3f} | {f['repeats']:.0f} |"
+                f"{f['marks']:.0f} | {f['trail']:.3f} | {f['repeats']:.0f} | {apart} |"
             )
     return out
 
@@ -180,9 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     keys = ["none" if b is None else str(b) for b in budgets]
     print(
         "| set | budget | strategy | recall | history | recall - masking [95%] | history - masking [95%] "
-        "| billed | vs masking | floor vs masking | cuts/step | reach | marks | trail | repeats |"
+        "| billed | vs masking | floor vs masking | cuts/step | reach | marks | trail | repeats | loops apart |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     big: list[dict[str, Any]] = []
     absent: list[Path] = []
     refusals: list[str] = []
