@@ -18,8 +18,8 @@ to recall it); `marks` the tokens the recall marks take per context that cut; `t
 that the contexts of cuts name (the artifact trail); `repeats` the requests byte for byte an earlier one
 (wholly served from the cache: an agent repeating one command). `loops apart` is the bill against masking's
 over the steps where masking's request is not one of its repeats: a looping agent's identical outputs make
-masking's contexts identical and wholly cached, while the default's note names each step (the agent is
-shown that it loops), so the two bills part most on the loops.
+masking's contexts identical and wholly cached, while the default's note and recall marks name each step, so
+its requests never repeat and the two bills part most on the loops.
 
 Datasets and splits are those of `benchmarks/frontier.py`.
 """
@@ -43,6 +43,10 @@ from contextweaver.prompt_cache import PRICES
 from contextweaver.weaving.budget import Budget, BudgetError
 
 METRICS = ("recall", "history")
+COLUMNS = (
+    "set | budget | strategy | recall | history | recall - masking [95%] | history - masking [95%] "
+    "| billed | vs masking | floor vs masking | cuts/step | reach | marks | trail | repeats | loops apart"
+)
 
 
 def _one(job: tuple[Any, str, list[Any], list[str]]) -> dict[str, Any]:
@@ -146,7 +150,7 @@ def rows(
         held -= {r["trajectory"] for r in results if not r["budgets"].get(budget)}  # every strategy or none
         if not held:
             out.append(
-                f"| {name} | {budget} (every run refused) | - | - | - | - | - | - | - | - | - | - | - | - | - | - |"
+                f"| {name} | {budget} (every run refused) |" + " - |" * (COLUMNS.count("|") - 1)
             )
             continue
         refused = sorted({r["trajectory"] for r in results} - held)
@@ -194,11 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     budgets = parse_budgets(args.budgets)
     keys = ["none" if b is None else str(b) for b in budgets]
-    print(
-        "| set | budget | strategy | recall | history | recall - masking [95%] | history - masking [95%] "
-        "| billed | vs masking | floor vs masking | cuts/step | reach | marks | trail | repeats | loops apart |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| {COLUMNS} |")
+    print("|" + "---|" * (COLUMNS.count("|") + 1))
     big: list[dict[str, Any]] = []
     absent: list[Path] = []
     refusals: list[str] = []
