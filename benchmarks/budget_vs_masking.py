@@ -149,9 +149,7 @@ def rows(
         held = {r["trajectory"] for r in results if r["budgets"].get(budget)}
         held -= {r["trajectory"] for r in results if not r["budgets"].get(budget)}  # every strategy or none
         if not held:
-            out.append(
-                f"| {name} | {budget} (every run refused) |" + " - |" * (COLUMNS.count("|") - 1)
-            )
+            out.append(f"| {name} | {budget} (every run refused) |" + " - |" * (COLUMNS.count("|") - 1))
             continue
         refused = sorted({r["trajectory"] for r in results} - held)
         if refused:
