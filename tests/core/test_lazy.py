@@ -287,6 +287,39 @@ def test_a_cut_with_a_gap_holds_room_for_older_calls_and_one_at_the_high_mark_do
     assert asked and all(share < 1.0 for share in shares) and all(asked)
 
 
+def cuts_in_a_small_room(room_steps: float, gap: float) -> tuple[list[WovenContext], list[float]]:
+    """Forty steps, one big to two small, replayed at a budget whose room holds `room_steps` mean steps,
+    and each cut's share."""
+    given = [
+        Step(f"step {i}", f"cat src/part_{i}.py", "\n".join(f"row_{i}_{j} = {j}" for j in range(lines)))
+        for i, lines in enumerate([40 if i % 3 == 0 else 1 for i in range(40)], start=1)
+    ]
+    weaver = ContextWeaver(WeaverConfig())
+    weaver.begin(ROOT)
+    for s in given:
+        weaver.add_step(s)
+    root = weaver.nodes[0].full_tokens
+    mean = sum(n.full_tokens for n in weaver.nodes[1:]) / len(given)
+    budget = int(root + room_steps * mean) + 60  # the reply's reserve
+    contexts = replay_steps(WeaverConfig(lazy={"small_room_gap": gap}), given, budget)
+    assert all(c.tokens <= budget for c in contexts)
+    return contexts, [cut_share(c) for c in contexts if c.compacted]
+
+
+def test_a_small_room_cuts_at_the_high_mark_unless_the_user_asks_for_a_gap() -> None:
+    """At the high mark nearly every step cuts and rewrites the room; `small_room_gap` trades evidence for
+    appended (cached) steps where the room holds SMALL_ROOM_STEPS mean steps or more, and nowhere smaller."""
+    default, shares = cuts_in_a_small_room(5, 0.0)
+    assert shares and all(share == 1.0 for share in shares)
+    gapped, shares = cuts_in_a_small_room(5, 0.5)
+    assert shares and all(share == pytest.approx(1 - 0.5 / 5, abs=0.03) for share in shares[2:]), shares
+    assert sum(c.compacted for c in gapped) < sum(c.compacted for c in default)
+    appended = [b for a, b in zip(gapped, gapped[1:], strict=False) if a.compacted and not b.compacted]
+    assert appended  # a step after a cut that fit in the gap
+    _, shares = cuts_in_a_small_room(2.5, 0.5)
+    assert shares and all(share == 1.0 for share in shares)
+
+
 def test_steps_too_big_for_a_one_step_gap_cut_halfway_between_the_marks_not_at_the_high_mark() -> None:
     """Where a mean step takes over 40% of a room of 4k+ tokens, cutting at the high mark made every step
     cut and write the whole room again; halfway between the marks, smaller steps pass without a cut."""

@@ -74,6 +74,15 @@ class LazySettings(BaseModel):
         description="share of a cut's room, after the recency floor, held for older steps' calls before "
         "planned outputs",
     )
+    small_room_gap: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="mean steps a cut leaves free below the high mark in a room too small for the usual gap "
+        "(under `weaving/lazy.py`'s ONE_STEP_ROOM tokens, holding SMALL_ROOM_STEPS mean steps or more): fewer "
+        "cuts and a lower bill for less next-step evidence (0: none, every step over the mark cuts; the "
+        "measured trade is in docs/TUNING.md)",
+    )
     selector: str | None = Field(
         "select",
         description="the selector a cut plans with (None: the config's `selector`). A cut is rare and its "

@@ -40,6 +40,9 @@ ONE_STEP_ROOM = 4000.0
 """Tokens of room above the root from which a cut whose two-step gap would fall below LOW_FLOOR still leaves a
 gap of one mean step: big steps (a tool-calling agent's whole-file views) made every step re-cut at the high
 mark. A smaller room keeps the high mark. Chosen on the train splits (docs/TUNING.md)."""
+SMALL_ROOM_STEPS = 3.5
+"""Mean steps a room under ONE_STEP_ROOM must hold before `lazy.small_room_gap` leaves a gap there: in a room of
+two or three steps the gap comes out of a step the next one reads. Chosen on the train splits (docs/TUNING.md)."""
 STATE_FIELDS = ("messages", "tokens", "full_history_tokens", "upto", "crossings", "notes")
 """What `state` saves besides the decisions: everything a cut leaves that the next context builds on."""
 
@@ -54,10 +57,13 @@ class LazyContext:
     factor); None means the history is never cut.
     """
 
-    def __init__(self, root: Node, limit: float | None, high: float, low: float) -> None:
+    def __init__(
+        self, root: Node, limit: float | None, high: float, low: float, small_room_gap: float = 0.0
+    ) -> None:
         self.limit = limit
         self.high = high
         self.low = low
+        self.small_room_gap = small_room_gap
         self.messages: list[Message] = full_messages(root)
         self.cut: Sequence[Decision] = []
         """The decisions of the last cut (every step up to it)."""
@@ -150,8 +156,7 @@ class LazyContext:
         enough that the gap up to the high mark holds AMORTIZE_STEPS mean steps (a cut's rewrite is then paid once per that many steps), never below
         LOW_FLOOR; when even that cannot be had, a gap of one mean step in a room of ONE_STEP_ROOM or
         more (a cut every other step, not every step); when not even that, halfway between the marks in
-        such a room (`steps_too_big`), else the high mark (a small room re-cuts every step or two
-        whatever the mark, so a lower one buys little and keeps less). O(1): running totals."""
+        such a room (`steps_too_big`), else `small_room`. O(1): running totals."""
         assert self.limit is not None
         room = max(self.limit - self.root_tokens, 1.0)
         mean_step = (self.full_history_tokens - self.root_tokens) / max(1, self.upto)
@@ -166,8 +171,16 @@ class LazyContext:
             return wanted
         one_step = self.high - mean_step / room
         if room < ONE_STEP_ROOM:
-            return self.high
+            return self.small_room(steps)
         return one_step if one_step >= LOW_FLOOR else self.steps_too_big()
+
+    def small_room(self, steps: float) -> float:
+        """The high mark: a small room re-cuts every step or two whatever the mark, and a lower one keeps
+        less of what the next step reads. `small_room_gap` mean steps below it where the user chose so and
+        the room holds SMALL_ROOM_STEPS or more: a lower bill for less evidence (docs/TUNING.md)."""
+        if self.small_room_gap and steps >= SMALL_ROOM_STEPS:
+            return self.high - self.small_room_gap / steps
+        return self.high
 
     def steps_too_big(self) -> float:
         """Halfway between the marks: where a mean step takes over 40% of a room of ONE_STEP_ROOM or more,

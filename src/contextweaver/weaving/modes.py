@@ -51,6 +51,7 @@ class WeaveSettings:
     mode: WeavingMode = "per_step"
     high_water: float = _LAZY["high_water"].default
     low_water: float = _LAZY["low_water"].default
+    small_room_gap: float = _LAZY["small_room_gap"].default
     safety_factor: float = _CONFIG["token_safety_factor"].default
     """Budgets are divided by it (for models whose tokenizer counts more than o200k)."""
     min_trim_tokens: int = _CONFIG["min_trim_tokens"].default
@@ -68,6 +69,7 @@ class WeaveSettings:
             mode=config.mode,
             high_water=config.lazy.high_water,
             low_water=config.lazy.low_water,
+            small_room_gap=config.lazy.small_room_gap,
             safety_factor=config.token_safety_factor,
             min_trim_tokens=config.min_trim_tokens,
             cut_calls_share=config.lazy.calls_share,
@@ -141,7 +143,8 @@ class Weaving:
         lazy = self._lazy.get(budget)
         if lazy is None:
             limit = None if budget is None else Budget(budget, self.settings.safety_factor).messages
-            lazy = LazyContext(self._nodes()[0], limit, self.settings.high_water, self.settings.low_water)
+            marks = self.settings.high_water, self.settings.low_water, self.settings.small_room_gap
+            lazy = LazyContext(self._nodes()[0], limit, *marks)
             self._lazy[budget] = lazy
         return lazy
 
