@@ -300,7 +300,7 @@ def cuts_in_a_small_room(room_steps: float, gap: float) -> tuple[list[WovenConte
         weaver.add_step(s)
     root = weaver.nodes[0].full_tokens
     mean = sum(n.full_tokens for n in weaver.nodes[1:]) / len(given)
-    budget = int(root + room_steps * mean) + 60  # the reply's reserve
+    budget = int(root + room_steps * mean)
     contexts = replay_steps(WeaverConfig(lazy={"small_room_gap": gap}), given, budget)
     assert all(c.tokens <= budget for c in contexts)
     return contexts, [cut_share(c) for c in contexts if c.compacted]

@@ -143,8 +143,10 @@ class Weaving:
         lazy = self._lazy.get(budget)
         if lazy is None:
             limit = None if budget is None else Budget(budget, self.settings.safety_factor).messages
-            marks = self.settings.high_water, self.settings.low_water, self.settings.small_room_gap
-            lazy = LazyContext(self._nodes()[0], limit, *marks)
+            settings = self.settings
+            lazy = LazyContext(
+                self._nodes()[0], limit, settings.high_water, settings.low_water, settings.small_room_gap
+            )
             self._lazy[budget] = lazy
         return lazy
 
